@@ -1,0 +1,64 @@
+"""The contract every expert back end fulfils, and the neutral chat format skills speak to them in.
+
+A chat is a list of ``{"role": "system"|"user"|"assistant", "content": [part, ...]}`` where a part is
+``{"type": "text", "text": str}`` or ``{"type": "image", "image": PIL.Image.Image}``. Each back end translates this
+once: the OpenAI-compatible client into ``image_url`` data URLs, the transformers back end into its processor's
+chat template. Errors a person should see (timeouts, refused connections, garbage) are raised as ``ExpertError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+ChatMessage = dict[str, Any]
+
+
+class ExpertError(RuntimeError):
+    """An expert call that failed in a way worth showing to the user (message is human readable)."""
+
+
+@dataclass
+class ExpertReply:
+    """What an expert said, and what it cost."""
+
+    text: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_ms: float = 0.0
+    #: The model's input size (w, h) after its own resizing, when the back end knows it; boxes in
+    #: resized-input pixels are converted with it.
+    input_size: tuple[int, int] | None = None
+
+
+@runtime_checkable
+class Expert(Protocol):
+    """A model that answers a chat. ``name`` is the registry name; ``neural`` is False for the tools back end."""
+
+    name: str
+    neural: bool
+
+    def generate(self, messages: list[ChatMessage], *, max_tokens: int | None = None,
+                 temperature: float = 0.0) -> ExpertReply: ...
+
+
+def text_part(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def image_part(image: Any) -> dict[str, Any]:
+    return {"type": "image", "image": image}
+
+
+class ToolsExpert:
+    """The ``tools`` back end: no neural model. Skills notice ``neural is False`` and settle the answer from their
+    tools' evidence, or say plainly that the tools cannot settle it."""
+
+    neural = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def generate(self, messages: list[ChatMessage], *, max_tokens: int | None = None,
+                 temperature: float = 0.0) -> ExpertReply:
+        raise ExpertError(f"expert {self.name!r} uses the tools back end and cannot generate free text")

@@ -1,0 +1,73 @@
+"""Running a Level-1 skill: pick its Level-2 sub-skill by keywords, run its tools, then ask the expert or settle.
+
+The Level-2 choice and the keywords that fired are returned so the step records *why*. A skill folder with a
+``skill.py`` supplies ``run(ctx)``; one without gets the generic behaviour: the expert is prompted with the
+``SKILL.md`` template and the image, and the tools back end says plainly that it cannot settle the question.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from PIL import Image
+
+from skills.base import SkillContext, SkillResult, ToolTrace
+from skills.spec import Level2Spec, LoadedSkill
+
+
+@dataclass
+class Level2Choice:
+    level2: Level2Spec
+    reason: str
+
+
+def choose_level2(spec_level2: list[Level2Spec], text: str) -> Level2Choice:
+    """The Level-2 sub-skill whose keywords match ``text`` best (ties: declaration order); the first by default."""
+    lowered = text.lower()
+    best: tuple[int, int, Level2Spec, list[str]] | None = None
+    for order, sub in enumerate(spec_level2):
+        fired = [kw for kw in sub.keywords if _keyword_in(kw.lower(), lowered)]
+        score = sum(len(kw) for kw in fired)
+        if fired and (best is None or score > best[0]):
+            best = (score, order, sub, fired)
+    if best is None:
+        return Level2Choice(spec_level2[0], "no Level-2 keyword matched; default sub-skill")
+    return Level2Choice(best[2], "keywords: " + ", ".join(repr(k) for k in best[3]))
+
+
+def _keyword_in(keyword: str, text: str) -> bool:
+    return re.search(r"(?<![a-z0-9])" + re.escape(keyword) + r"(?![a-z0-9])", text) is not None
+
+
+def run_skill(skill: LoadedSkill, *, query: str, question: str, image: Image.Image, expert: object,
+              level2: Level2Choice | None = None) -> tuple[SkillResult, Level2Choice, ToolTrace]:
+    """Run ``skill`` for one ``<search>`` call; returns its result, the Level-2 choice and the tool trace."""
+    choice = level2 or choose_level2(skill.spec.level2, f"{question}\n{query}")
+    trace = ToolTrace()
+    ctx = SkillContext(query=query, question=question, image=image, expert=expert, spec=skill.spec,
+                       level2=choice.level2, trace=trace, template=skill.spec.template)
+    result = skill.module.run(ctx) if skill.module is not None else generic_run(ctx)
+    return result, choice, trace
+
+
+def generic_run(ctx: SkillContext) -> SkillResult:
+    """A skill without code: prompt a neural expert with the template; the tools back end declines honestly."""
+    if not getattr(ctx.expert, "neural", False):
+        return SkillResult(observation=f"The {ctx.spec.name} skill has no tools that can settle this question "
+                                       "without a neural expert.")
+    return ask_expert(ctx, evidence="")
+
+
+def ask_expert(ctx: SkillContext, evidence: str, extra_images: list[Image.Image] | None = None) -> SkillResult:
+    """Prompt the neural expert with the skill's template, the tools' evidence and the image(s)."""
+    from skills.prompting import build_messages  # local import keeps the module light for tools-only runs
+
+    messages = build_messages(ctx, evidence, extra_images or [])
+    started = time.perf_counter()
+    reply = ctx.expert.generate(messages)
+    elapsed = (time.perf_counter() - started) * 1000
+    text = reply.text.strip() or "(the expert returned no text)"
+    return SkillResult(observation=text, evidence={"tools": evidence}, expert_ms=elapsed,
+                       tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, extra_images=extra_images or [])

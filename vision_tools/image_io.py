@@ -1,0 +1,90 @@
+"""Loading untrusted images safely: size limits before decoding, every mode normalised to 8-bit RGB.
+
+Uploads come from anywhere: truncated files, decompression bombs, 16-bit PNGs, CMYK JPEGs, palettes with
+transparency. ``load_image`` turns each into a plain RGB image or raises ``ImageError`` with a sentence a person
+can act on. The pixel limit is checked from the header, before any pixel is decoded, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+#: Largest image accepted, in pixels (width x height). 8K UHD (7680x4320 = 33.2 MP) fits; 10000x10000 does not.
+MAX_PIXELS = 40_000_000
+#: Largest encoded file accepted, in bytes.
+MAX_BYTES = 50 * 1024 * 1024
+
+
+class ImageError(ValueError):
+    """An image that cannot be used, with a message meant for the person who supplied it."""
+
+
+def load_image(source: str | Path | bytes | Image.Image, max_pixels: int = MAX_PIXELS) -> Image.Image:
+    """Open ``source`` (a path, encoded bytes or a PIL image) as an 8-bit RGB image, or raise ``ImageError``."""
+    if isinstance(source, Image.Image):
+        image = source
+    else:
+        data = _read_bytes(source)
+        try:
+            image = Image.open(io.BytesIO(data))
+        except UnidentifiedImageError as exc:
+            raise ImageError("not an image: the file is not in a format Pillow can read (PNG, JPEG, WebP, ...)") from exc
+    width, height = image.size
+    if width < 1 or height < 1:
+        raise ImageError(f"empty image: {width}x{height} pixels")
+    if width * height > max_pixels:
+        raise ImageError(
+            f"image too large: {width}x{height} = {width * height / 1e6:.1f} MP exceeds the limit of "
+            f"{max_pixels / 1e6:.0f} MP; downscale it first"
+        )
+    try:
+        image.load()
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        raise ImageError(f"broken image: the pixel data could not be decoded ({exc})") from exc
+    return to_rgb(image)
+
+
+def to_rgb(image: Image.Image) -> Image.Image:
+    """Any PIL mode to 8-bit RGB: EXIF rotation applied, alpha composited on white, 16-bit scaled down."""
+    image = ImageOps.exif_transpose(image) or image
+    mode = image.mode
+    if mode == "RGB":
+        return image
+    if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
+        array = np.asarray(image, dtype=np.float64)
+        low, high = float(array.min()), float(array.max())
+        scale = 255.0 / (high - low) if high > low else 0.0
+        gray = ((array - low) * scale).clip(0, 255).astype(np.uint8)
+        return Image.fromarray(gray, mode="L").convert("RGB")
+    if mode == "P" and "transparency" in image.info:
+        image = image.convert("RGBA")
+        mode = "RGBA"
+    if mode in ("RGBA", "LA", "PA", "RGBa", "La"):
+        rgba = image.convert("RGBA")
+        canvas = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        canvas.alpha_composite(rgba)
+        return canvas.convert("RGB")
+    return image.convert("RGB")
+
+
+def _read_bytes(source: str | Path | bytes) -> bytes:
+    if isinstance(source, bytes | bytearray):
+        data = bytes(source)
+    else:
+        path = Path(source)
+        if not path.exists():
+            raise ImageError(f"file not found: {path}")
+        if not path.is_file():
+            raise ImageError(f"not a file: {path}")
+        if path.stat().st_size > MAX_BYTES:
+            raise ImageError(f"file too large: {path.stat().st_size / 1e6:.1f} MB exceeds {MAX_BYTES / 1e6:.0f} MB")
+        data = path.read_bytes()
+    if not data:
+        raise ImageError("empty file: no image data")
+    if len(data) > MAX_BYTES:
+        raise ImageError(f"file too large: {len(data) / 1e6:.1f} MB exceeds {MAX_BYTES / 1e6:.0f} MB")
+    return data
