@@ -42,14 +42,13 @@ def _keyword_in(keyword: str, text: str) -> bool:
 
 
 def run_skill(skill: LoadedSkill, *, query: str, question: str, image: Image.Image, expert: object,
-              level2: Level2Choice | None = None) -> tuple[SkillResult, Level2Choice, ToolTrace]:
-    """Run ``skill`` for one ``<search>`` call; returns its result, the Level-2 choice and the tool trace."""
+              trace: ToolTrace, level2: Level2Choice | None = None) -> tuple[SkillResult, Level2Choice]:
+    """Run ``skill`` for one ``<search>`` call, recording tool calls into ``trace`` (kept even if it raises)."""
     choice = level2 or choose_level2(skill.spec.level2, f"{question}\n{query}")
-    trace = ToolTrace()
     ctx = SkillContext(query=query, question=question, image=image, expert=expert, spec=skill.spec,
                        level2=choice.level2, trace=trace, template=skill.spec.template)
     result = skill.module.run(ctx) if skill.module is not None else generic_run(ctx)
-    return result, choice, trace
+    return result, choice
 
 
 def generic_run(ctx: SkillContext) -> SkillResult:

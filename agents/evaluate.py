@@ -1,0 +1,114 @@
+"""The evaluation harness: run a JSONL set through the agent concurrently, store every run, report accuracy.
+
+Each line is ``{id, image, question, answer, category}`` with ``image`` relative to the dataset file. Results go
+to ``OUT/results.jsonl`` (one line per item, in dataset order) and ``OUT/summary.json`` (accuracy overall and per
+category, latency percentiles, calls per (model, skill) pair, Level-1 routing agreement when items say which
+skill they need).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from agents.answers import match_answer
+
+
+class DatasetError(ValueError):
+    """A dataset file that cannot be read; the message names the file and line."""
+
+
+@dataclass
+class Item:
+    id: str
+    image: Path
+    question: str
+    answer: str
+    category: str
+    skill: str | None = None
+
+
+def load_items(path: str | Path, limit: int | None = None) -> list[Item]:
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"{path}: dataset file not found")
+    items: list[Item] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            items.append(Item(str(row["id"]), (path.parent / row["image"]).resolve(), str(row["question"]),
+                              str(row["answer"]), str(row.get("category", "all")), row.get("skill")))
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise DatasetError(f"{path}:{number}: each line needs id, image, question, answer ({exc})") from exc
+        if limit and len(items) >= limit:
+            break
+    return items
+
+
+def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurrency: int = 1,
+             limit: int | None = None, progress: bool = True) -> dict[str, Any]:
+    """Run every item, write results and summary into ``out_dir``, return the summary."""
+    items = load_items(dataset, limit)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    name = Path(dataset).parent.name or Path(dataset).stem
+
+    def one(item: Item) -> dict[str, Any]:
+        try:
+            result = maestro.ask(item.image, item.question, dataset=name, item_id=item.id, expected=item.answer)
+        except ValueError as exc:  # bad item: recorded as wrong, the evaluation goes on
+            return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
+                    "answer": None, "correct": False, "run_id": None, "latency_ms": 0.0, "error": str(exc),
+                    "pairs": [], "skill_expected": item.skill}
+        pairs = [f"{s.model}@@{s.skill}" for s in result.steps if s.kind == "search"]
+        return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
+                "answer": result.answer, "correct": match_answer(result.answer, item.answer),
+                "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "status": result.status,
+                "pairs": pairs, "skill_expected": item.skill}
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        rows = list(tqdm(pool.map(one, items), total=len(items), desc="eval", unit="item", disable=not progress))
+    with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    summary = summarize(rows)
+    summary["dataset"] = str(dataset)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return summary
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    by_category: dict[str, list[bool]] = defaultdict(list)
+    for row in rows:
+        by_category[row["category"]].append(bool(row["correct"]))
+    latencies = sorted(row["latency_ms"] for row in rows if row.get("run_id"))
+    pairs = Counter(pair for row in rows for pair in row.get("pairs", []))
+    routed = [row for row in rows if row.get("skill_expected")]
+    routing_ok = sum(1 for row in routed if any(p.split("@@", 1)[1] == row["skill_expected"] for p in row["pairs"]))
+    return {
+        "items": len(rows),
+        "accuracy": round(sum(r["correct"] for r in rows) / len(rows), 4) if rows else 0.0,
+        "per_category": {cat: {"n": len(v), "accuracy": round(sum(v) / len(v), 4)}
+                         for cat, v in sorted(by_category.items())},
+        "latency_ms": {"p50": _percentile(latencies, 50), "p95": _percentile(latencies, 95),
+                       "mean": round(statistics.fmean(latencies), 1) if latencies else None},
+        "calls": dict(pairs.most_common()),
+        "routing_accuracy": round(routing_ok / len(routed), 4) if routed else None,
+        "errors": sum(1 for r in rows if r.get("error") or r.get("status") not in (None, "done")),
+    }
+
+
+def _percentile(values: list[float], pct: float) -> float | None:
+    if not values:
+        return None
+    index = min(len(values) - 1, max(0, round(pct / 100 * (len(values) - 1))))
+    return round(values[index], 1)

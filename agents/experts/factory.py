@@ -1,0 +1,24 @@
+"""Building neural expert back ends from registry entries (kept apart so the tools-only path imports nothing heavy)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agents.experts.base import Expert
+
+
+def build_openai_expert(spec: Any) -> Expert:
+    from agents.experts.openai_backend import OpenAIExpert
+
+    api_key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
+    return OpenAIExpert(spec.name, base_url=spec.base_url, model=spec.model, api_key=api_key,
+                        timeout_s=spec.timeout_s, max_tokens=spec.max_tokens, max_pixels=spec.max_pixels,
+                        retries=spec.retries)
+
+
+def build_transformers_expert(spec: Any) -> Expert:
+    from agents.experts.transformers_backend import TransformersExpert
+
+    return TransformersExpert(spec.name, model_path=spec.model_path or spec.model, device=spec.device,
+                              max_tokens=spec.max_tokens, max_pixels=spec.max_pixels)

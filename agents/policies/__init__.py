@@ -1,0 +1,1 @@
+"""Orchestrators: given the context so far, write the next protocol turn."""

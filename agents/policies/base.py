@@ -1,0 +1,58 @@
+"""The one interface every orchestrator implements, and the context it is given each turn."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from PIL import Image
+
+from agents.types import Step
+
+
+@dataclass
+class PolicyTurn:
+    """The text a policy wrote for one turn, what it cost, and why it chose what it chose."""
+
+    text: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    routing: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    """What the policy sees: the question, the image, the registry and every earlier step."""
+
+    question: str
+    image: Image.Image
+    registry: Any  # agents.registry.Registry
+    steps: list[Step]
+    max_turns: int
+    turn: int  # 0-based index of the turn being asked for
+    force_answer: bool = False  # the turn limit is reached: the next turn must be an <answer>
+    repair_hint: str | None = None  # set after a malformed turn: what was wrong with it
+
+    @property
+    def searches(self) -> list[Step]:
+        return [s for s in self.steps if s.kind == "search"]
+
+
+class Policy(Protocol):
+    name: str
+
+    def next_turn(self, ctx: Context) -> PolicyTurn: ...
+
+
+class ScriptedPolicy:
+    """Plays back fixed turns, one per call (for tests and for replaying a stored trajectory)."""
+
+    name = "scripted"
+
+    def __init__(self, turns: list[str]) -> None:
+        self._turns = list(turns)
+
+    def next_turn(self, ctx: Context) -> PolicyTurn:
+        if ctx.turn < len(self._turns):
+            return PolicyTurn(self._turns[ctx.turn])
+        return PolicyTurn("<think>No more scripted turns.</think>\n<answer>unknown</answer>")

@@ -1,0 +1,247 @@
+"""The registry: which expert models and which skills exist, loaded from data and validated with Pydantic.
+
+``assets/registry.yaml`` (or any file given by ``--registry`` / ``MAESTRO_REGISTRY``) lists the experts and the
+orchestrator; skills come from ``skills/*/SKILL.md`` plus any extra ``skills_paths``. Every problem is reported as
+one clear line naming the file and the field. Names are matched exactly (with declared aliases), never loosely.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from agents.experts.base import Expert, ToolsExpert
+from agents.protocol import Names
+from skills.spec import BUILTIN_SKILLS_DIR, LoadedSkill, SkillProblem, discover_skills
+
+#: The registry shipped with the application: the offline, CPU-only ``tools`` expert.
+DEFAULT_REGISTRY = Path(__file__).resolve().parent.parent / "assets" / "registry.yaml"
+
+
+class RegistryError(ValueError):
+    """A registry file that cannot be used; the message names the file and the field."""
+
+
+class CostSpec(BaseModel):
+    """Money per call and per 1k tokens, in whatever currency the user thinks in."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_per_1k: float = Field(0.0, ge=0)
+    output_per_1k: float = Field(0.0, ge=0)
+    per_call: float = Field(0.0, ge=0)
+
+    def of(self, tokens_in: int, tokens_out: int) -> float:
+        return self.per_call + tokens_in / 1000 * self.input_per_1k + tokens_out / 1000 * self.output_per_1k
+
+
+class ServeSpec(BaseModel):
+    """How ``maestro serve-experts`` starts a vLLM server for this expert."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    port: int = Field(ge=1, le=65535)
+    gpu_memory_utilization: float = Field(0.85, gt=0, le=1)
+    max_model_len: int | None = Field(None, ge=256)
+    max_images_per_prompt: int = Field(4, ge=1)
+    extra_args: list[str] = Field(default_factory=list)
+
+
+class ExpertSpec(BaseModel):
+    """One expert model (or the tools-only pseudo-expert)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="The name the orchestrator writes before '@@'.")
+    description: str = ""
+    backend: Literal["openai", "transformers", "tools"]
+    aliases: list[str] = Field(default_factory=list)
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://gpu-host:8001/v1")
+    model: str | None = Field(None, description="Model id sent to the server / hub id for transformers.")
+    model_path: str | None = Field(None, description="Local weights folder for the transformers back end.")
+    api_key_env: str | None = Field(None, description="Environment variable holding the API key.")
+    max_tokens: int = Field(1024, ge=1)
+    timeout_s: float = Field(60.0, gt=0)
+    retries: int = Field(2, ge=0, le=10)
+    max_pixels: int = Field(1_003_520, ge=3136)
+    device: str = "auto"
+    box_frame: Literal["pixels", "relative_1", "relative_1000", "resized_pixels"] = "pixels"
+    cost: CostSpec = Field(default_factory=CostSpec)
+    strengths: list[str] = Field(default_factory=list, description="Skill names this expert is good at.")
+    serve: ServeSpec | None = None
+
+    @field_validator("name", "aliases")
+    @classmethod
+    def _no_protocol_characters(cls, value: Any) -> Any:
+        for name in value if isinstance(value, list) else [value]:
+            if not name or name != name.strip() or any(ch in name for ch in "@:<>\n\t "):
+                raise ValueError(f"{name!r} is not a valid expert name (no spaces, '@', ':', '<', '>')")
+        return value
+
+    @model_validator(mode="after")
+    def _backend_fields(self) -> ExpertSpec:
+        if self.backend == "openai" and not (self.base_url and self.model):
+            raise ValueError("the openai back end needs both base_url and model")
+        if self.backend == "transformers" and not (self.model_path or self.model):
+            raise ValueError("the transformers back end needs model_path or model")
+        return self
+
+
+class OrchestratorSpec(BaseModel):
+    """Which policy orchestrates, and its knobs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    policy: Literal["keyword", "router", "vlm"] = "keyword"
+    expert: str | None = Field(None, description="For the vlm policy: the expert entry that serves it.")
+    max_turns: int = Field(4, ge=1, le=32)
+    observation_max_chars: int = Field(4000, ge=200)
+    cost_weight: float = Field(0.1, ge=0, description="λ in expected success − λ·cost (router policy).")
+    self_consistency: int = Field(1, ge=1, le=16, description="sc@k for the vlm policy.")
+
+
+class RegistryFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    orchestrator: OrchestratorSpec = Field(default_factory=OrchestratorSpec)
+    skills_paths: list[str] = Field(default_factory=list)
+    experts: list[ExpertSpec] = Field(min_length=1)
+
+
+@dataclass
+class Registry:
+    """Experts and skills, with exact name tables, building expert back ends on first use."""
+
+    path: Path
+    orchestrator: OrchestratorSpec
+    experts: list[ExpertSpec]
+    skills: list[LoadedSkill]
+    problems: list[SkillProblem] = field(default_factory=list)
+    _instances: dict[str, Expert] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def model_names(self) -> Names:
+        return Names({e.name: e.aliases for e in self.experts})
+
+    @property
+    def skill_names(self) -> Names:
+        return Names({s.spec.name: s.spec.aliases for s in self.skills})
+
+    def expert_spec(self, name: str) -> ExpertSpec:
+        canonical = self.model_names.resolve(name)
+        for spec in self.experts:
+            if spec.name == canonical:
+                return spec
+        raise KeyError(f"unknown expert {name!r}")
+
+    def skill(self, name: str) -> LoadedSkill:
+        canonical = self.skill_names.resolve(name)
+        for skill in self.skills:
+            if skill.spec.name == canonical:
+                return skill
+        raise KeyError(f"unknown skill {name!r}")
+
+    def expert(self, name: str) -> Expert:
+        """The back end for expert ``name``, built once and shared."""
+        spec = self.expert_spec(name)
+        with self._lock:
+            if spec.name not in self._instances:
+                self._instances[spec.name] = build_expert(spec)
+            return self._instances[spec.name]
+
+    def snapshot_hash(self) -> str:
+        """A content hash of experts and skills, stored on each run so a replay knows what was configured."""
+        payload = {
+            "orchestrator": self.orchestrator.model_dump(),
+            "experts": [e.model_dump(exclude={"api_key_env"}) for e in self.experts],
+            "skills": [s.spec.model_dump(exclude={"folder"}) for s in self.skills],
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def build_expert(spec: ExpertSpec) -> Expert:
+    """Instantiate the back end an expert spec asks for (heavy back ends are imported lazily)."""
+    if spec.backend == "tools":
+        return ToolsExpert(spec.name)
+    if spec.backend == "openai":
+        from agents.experts.factory import build_openai_expert
+
+        return build_openai_expert(spec)
+    from agents.experts.factory import build_transformers_expert
+
+    return build_transformers_expert(spec)
+
+
+def load_registry(path: str | Path | None = None, extra_skills_paths: list[str | Path] | None = None) -> Registry:
+    """Load and validate a registry file plus the skills it can see; raise ``RegistryError`` on any problem."""
+    path = Path(path) if path else DEFAULT_REGISTRY
+    if not path.is_file():
+        raise RegistryError(f"{path}: registry file not found")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise RegistryError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise RegistryError(f"{path}: the top level must be a mapping with an 'experts' list")
+    try:
+        parsed = RegistryFile.model_validate(raw)
+    except ValidationError as exc:
+        raise RegistryError(f"{path}: " + "; ".join(_describe(err, raw) for err in exc.errors())) from exc
+
+    skill_dirs = [BUILTIN_SKILLS_DIR]
+    skill_dirs += [(path.parent / p).resolve() for p in parsed.skills_paths]
+    skill_dirs += [Path(p) for p in (extra_skills_paths or [])]
+    skills, problems = discover_skills(skill_dirs)
+    if not skills:
+        raise RegistryError(f"{path}: no usable skills found in {', '.join(map(str, skill_dirs))}")
+
+    _check_unique(path, "experts", [(e.name, e.aliases) for e in parsed.experts])
+    _check_unique(path, "skills", [(s.spec.name, s.spec.aliases) for s in skills])
+    skill_names = Names({s.spec.name: s.spec.aliases for s in skills})
+    for i, expert in enumerate(parsed.experts):
+        for strength in expert.strengths:
+            if skill_names.resolve(strength) is None:
+                raise RegistryError(f"{path}: experts[{i}].strengths: unknown skill {strength!r} "
+                                    f"(known: {', '.join(skill_names.names)})")
+    if parsed.orchestrator.policy == "vlm":
+        names = {e.name for e in parsed.experts}
+        if parsed.orchestrator.expert not in names:
+            raise RegistryError(f"{path}: orchestrator.expert: the vlm policy needs an expert entry to serve it "
+                                f"(got {parsed.orchestrator.expert!r})")
+    return Registry(path=path, orchestrator=parsed.orchestrator, experts=parsed.experts, skills=skills,
+                    problems=problems)
+
+
+def _check_unique(path: Path, what: str, entries: list[tuple[str, list[str]]]) -> None:
+    seen: dict[str, str] = {}
+    for name, aliases in entries:
+        for label in [name, *aliases]:
+            if label in seen and seen[label] != name:
+                raise RegistryError(f"{path}: {what}: name or alias {label!r} is used by both "
+                                    f"{seen[label]!r} and {name!r}")
+            if label in seen and label == name:
+                raise RegistryError(f"{path}: {what}: duplicate name {name!r}")
+            seen[label] = name
+
+
+def _describe(error: Any, raw: dict[str, Any]) -> str:
+    loc = error["loc"]
+    parts: list[str] = []
+    node: Any = raw
+    for key in loc:
+        if isinstance(key, int):
+            name = node[key].get("name") if isinstance(node, list) and key < len(node) and isinstance(node[key], dict) else None
+            parts[-1] = f"{parts[-1]}[{key}]" + (f" ({name})" if name else "") if parts else f"[{key}]"
+            node = node[key] if isinstance(node, list) and key < len(node) else None
+        else:
+            parts.append(str(key))
+            node = node.get(key) if isinstance(node, dict) else None
+    return f"{'.'.join(parts) or '(top level)'}: {error['msg']}"

@@ -1,0 +1,100 @@
+"""The application object every front end shares: registry + storage + policy, and ``ask`` that records a run.
+
+``Maestro.open(settings)`` loads and validates the registry, opens the store (running migrations and marking runs
+of dead processes ``interrupted``) and builds the configured policy. ``ask`` validates the input, stores the image
+once by content, and drives the loop with a recorder, so every run is in the database from its first moment.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from agents.config import Settings
+from agents.loop import EventSink, run
+from agents.policies.base import Policy
+from agents.recorder import StorageRecorder
+from agents.registry import Registry, load_registry
+from agents.types import Event, Run
+from storage import open_store
+from vision_tools.image_io import load_image
+
+#: Longest question accepted, in characters.
+MAX_QUESTION_CHARS = 4000
+
+
+class InputError(ValueError):
+    """Bad input from the user (empty question, unusable image); the message is meant for them."""
+
+
+@dataclass
+class Maestro:
+    settings: Settings
+    registry: Registry
+    store: Any
+    policy: Policy
+
+    @classmethod
+    def open(cls, settings: Settings | None = None, policy: Policy | None = None) -> Maestro:
+        settings = settings or Settings.resolve()
+        registry = load_registry(settings.registry_path, settings.skills_paths)
+        store = open_store(settings.data_dir, settings.db_url)
+        return cls(settings, registry, store, policy or build_policy(registry, store))
+
+    def ask(self, image: str | Path | bytes | Image.Image, question: str, *, on_event: EventSink | None = None,
+            max_turns: int | None = None, dataset: str | None = None, item_id: str | None = None,
+            expected: str | None = None) -> Run:
+        """Answer ``question`` about ``image``; the run and its steps are stored as they happen."""
+        question = (question or "").strip()
+        if not question:
+            raise InputError("empty question: ask something about the image")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise InputError(f"question too long: {len(question)} characters (limit {MAX_QUESTION_CHARS})")
+        try:
+            decoded = load_image(image)
+        except ValueError as exc:
+            raise InputError(str(exc)) from exc
+        ref = self.store.images.put_bytes(_original_bytes(image, decoded))
+        turns = max_turns or self.settings.max_turns or self.registry.orchestrator.max_turns
+        recorder = StorageRecorder(self.store, image_id=ref.id, registry_hash=self.registry.snapshot_hash(),
+                                   config={"max_turns": turns, "policy": self.policy.name,
+                                           "registry": str(self.registry.path)},
+                                   dataset=dataset, item_id=item_id, expected=expected)
+
+        def sink(event: Event) -> None:
+            recorder.on_event(event)
+            if on_event is not None:
+                on_event(event)
+
+        return run(question, decoded, registry=self.registry, policy=self.policy, max_turns=turns, on_event=sink)
+
+
+def build_policy(registry: Registry, store: Any = None) -> Policy:
+    """The orchestrator the registry asks for."""
+    kind = registry.orchestrator.policy
+    if kind == "keyword":
+        from agents.policies.keyword import KeywordPolicy
+
+        return KeywordPolicy()
+    if kind == "router":
+        from agents.policies.router import RouterPolicy
+
+        return RouterPolicy(registry, store)
+    from agents.policies.vlm import VLMPolicy
+
+    return VLMPolicy(registry)
+
+
+def _original_bytes(source: str | Path | bytes | Image.Image, decoded: Image.Image) -> bytes:
+    """The bytes to keep: the upload exactly as given, or a lossless PNG of an in-memory image."""
+    if isinstance(source, bytes):
+        return source
+    if isinstance(source, str | Path):
+        return Path(source).read_bytes()
+    buffer = io.BytesIO()
+    decoded.save(buffer, format="PNG")
+    return buffer.getvalue()

@@ -1,0 +1,46 @@
+"""Guessing the Level-1 skill a question needs, from each skill's keywords and description.
+
+Keywords declared in ``SKILL.md`` are the strong signal (a phrase match scores its length in words, so "bar chart"
+beats "chart"); overlap with the description's content words breaks ties. The scores are returned whole so the
+step can record why a skill was chosen.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from skills.spec import SkillSpec
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "is", "are", "was", "were", "be", "this", "that", "these", "those", "what", "which", "who", "how", "many", "much", "does", "do", "it", "its", "and", "or", "with", "from", "by", "as", "image", "picture", "photo", "shown", "show", "there", "any", "each", "their", "your", "you", "please", "answer", "question", "put", "e", "g"]
+)
+
+
+@dataclass(frozen=True)
+class SkillGuess:
+    skill: str  # the skill's protocol name
+    score: float
+    reason: str
+
+
+def infer_skills(question: str, specs: list[SkillSpec]) -> list[SkillGuess]:
+    """All skills ranked for ``question``, best first (keyword score, then description overlap, then order)."""
+    text = question.lower()
+    words = set(_WORD.findall(text)) - _STOP
+    ranked: list[tuple[float, float, int, SkillGuess]] = []
+    for order, spec in enumerate(specs):
+        fired = [kw for kw in spec.keywords if _phrase_in(kw.lower(), text)]
+        keyword_score = sum(1.0 + 0.5 * (len(kw.split()) - 1) for kw in fired)
+        described = set(_WORD.findall(spec.description.lower())) - _STOP
+        overlap = len(words & described) / (len(words) or 1)
+        reason = (f"keywords {', '.join(repr(k) for k in fired)}" if fired else "no keyword") + \
+            f"; description overlap {overlap:.2f}"
+        ranked.append((keyword_score, overlap, -order, SkillGuess(spec.name, keyword_score + overlap, reason)))
+    ranked.sort(key=lambda item: item[:3], reverse=True)
+    return [item[3] for item in ranked]
+
+
+def _phrase_in(phrase: str, text: str) -> bool:
+    return re.search(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])", text) is not None

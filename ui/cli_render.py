@@ -1,0 +1,132 @@
+"""How the command line shows runs, run lists, evaluation summaries and the registry (rich text or JSON)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, is_dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+console = Console(highlight=False)
+
+
+def run_json(run: Any) -> dict[str, Any]:
+    """The ``--json`` shape of a finished run (the same keys for a live run and a stored one)."""
+    return {
+        "run_id": run.id,
+        "status": run.status,
+        "answer": run.answer,
+        "latency_ms": round(run.latency_ms or 0.0, 1),
+        "forced_answer": run.forced_answer,
+        "error": run.error,
+        "steps": [
+            {"index": s.index, "kind": s.kind, "status": s.status, "model": s.model, "skill": s.skill,
+             "level2": s.level2, "query": s.query, "observation": s.observation, "answer": s.answer,
+             "error": s.error, "latency_ms": round(s.latency_ms, 2), "policy_ms": round(s.policy_ms, 2),
+             "tool_ms": round(s.tool_ms, 2), "expert_ms": round(s.expert_ms, 2), "tokens_in": s.tokens_in,
+             "tokens_out": s.tokens_out,
+             "tool_calls": [{"tool": c.tool, "summary": c.summary, "latency_ms": round(c.latency_ms, 2)}
+                            for c in s.tool_calls]}
+            for s in run.steps
+        ],
+    }
+
+
+def print_run(run: Any) -> None:
+    """A readable trace: each step with its pair, Level-2 choice, tool calls and timings, then the answer."""
+    console.print(f"[dim]run {run.id}[/dim]  question: {escape(run.question)}")
+    for step in run.steps:
+        _print_step(step)
+    colour = "green" if run.status == "done" else "red"
+    forced = " (forced at the turn limit)" if run.forced_answer else ""
+    console.print(f"[bold {colour}]{run.status}[/]{forced} in {run.latency_ms or 0:.0f} ms")
+    if run.error:
+        console.print(f"[red]error:[/] {escape(run.error)}")
+    console.print(f"[bold]Answer:[/] {escape(str(run.answer))}")
+
+
+def _print_step(step: Any) -> None:
+    head = f"[bold]step {step.index}[/] {step.kind}"
+    if step.kind == "search":
+        head += f"  [cyan]{escape(str(step.model))}@@{escape(str(step.skill))}[/]"
+        if step.level2:
+            head += f" → {escape(step.level2)}"
+    head += f"  [dim]{step.latency_ms:.0f} ms (policy {step.policy_ms:.0f}, tools {step.tool_ms:.0f}, " \
+            f"expert {step.expert_ms:.0f})[/]"
+    if step.tokens_in or step.tokens_out:
+        head += f" [dim]{step.tokens_in}+{step.tokens_out} tok[/]"
+    console.print(head)
+    if step.think:
+        console.print(f"  think: {escape(step.think)}")
+    if step.kind == "search":
+        if step.level2_reason:
+            console.print(f"  [dim]level-2 because {escape(step.level2_reason)}[/]")
+        for call in step.tool_calls:
+            console.print(f"  [magenta]tool {escape(call.tool)}[/] {call.latency_ms:.0f} ms: {escape(call.summary)}")
+        if step.observation:
+            console.print("  observation: " + escape(step.observation).replace("\n", "\n    "))
+    if step.error:
+        console.print(f"  [red]error:[/] {escape(step.error)}")
+
+
+def print_stored_run(record: Any, as_json: bool) -> None:
+    if as_json:
+        console.print_json(json.dumps(_plain(record), default=str))
+        return
+    print_run(record)
+    console.print(f"[dim]created {record.created_at}  policy {record.policy}  image {record.image_id[:12]}  "
+                  f"registry {record.registry_hash}[/]")
+    for rating in getattr(record, "ratings", []):
+        console.print(f"rating by {escape(rating.rater)}: {rating.verdict}"
+                      + (f", corrected: {escape(rating.corrected_answer)}" if rating.corrected_answer else ""))
+
+
+def print_run_list(rows: list[Any], as_json: bool) -> None:
+    if as_json:
+        console.print_json(json.dumps([_plain(r) for r in rows], default=str))
+        return
+    table = Table("id", "created", "status", "rating", "pairs", "question", "answer")
+    for row in rows:
+        pairs = ", ".join(f"{m}@@{s}" for m, s in zip(row.models, row.skills, strict=False))
+        table.add_row(row.id[:12], str(row.created_at)[:19], row.status, row.rating or "-", escape(pairs),
+                      escape(_cut(row.question, 50)), escape(_cut(str(row.answer), 30)))
+    console.print(table)
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    table = Table("category", "n", "accuracy")
+    for category, stats in summary["per_category"].items():
+        table.add_row(category, str(stats["n"]), f"{stats['accuracy']:.1%}")
+    table.add_row("[bold]overall[/]", str(summary["items"]), f"[bold]{summary['accuracy']:.1%}[/]")
+    console.print(table)
+    lat = summary["latency_ms"]
+    console.print(f"latency p50 {lat['p50']} ms, p95 {lat['p95']} ms; errors {summary['errors']}")
+    if summary.get("routing_accuracy") is not None:
+        console.print(f"Level-1 routing correct: {summary['routing_accuracy']:.1%}")
+
+
+def print_registry(registry: Any) -> None:
+    experts = Table("expert", "backend", "model / url", "strengths", title=f"experts ({registry.path})")
+    for e in registry.experts:
+        experts.add_row(e.name, e.backend, escape(e.model or e.model_path or "-") + (f" @ {e.base_url}" if e.base_url else ""),
+                        ", ".join(e.strengths) or "(all)")
+    console.print(experts)
+    skills = Table("skill", "aliases", "level-2", "folder", title="skills")
+    for s in registry.skills:
+        skills.add_row(s.spec.name, ", ".join(s.spec.aliases), ", ".join(l2.name for l2 in s.spec.level2),
+                       escape(s.spec.folder))
+    console.print(skills)
+    for problem in registry.problems:
+        console.print(f"[yellow]skipped[/] {escape(problem.path)}: {escape(problem.message)}")
+
+
+def _plain(obj: Any) -> Any:
+    return asdict(obj) if is_dataclass(obj) else obj
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
