@@ -1,0 +1,198 @@
+"""Boxes in expert text, and the per-model-family frame they are written in, converted to original-image pixels.
+
+Experts answer with boxes in whatever frame their training used: Qwen2.5-VL in pixels of the image *it* saw (after
+its ``smart_resize`` to multiples of 28 within min/max pixels), Qwen2-VL and Qwen3-VL in 0-1000 relative units,
+other models in the frame their registry entry declares. This module finds the boxes in free text (JSON with
+``bbox_2d``, bare ``[x0, y0, x1, y1]`` lists, ``<box>(x,y),(x,y)</box>`` and Qwen2-VL's ``<|box_start|>`` form) and
+converts them once, at the expert boundary, with ``vision_tools.boxes.to_pixels``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from vision_tools.boxes import Box, BoxFrame, to_pixels
+
+#: Qwen2.5-VL's image-processor defaults (preprocessor_config.json of the released checkpoints).
+QWEN25_FACTOR = 28
+QWEN25_MIN_PIXELS = 56 * 56
+QWEN25_MAX_PIXELS = 28 * 28 * 16384
+
+
+class ModelFamily(StrEnum):
+    """Model families whose box frame is fixed by how they were trained."""
+
+    QWEN2_VL = "qwen2-vl"
+    QWEN25_VL = "qwen2.5-vl"
+    QWEN3_VL = "qwen3-vl"
+    GENERIC = "generic"
+
+
+_FAMILY_FRAMES = {
+    ModelFamily.QWEN2_VL: BoxFrame.RELATIVE_1000,
+    ModelFamily.QWEN25_VL: BoxFrame.RESIZED_PIXELS,
+    ModelFamily.QWEN3_VL: BoxFrame.RELATIVE_1000,
+}
+
+# Order matters: "qwen2.5-vl" also contains "qwen2", so the more specific patterns are tried first.
+_FAMILY_PATTERNS = [
+    (re.compile(r"qwen[-_ ]?2[._]5[-_ ]?vl", re.I), ModelFamily.QWEN25_VL),
+    (re.compile(r"qwen[-_ ]?3[._\d]*[-_ ]?vl", re.I), ModelFamily.QWEN3_VL),
+    (re.compile(r"qwen[-_ ]?2[-_ ]?vl", re.I), ModelFamily.QWEN2_VL),
+]
+
+
+def model_family(model: str | None) -> ModelFamily:
+    """The family of a model id or path such as ``Qwen/Qwen2.5-VL-7B-Instruct``; ``GENERIC`` when unknown."""
+    for pattern, family in _FAMILY_PATTERNS:
+        if model and pattern.search(model):
+            return family
+    return ModelFamily.GENERIC
+
+
+def frame_for(model: str | None, declared: BoxFrame | str = BoxFrame.PIXELS) -> BoxFrame:
+    """The frame a model answers in: fixed for known families, else the frame its registry entry declares."""
+    return _FAMILY_FRAMES.get(model_family(model), BoxFrame(declared))
+
+
+def smart_resize(width: int, height: int, *, factor: int = QWEN25_FACTOR, min_pixels: int = QWEN25_MIN_PIXELS,
+                 max_pixels: int = QWEN25_MAX_PIXELS) -> tuple[int, int]:
+    """The (w, h) a Qwen2/2.5-VL image processor resizes a ``width`` x ``height`` image to.
+
+    Each side is rounded to a multiple of ``factor``; if the area then leaves [min_pixels, max_pixels] both sides
+    are scaled by the same ratio (floored when shrinking, ceiled when growing) so the aspect ratio is kept.
+    """
+    if width <= 0 or height <= 0:
+        raise ValueError(f"image size must be positive, got {width}x{height}")
+    w = round(width / factor) * factor
+    h = round(height / factor) * factor
+    if w * h > max_pixels:
+        scale = math.sqrt(width * height / max_pixels)
+        w = max(factor, math.floor(width / scale / factor) * factor)
+        h = max(factor, math.floor(height / scale / factor) * factor)
+    elif w * h < min_pixels:
+        scale = math.sqrt(min_pixels / (width * height))
+        w = math.ceil(width * scale / factor) * factor
+        h = math.ceil(height * scale / factor) * factor
+    return w, h
+
+
+@dataclass(frozen=True)
+class ParsedBox:
+    """A box as the expert wrote it, in the expert's own frame, with its label when it gave one."""
+
+    coords: tuple[float, float, float, float]
+    label: str | None = None
+
+
+_NUM = r"-?\d+(?:\.\d+)?"
+_POINT_PAIR = rf"\(\s*({_NUM})\s*,\s*({_NUM})\s*\)\s*,?\s*\(\s*({_NUM})\s*,\s*({_NUM})\s*\)"
+_TAGGED = re.compile(
+    rf"(?:<\|object_ref_start\|>(?P<ref>.*?)<\|object_ref_end\|>\s*)?"
+    rf"(?:<box>|<\|box_start\|>)\s*{_POINT_PAIR}\s*(?:</box>|<\|box_end\|>)", re.S)
+_BARE = re.compile(rf"\[\s*({_NUM})\s*,\s*({_NUM})\s*,\s*({_NUM})\s*,\s*({_NUM})\s*\]")
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
+_BOX_KEYS = ("bbox_2d", "bbox", "box", "box_2d")
+_LABEL_KEYS = ("label", "name", "object", "category")
+
+
+def _as_coords(value: Any) -> tuple[float, float, float, float] | None:
+    if isinstance(value, list | tuple) and len(value) == 4 and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        return (float(value[0]), float(value[1]), float(value[2]), float(value[3]))
+    return None
+
+
+def _walk_json(node: Any, out: list[ParsedBox]) -> None:
+    if isinstance(node, dict):
+        for key in _BOX_KEYS:
+            coords = _as_coords(node.get(key))
+            if coords is not None:
+                label = next((str(node[k]) for k in _LABEL_KEYS if isinstance(node.get(k), str)), None)
+                out.append(ParsedBox(coords, label))
+                return
+        for value in node.values():
+            _walk_json(value, out)
+    elif isinstance(node, list):
+        coords = _as_coords(node)
+        if coords is not None:
+            out.append(ParsedBox(coords))
+            return
+        for value in node:
+            _walk_json(value, out)
+
+
+def _json_candidates(text: str) -> list[Any]:
+    """Every JSON value found in fenced blocks, or else the whole text, or else the outermost brackets."""
+    blocks = _FENCE.findall(text) or [text]
+    found: list[Any] = []
+    for block in blocks:
+        block = block.strip()
+        try:
+            found.append(json.loads(block))
+            continue
+        except ValueError:
+            pass
+        # Prose around the JSON: try the span from the first opening bracket to the last matching closer.
+        for opener, closer in (("[", "]"), ("{", "}")):
+            start, end = block.find(opener), block.rfind(closer)
+            if 0 <= start < end:
+                try:
+                    found.append(json.loads(block[start:end + 1]))
+                    break
+                except ValueError:
+                    continue
+    return found
+
+
+def parse_boxes(text: str) -> list[ParsedBox]:
+    """All boxes in ``text``, in the order written, in the expert's own frame (nothing is converted here)."""
+    tagged = [ParsedBox(tuple(float(g) for g in m.group(2, 3, 4, 5)), (m.group("ref") or "").strip() or None)
+              for m in _TAGGED.finditer(text)]
+    if tagged:
+        return tagged
+    boxes: list[ParsedBox] = []
+    for value in _json_candidates(text):
+        _walk_json(value, boxes)
+    if boxes:
+        return boxes
+    return [ParsedBox(tuple(float(g) for g in m.groups())) for m in _BARE.finditer(text)]
+
+
+def resized_input_size(sent_size: tuple[int, int], *, factor: int = QWEN25_FACTOR,
+                       min_pixels: int = QWEN25_MIN_PIXELS, max_pixels: int = QWEN25_MAX_PIXELS) -> tuple[int, int]:
+    """The input size a Qwen2.5-VL server saw for an image sent at ``sent_size`` (w, h)."""
+    return smart_resize(sent_size[0], sent_size[1], factor=factor, min_pixels=min_pixels, max_pixels=max_pixels)
+
+
+def convert_box(coords: tuple[float, float, float, float] | list[float], *, image_size: tuple[int, int],
+                frame: BoxFrame | str, input_size: tuple[int, int] | None = None,
+                sent_size: tuple[int, int] | None = None, min_pixels: int = QWEN25_MIN_PIXELS,
+                max_pixels: int = QWEN25_MAX_PIXELS, factor: int = QWEN25_FACTOR) -> Box:
+    """One box from ``frame`` into pixels of the original ``image_size`` (w, h).
+
+    For ``RESIZED_PIXELS``, ``input_size`` is the model's resized input when the back end reported it (the
+    transformers back end does); otherwise it is computed with ``smart_resize`` from ``sent_size``, the size the
+    image was sent at (the OpenAI back end may downscale first; defaults to ``image_size``).
+    """
+    frame = BoxFrame(frame)
+    if frame is BoxFrame.RESIZED_PIXELS and input_size is None:
+        input_size = resized_input_size(sent_size or image_size, factor=factor, min_pixels=min_pixels,
+                                        max_pixels=max_pixels)
+    return to_pixels(coords, frame, image_size, input_size)
+
+
+def boxes_in_pixels(text: str, *, image_size: tuple[int, int], model: str | None = None,
+                    declared_frame: BoxFrame | str = BoxFrame.PIXELS, input_size: tuple[int, int] | None = None,
+                    sent_size: tuple[int, int] | None = None, min_pixels: int = QWEN25_MIN_PIXELS,
+                    max_pixels: int = QWEN25_MAX_PIXELS) -> list[tuple[Box, str | None]]:
+    """Every box in an expert's ``text`` as (original-pixel ``Box``, label), using the frame of ``model``'s family."""
+    frame = frame_for(model, declared_frame)
+    return [(convert_box(p.coords, image_size=image_size, frame=frame, input_size=input_size, sent_size=sent_size,
+                         min_pixels=min_pixels, max_pixels=max_pixels), p.label)
+            for p in parse_boxes(text)]

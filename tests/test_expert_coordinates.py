@@ -1,0 +1,117 @@
+"""Box parsing from expert text and per-family conversion to original-image pixels, with worked numbers."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.experts.coordinates import (
+    ModelFamily,
+    ParsedBox,
+    boxes_in_pixels,
+    convert_box,
+    frame_for,
+    model_family,
+    parse_boxes,
+    smart_resize,
+)
+from vision_tools.boxes import Box, BoxFrame
+
+
+@pytest.mark.parametrize(("model", "family", "frame"), [
+    ("Qwen/Qwen2.5-VL-7B-Instruct", ModelFamily.QWEN25_VL, BoxFrame.RESIZED_PIXELS),
+    ("/models/qwen2_5_vl_3b", ModelFamily.QWEN25_VL, BoxFrame.RESIZED_PIXELS),
+    ("Qwen/Qwen3-VL-4B-Instruct", ModelFamily.QWEN3_VL, BoxFrame.RELATIVE_1000),
+    ("Qwen/Qwen2-VL-2B-Instruct", ModelFamily.QWEN2_VL, BoxFrame.RELATIVE_1000),
+    ("gpt-4o", ModelFamily.GENERIC, BoxFrame.RELATIVE_1),
+    (None, ModelFamily.GENERIC, BoxFrame.RELATIVE_1),
+])
+def test_family_and_frame(model: str | None, family: ModelFamily, frame: BoxFrame) -> None:
+    assert model_family(model) is family
+    # The generic family answers in whatever frame the registry declares (here 0-1).
+    assert frame_for(model, "relative_1") is frame
+
+
+def test_smart_resize_worked_examples() -> None:
+    # 1920x1080: sides round to 69*28 x 39*28 and the area fits under the released default.
+    assert smart_resize(1920, 1080) == (1932, 1092)
+    # Under a 1280-token budget (28*28*1280 px) both sides shrink by sqrt(1920*1080/1003520) and floor to 28s.
+    assert smart_resize(1920, 1080, max_pixels=1_003_520) == (1316, 728)
+    # Tiny images are grown to reach min_pixels (56*56).
+    assert smart_resize(20, 10) == (84, 56)
+
+
+@settings(deadline=None)
+@given(st.integers(28, 5000), st.integers(28, 5000), st.sampled_from([3136 * 4, 1_003_520, 12_845_056]))
+def test_smart_resize_matches_transformers(width: int, height: int, max_pixels: int) -> None:
+    # The reference implementation the real processors (and vLLM, which uses them) run.
+    hf = pytest.importorskip("transformers.models.qwen2_vl.image_processing_pil_qwen2_vl")
+    if max(width, height) / min(width, height) > 200:
+        return
+    h, w = hf.smart_resize(height, width, factor=28, min_pixels=3136, max_pixels=max_pixels)
+    assert smart_resize(width, height, max_pixels=max_pixels) == (w, h)
+
+
+def test_qwen25_resized_pixels_to_original() -> None:
+    text = '```json\n[{"bbox_2d": [966, 546, 1932, 1092], "label": "sun"}]\n```'
+    [(box, label)] = boxes_in_pixels(text, image_size=(1920, 1080), model="Qwen2.5-VL-7B-Instruct")
+    assert label == "sun"
+    # Resized input 1932x1092 -> scale 1920/1932 and 1080/1092.
+    assert box == Box(960.0, 540.0, 1920.0, 1080.0)
+
+
+def test_qwen25_uses_reported_input_size_over_smart_resize() -> None:
+    # The transformers back end reports the processor's real input size; it wins over the computed one.
+    box = convert_box([100, 50, 200, 100], image_size=(800, 400), frame="resized_pixels", input_size=(400, 200))
+    assert box == Box(200.0, 100.0, 400.0, 200.0)
+
+
+def test_qwen25_after_client_downscale() -> None:
+    # A 4000x3000 photo sent downscaled to 1156x867: the server resized that to 1148x868, not the original.
+    [(box, _)] = boxes_in_pixels("[574, 434, 1148, 868]", image_size=(4000, 3000), model="Qwen2.5-VL-72B",
+                                 sent_size=(1156, 867), max_pixels=1_003_520)
+    assert smart_resize(1156, 867, max_pixels=1_003_520) == (1148, 868)
+    assert (box.x0, box.y0, box.x1, box.y1) == pytest.approx((2000.0, 1500.0, 4000.0, 3000.0))
+
+
+def test_qwen3_relative_1000() -> None:
+    [(box, label)] = boxes_in_pixels('{"bbox_2d": [250, 500, 750, 1000], "label": "dog"}', image_size=(640, 480),
+                                     model="Qwen/Qwen3-VL-8B-Instruct")
+    assert (box, label) == (Box(160.0, 240.0, 480.0, 480.0), "dog")
+
+
+def test_generic_declared_frames() -> None:
+    assert boxes_in_pixels("[0.1, 0.2, 0.5, 0.6]", image_size=(1000, 500), model="some-vlm",
+                           declared_frame="relative_1")[0][0] == Box(100.0, 100.0, 500.0, 300.0)
+    assert boxes_in_pixels("[12, 34, 56, 78]", image_size=(100, 100), model="some-vlm")[0][0] == Box(12, 34, 56, 78)
+
+
+def test_out_of_range_and_reversed_boxes_are_clamped() -> None:
+    [(box, _)] = boxes_in_pixels("[1100, 900, -20, 100]", image_size=(200, 100), model="Qwen3-VL-4B")
+    assert box == Box(0.0, 10.0, 200.0, 90.0)
+
+
+def test_parse_tagged_boxes() -> None:
+    text = "The cat is at <box>(10,20),(110,220)</box> and the dog <box>( 5.5 , 6 ) , ( 7 , 8.25 )</box>."
+    assert parse_boxes(text) == [ParsedBox((10.0, 20.0, 110.0, 220.0)), ParsedBox((5.5, 6.0, 7.0, 8.25))]
+    qwen2 = "<|object_ref_start|>the red car<|object_ref_end|><|box_start|>(120,340),(560,780)<|box_end|>"
+    assert parse_boxes(qwen2) == [ParsedBox((120.0, 340.0, 560.0, 780.0), "the red car")]
+
+
+def test_parse_json_with_prose_and_nesting() -> None:
+    text = ('Here are the objects:\n{"objects": [{"bbox_2d": [1, 2, 3, 4], "label": "a"}, '
+            '{"bbox": [5, 6, 7, 8], "name": "b"}, {"bbox_2d": [1, 2, 3], "label": "broken"}]}\nDone.')
+    assert parse_boxes(text) == [ParsedBox((1.0, 2.0, 3.0, 4.0), "a"), ParsedBox((5.0, 6.0, 7.0, 8.0), "b")]
+
+
+def test_parse_bare_lists_and_nothing() -> None:
+    assert parse_boxes("box one [1, 2, 3, 4]; box two [10.5,20,30,40.5]") == [
+        ParsedBox((1.0, 2.0, 3.0, 4.0)), ParsedBox((10.5, 20.0, 30.0, 40.5))]
+    assert parse_boxes("There are 3 circles [see image].") == []
+    assert parse_boxes("[1, 2, 3]") == []
+
+
+def test_resized_frame_rejects_empty_image() -> None:
+    with pytest.raises(ValueError):
+        convert_box([1, 2, 3, 4], image_size=(0, 10), frame="resized_pixels")
