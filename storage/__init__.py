@@ -1,0 +1,29 @@
+"""Storage: runs, steps, ratings and datasets in SQL (SQLite by default), images content-addressed on disk.
+
+Public API: ``open_store`` / ``default_data_dir`` to open a data directory, the ``Store`` it returns, the
+``ImageStore``/``ImageRef`` it holds as ``store.images``, and the plain record dataclasses every caller exchanges
+with it. Nothing here imports the rest of the project.
+"""
+
+from storage.db import BUSY_TIMEOUT_S, default_data_dir, migrate, open_store
+from storage.images import ImageRef, ImageStore, check_image_id
+from storage.records import (
+    RATING_FILTERS,
+    RUN_STATUSES,
+    STEP_KINDS,
+    STEP_STATUSES,
+    VERDICTS,
+    DatasetItem,
+    RatingRecord,
+    RunRecord,
+    RunSummary,
+    StepRecord,
+    ToolCallRecord,
+)
+from storage.store import Store
+
+__all__ = [
+    "BUSY_TIMEOUT_S", "RATING_FILTERS", "RUN_STATUSES", "STEP_KINDS", "STEP_STATUSES", "VERDICTS", "DatasetItem",
+    "ImageRef", "ImageStore", "RatingRecord", "RunRecord", "RunSummary", "StepRecord", "Store", "ToolCallRecord",
+    "check_image_id", "default_data_dir", "migrate", "open_store",
+]

@@ -1,0 +1,289 @@
+"""The ``Store``: every read and write of runs, steps, ratings and datasets, one short session per operation.
+
+A run row is committed the moment a run starts and each step the moment it completes, so a crash loses at most the
+step in flight; ``mark_interrupted`` later closes the runs whose process died. The store is thread-safe: it keeps
+no session between calls, and writes go through an engine whose transactions take the SQLite write lock up front.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, Select, exists, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload, sessionmaker
+
+from storage import convert
+from storage.images import ImageRef, ImageStore
+from storage.models import Dataset, ImageRow, Item, Rating, Run, Step, utcnow
+from storage.process import current_owner, hostname, is_alive
+from storage.records import (
+    FINISHED_STATUSES,
+    RATING_FILTERS,
+    RUN_STATUSES,
+    STEP_KINDS,
+    STEP_STATUSES,
+    VERDICTS,
+    DatasetItem,
+    RatingRecord,
+    RunRecord,
+    RunSummary,
+    StepRecord,
+)
+
+
+def _choice(name: str, value: str, allowed: Iterable[str]) -> str:
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r:.60}")
+    return value
+
+
+def _latest_verdict() -> Any:
+    """The newest whole-run verdict of the outer run, as a correlated scalar subquery."""
+    return (select(Rating.verdict).where(Rating.run_id == Run.id, Rating.step_index.is_(None))
+            .order_by(Rating.id.desc()).limit(1).correlate(Run).scalar_subquery())
+
+
+class Store:
+    """Runs, steps, ratings, datasets and the image store of one data directory."""
+
+    def __init__(self, data_dir: Path, url: str, engine: Engine, write_engine: Engine | None = None) -> None:
+        self.data_dir = Path(data_dir)
+        self.url = url
+        self.engine = engine
+        self._read = sessionmaker(engine, expire_on_commit=False)
+        self._write = sessionmaker(write_engine or engine, expire_on_commit=False)
+        self.images = ImageStore(self.data_dir / "images", on_store=self._record_image)
+
+    # -- lifecycle -----------------------------------------------------------------------------------------------
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- runs and steps ------------------------------------------------------------------------------------------
+    def create_run(self, *, question: str, image_id: str, policy: str, registry_hash: str, config: dict[str, Any],
+                   dataset: str | None = None, item_id: str | None = None, expected: str | None = None) -> str:
+        """Record a new ``running`` run owned by this process; committed before returning its id."""
+        owner = current_owner()
+        run = Run(id=uuid.uuid4().hex, created_at=utcnow(), question=question, image_id=image_id, policy=policy,
+                  registry_hash=registry_hash, status="running", config=dict(config or {}), dataset=dataset,
+                  item_id=item_id, expected=expected, tokens_in=0, tokens_out=0, cost=0.0, forced_answer=False,
+                  owner_host=owner.host, owner_pid=owner.pid, owner_start=owner.start)
+        with self._write.begin() as session:
+            session.add(run)
+        return run.id
+
+    def add_step(self, run_id: str, step: StepRecord) -> int:
+        """Commit one completed step with its tool calls; returns the step's id (also set on ``step.id``)."""
+        _choice("step kind", step.kind, STEP_KINDS)
+        _choice("step status", step.status, STEP_STATUSES)
+        row = convert.step_row(step)
+        with self._write.begin() as session:
+            if session.get(Run, run_id) is None:
+                raise KeyError(f"no run {run_id!r}")
+            if session.scalar(select(exists().where(Step.run_id == run_id, Step.index == step.index))):
+                raise ValueError(f"run {run_id} already has a step {step.index}")
+            row.run_id = run_id
+            session.add(row)
+            session.flush()
+            step_id = row.id
+        step.id, step.created_at = step_id, row.created_at
+        return step_id
+
+    def finish_run(self, run_id: str, *, status: str, answer: str | None, latency_ms: float, tokens_in: int = 0,
+                   tokens_out: int = 0, cost: float = 0.0, error: str | None = None,
+                   forced_answer: bool = False) -> None:
+        _choice("run status", status, FINISHED_STATUSES)
+        with self._write.begin() as session:
+            run = session.get(Run, run_id)
+            if run is None:
+                raise KeyError(f"no run {run_id!r}")
+            run.status, run.answer, run.latency_ms, run.error = status, answer, float(latency_ms), error
+            run.tokens_in, run.tokens_out, run.cost = int(tokens_in), int(tokens_out), float(cost)
+            run.forced_answer, run.finished_at = bool(forced_answer), utcnow()
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        with self._read() as session:
+            run = session.scalar(
+                select(Run).where(Run.id == run_id)
+                .options(selectinload(Run.steps).selectinload(Step.tool_calls), selectinload(Run.ratings)))
+            return None if run is None else convert.run_record(run)
+
+    def mark_interrupted(self) -> int:
+        """Mark ``running`` runs of this host whose owning process is gone as ``interrupted``; returns how many.
+
+        Runs of other hosts are left alone (their processes cannot be checked from here), and so are runs whose
+        process is still alive, this one included.
+        """
+        host = hostname()
+        with self._read() as session:
+            candidates = session.execute(
+                select(Run.id, Run.owner_pid, Run.owner_start).where(Run.status == "running", Run.owner_host == host)
+            ).all()
+        dead = [rid for rid, pid, start in candidates if not is_alive(pid, start)]
+        if not dead:
+            return 0
+        with self._write.begin() as session:
+            result = session.execute(
+                update(Run).where(Run.id.in_(dead), Run.status == "running")
+                .values(status="interrupted", finished_at=utcnow(),
+                        error="interrupted: the process running it ended before it finished"))
+            return int(result.rowcount or 0)
+
+    # -- listing -------------------------------------------------------------------------------------------------
+    def _filtered(self, query: Select[Any], *, status: str | None, skill: str | None, model: str | None,
+                  rating: str | None, text: str | None, dataset: str | None) -> Select[Any]:
+        if status:
+            query = query.where(Run.status == _choice("status", status, RUN_STATUSES))
+        if skill:
+            query = query.where(exists().where(Step.run_id == Run.id, Step.skill == skill))
+        if model:
+            query = query.where(exists().where(Step.run_id == Run.id, Step.model == model))
+        if rating:
+            _choice("rating", rating, RATING_FILTERS)
+            latest = _latest_verdict()
+            query = query.where(latest.is_(None) if rating == "unrated" else latest == rating)
+        if text:
+            query = query.where(Run.question.icontains(text, autoescape=True)
+                                | Run.answer.icontains(text, autoescape=True))
+        if dataset:
+            query = query.where(Run.dataset == dataset)
+        return query
+
+    def list_runs(self, *, limit: int = 50, offset: int = 0, status: str | None = None, skill: str | None = None,
+                  model: str | None = None, rating: str | None = None, text: str | None = None,
+                  dataset: str | None = None) -> list[RunSummary]:
+        """Runs matching every given filter, newest first; ``rating`` may be a verdict or ``"unrated"``."""
+        query = select(Run, _latest_verdict().label("rating"))
+        query = self._filtered(query, status=status, skill=skill, model=model, rating=rating, text=text,
+                               dataset=dataset)
+        query = query.order_by(Run.created_at.desc(), Run.id.desc()).limit(max(0, int(limit))).offset(
+            max(0, int(offset)))
+        return self._summaries(query)
+
+    def count_runs(self, *, status: str | None = None, skill: str | None = None, model: str | None = None,
+                   rating: str | None = None, text: str | None = None, dataset: str | None = None) -> int:
+        query = self._filtered(select(func.count()).select_from(Run), status=status, skill=skill, model=model,
+                               rating=rating, text=text, dataset=dataset)
+        with self._read() as session:
+            return int(session.scalar(query) or 0)
+
+    def unrated_runs(self, *, limit: int = 50, order: str = "oldest") -> list[RunSummary]:
+        """Finished (``done``) runs without a whole-run rating, for the rating queue."""
+        _choice("order", order, ("oldest", "random"))
+        query = select(Run, _latest_verdict().label("rating")).where(Run.status == "done")
+        query = self._filtered(query, status=None, skill=None, model=None, rating="unrated", text=None, dataset=None)
+        ordering = (func.random(),) if order == "random" else (Run.created_at.asc(), Run.id.asc())
+        return self._summaries(query.order_by(*ordering).limit(max(0, int(limit))))
+
+    def _summaries(self, query: Select[Any]) -> list[RunSummary]:
+        with self._read() as session:
+            rows = session.execute(query).all()
+            ids = [run.id for run, _ in rows]
+            pairs: dict[str, list[tuple[str, str]]] = {run_id: [] for run_id in ids}
+            for chunk in (ids[i:i + 500] for i in range(0, len(ids), 500)):  # stay under SQLite's variable limit
+                for run_id, model, skill in session.execute(
+                        select(Step.run_id, Step.model, Step.skill)
+                        .where(Step.run_id.in_(chunk), Step.kind == "search").order_by(Step.run_id, Step.index)):
+                    pairs[run_id].append((model or "", skill or ""))
+            return [convert.run_summary(run, verdict, pairs[run.id]) for run, verdict in rows]
+
+    # -- ratings -------------------------------------------------------------------------------------------------
+    def add_rating(self, run_id: str, *, rater: str, verdict: str, corrected_answer: str | None = None,
+                   score: float | None = None, comment: str | None = None, step_index: int | None = None,
+                   step_marks: dict[str, Any] | None = None) -> int:
+        """Store a person's verdict on a run (or one step); invalid input raises before anything is written."""
+        _choice("verdict", verdict, VERDICTS)
+        if not isinstance(rater, str) or not rater.strip():
+            raise ValueError("rater must be a non-empty name")
+        if score is not None:
+            if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+                raise ValueError(f"score must be a finite number; got {score!r:.40}")
+            score = float(score)
+        if step_marks is not None and not isinstance(step_marks, dict):
+            raise ValueError("step_marks must be a dict")
+        if step_index is not None and (isinstance(step_index, bool) or not isinstance(step_index, int)):
+            raise ValueError("step_index must be an int or None")
+        with self._write.begin() as session:
+            if session.get(Run, run_id) is None:
+                raise KeyError(f"no run {run_id!r}")
+            if step_index is not None and not session.scalar(
+                    select(exists().where(Step.run_id == run_id, Step.index == step_index))):
+                raise ValueError(f"run {run_id} has no step {step_index}")
+            rating = Rating(run_id=run_id, step_index=step_index, rater=rater.strip(), verdict=verdict, score=score,
+                            corrected_answer=corrected_answer, comment=comment, step_marks=dict(step_marks or {}),
+                            created_at=utcnow())
+            session.add(rating)
+            session.flush()
+            return rating.id
+
+    def ratings_for(self, run_id: str) -> list[RatingRecord]:
+        with self._read() as session:
+            rows = session.scalars(select(Rating).where(Rating.run_id == run_id).order_by(Rating.id)).all()
+            return [convert.rating_record(r) for r in rows]
+
+    # -- images and datasets -------------------------------------------------------------------------------------
+    def _record_image(self, ref: ImageRef, size: int) -> None:
+        with self._read() as session:
+            if session.get(ImageRow, ref.id) is not None:
+                return
+        try:
+            with self._write.begin() as session:
+                if session.get(ImageRow, ref.id) is None:
+                    session.add(ImageRow(id=ref.id, width=ref.width, height=ref.height, mime=ref.mime,
+                                         size_bytes=size, created_at=utcnow()))
+        except IntegrityError:  # another store (non-SQLite back end) recorded it first: same content, same row
+            pass
+
+    def image_info(self, image_id: str) -> ImageRef | None:
+        """Width, height and mime of a stored image from the images table (None if it was never recorded)."""
+        with self._read() as session:
+            row = session.get(ImageRow, image_id)
+            if row is None:
+                return None
+            return ImageRef(row.id, row.width, row.height, row.mime, self.images.path(row.id))
+
+    def save_dataset(self, name: str, items: Iterable[DatasetItem], *, description: str | None = None) -> int:
+        """Create or update evaluation set ``name``; items are matched by ``item_id``. Returns the item count."""
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("dataset name must be non-empty")
+        items = list(items)
+        ids = [item.item_id for item in items]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"dataset {name!r} has repeated item ids")
+        with self._write.begin() as session:
+            dataset = session.scalar(select(Dataset).where(Dataset.name == name))
+            if dataset is None:
+                dataset = Dataset(name=name, description=description, created_at=utcnow())
+                session.add(dataset)
+                session.flush()
+            elif description is not None:
+                dataset.description = description
+            existing = {row.item_id: row for row in session.scalars(select(Item).where(Item.dataset_id == dataset.id))}
+            for item in items:
+                row = existing.get(item.item_id) or Item(dataset_id=dataset.id, item_id=item.item_id)
+                row.question, row.answer, row.image_id = item.question, item.answer, item.image_id
+                row.category, row.extra = item.category, dict(item.extra or {})
+                session.add(row)
+            session.flush()
+            return int(session.scalar(select(func.count()).where(Item.dataset_id == dataset.id)) or 0)
+
+    def dataset_items(self, name: str) -> list[DatasetItem]:
+        with self._read() as session:
+            rows = session.scalars(select(Item).join(Dataset).where(Dataset.name == name).order_by(Item.id)).all()
+            return [convert.dataset_item(row) for row in rows]
+
+    def list_datasets(self) -> list[str]:
+        with self._read() as session:
+            return list(session.scalars(select(Dataset.name).order_by(Dataset.name)))
+
