@@ -1,0 +1,136 @@
+"""The Maestro web application (Gradio 6 Blocks): Ask, Replay, Rate and Registry tabs, plus the places where the
+Export and Handbook tabs will go.
+
+``build_app(maestro)`` builds the page; ``launch(...)`` opens the application object on the configured data
+directory and serves it. ``launch_options(maestro)`` holds what every server of this app needs (image store on the
+allowed paths, the upload size limit, keyboard shortcuts), so tests serve exactly what users get.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from ui.web_ask import build_ask_tab
+from ui.web_rate import build_rate_tab
+from ui.web_registry import build_registry_tab
+from ui.web_replay import Filters, build_replay_tab, open_run, table_page
+from vision_tools.image_io import MAX_BYTES, MAX_PIXELS
+
+log = logging.getLogger(__name__)
+
+TITLE = "Maestro"
+INTRO = (f"Ask a question about an image and watch the orchestrator call (expert, skill) pairs step by step. "
+         f"Uploads up to {MAX_BYTES // (1024 * 1024)} MB and {MAX_PIXELS / 1e6:.0f} megapixels.")
+
+#: Later tabs (Export of training data, the skill handbook) register here: (tab id, label, builder).
+#: A builder is called inside its ``gr.Tab`` with the ``Maestro`` and returns nothing.
+EXTRA_TABS: list[tuple[str, str, Callable[[Maestro], None]]] = []
+
+# Keys act only while the Rate tab is on screen and never while typing, except Ctrl+Enter which saves from
+# inside the form's text boxes too.
+SHORTCUTS_JS = """
+<script>
+(() => {
+  const visible = (el) => el && el.offsetParent !== null;
+  const click = (sel) => { const el = document.querySelector(sel); if (visible(el)) el.click(); };
+  const pick = (value) => {
+    const input = document.querySelector(`#rate-verdict input[value="${value}"]`);
+    if (visible(document.querySelector('#rate-verdict')) && input) input.click();
+  };
+  document.addEventListener('keydown', (ev) => {
+    if (!visible(document.querySelector('#rate-verdict'))) return;
+    if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); click('#rate-submit'); return; }
+    const tag = (ev.target && ev.target.tagName || '').toLowerCase();
+    if (tag === 'input' || tag === 'textarea' || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const keys = {'1': () => pick('correct'), '2': () => pick('incorrect'), '3': () => pick('partial'),
+                  'n': () => click('#rate-next'), 's': () => click('#rate-skip')};
+    const act = keys[ev.key.toLowerCase()];
+    if (act) { ev.preventDefault(); act(); }
+  });
+})();
+</script>
+"""
+CSS = """
+#ask-chat .message-wrap h3 { margin: 0.2em 0; }
+"""
+
+
+def build_app(maestro: Maestro) -> gr.Blocks:
+    """The whole page for one ``Maestro`` application object."""
+    with gr.Blocks(title=TITLE) as app:
+        gr.Markdown(f"# {TITLE}\n{INTRO}")
+        with gr.Tabs(elem_id="tabs") as tabs:
+            with gr.Tab("Ask", id="ask"):
+                build_ask_tab(maestro)
+            with gr.Tab("Replay", id="replay") as replay_tab:
+                replay = build_replay_tab(maestro)
+            with gr.Tab("Rate", id="rate") as rate_tab:
+                rate = build_rate_tab(maestro)
+            with gr.Tab("Registry", id="registry") as registry_tab:
+                registry = build_registry_tab(maestro)
+            for tab_id, label, builder in EXTRA_TABS:
+                with gr.Tab(label, id=tab_id):
+                    builder(maestro)
+
+        replay_tab.select(replay["refresh"], [*replay["filters"], replay["page"]], replay["page_outputs"],
+                          concurrency_limit=None, api_name=False)
+        rate_tab.select(rate["refresh_history"], None, rate["history_outputs"], concurrency_limit=None,
+                        api_name=False)
+        registry_tab.select(registry["quick"], None, registry["quick_outputs"], concurrency_limit=None,
+                            api_name=False).then(registry["checked"], None, registry["checked_outputs"],
+                                                 concurrency_limit=None, api_name=False)
+
+        def on_load(request: gr.Request) -> tuple[Any, ...]:
+            rows, page, _, caption = table_page(maestro, Filters(), 1)
+            run_id = (request.query_params.get("run") or "").strip() if request is not None else ""
+            if not run_id:
+                return gr.Tabs(), rows, page, caption, gr.skip(), gr.skip(), gr.skip()
+            messages, info = open_run(maestro, run_id)
+            return gr.Tabs(selected="replay"), rows, page, caption, run_id, messages, info
+
+        app.load(on_load, None, [tabs, *replay["page_outputs"], replay["run_id"], replay["chat"], replay["info"]],
+                 concurrency_limit=None, api_name=False)
+    return app
+
+
+def launch_options(maestro: Maestro) -> dict[str, Any]:
+    """Keyword arguments for ``Blocks.launch`` that the app needs wherever it is served."""
+    images = Path(maestro.store.data_dir) / "images"
+    images.mkdir(parents=True, exist_ok=True)
+    return {"allowed_paths": [str(images)], "max_file_size": MAX_BYTES, "head": SHORTCUTS_JS, "css": CSS,
+            "footer_links": ["api", "settings"]}
+
+
+def parse_auth(auth: str | None) -> tuple[str, str] | None:
+    """``"user:password"`` -> ``("user", "password")``; the password may itself contain colons."""
+    if not auth:
+        return None
+    user, sep, password = auth.partition(":")
+    if not sep or not user or not password:
+        raise ValueError("--auth must look like user:password")
+    return user, password
+
+
+def open_maestro(data_dir: str | Path | None = None, registry: str | Path | None = None,
+                 db: str | None = None) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry))
+
+
+def launch(host: str = "127.0.0.1", port: int = 7860, auth: str | None = None, share: bool = False,
+           data_dir: str | Path | None = None, registry: str | Path | None = None, db: str | None = None,
+           *, prevent_thread_lock: bool = False, maestro: Maestro | None = None) -> gr.Blocks:
+    """Open the application on the configured data directory and serve it (blocking unless told otherwise)."""
+    maestro = maestro or open_maestro(data_dir, registry, db)
+    app = build_app(maestro)
+    app.queue(default_concurrency_limit=1)
+    log.info("Maestro web app on http://%s:%d (data in %s)", host, port, maestro.store.data_dir)
+    app.launch(server_name=host, server_port=port, auth=parse_auth(auth), share=share,
+               prevent_thread_lock=prevent_thread_lock, **launch_options(maestro))
+    return app

@@ -1,0 +1,157 @@
+"""The Ask tab: upload, paste or pick an image, ask, watch the run stream in step by step, rate the answer.
+
+``maestro.ask`` runs in a worker thread; its events go through a queue to a generator that, after each event,
+re-reads the run from storage and renders it with ``ui.render.render_run`` — the same function Replay uses, so a
+live run and its replay are identical by construction. Chat events share their own concurrency group, so rating
+and browsing never queue behind a run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from agents.runtime import InputError, Maestro
+from agents.types import Event
+from ui import render
+
+log = logging.getLogger(__name__)
+
+EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "assets" / "examples"
+#: Runs allowed at once across all sessions (the machine is a small CPU box; more would just thrash).
+ASK_CONCURRENCY = 2
+ASK_GROUP = "ask"
+_DONE = object()
+
+
+def rater_name(request: gr.Request | None) -> str:
+    """The logged-in user, or ``anonymous`` when the app runs without ``--auth``."""
+    name = getattr(request, "username", None) if request is not None else None
+    return str(name) if name else "anonymous"
+
+
+def image_file(maestro: Maestro) -> render.ImageFile:
+    """Resolve an image id to its file in the image store (``None`` for a missing or malformed id)."""
+    def resolve(image_id: str) -> Path | None:
+        try:
+            path = maestro.store.images.path(image_id)
+        except ValueError:
+            return None
+        return path if path.is_file() else None
+
+    return resolve
+
+
+def examples() -> list[list[str]]:
+    """The bundled ``[image path, question]`` pairs listed in ``assets/examples/examples.json``."""
+    listing = EXAMPLES_DIR / "examples.json"
+    if not listing.is_file():
+        return []
+    rows = json.loads(listing.read_text(encoding="utf-8"))
+    return [[str(EXAMPLES_DIR / r["image"]), r["question"]] for r in rows if (EXAMPLES_DIR / r["image"]).is_file()]
+
+
+def ask_stream(maestro: Maestro, image: str | None, question: str) -> Iterator[tuple[list[gr.ChatMessage], str]]:
+    """Yield ``(chat messages, run id)`` as the run grows: the question at once, then after every event."""
+    question = (question or "").strip()
+    if not image:
+        yield [render.error_message("Upload or paste an image first, or pick one of the examples.")], ""
+        return
+    if not question:
+        yield [render.error_message("Type a question about the image.")], ""
+        return
+    events: queue.Queue[Any] = queue.Queue()
+
+    def work() -> None:
+        try:
+            maestro.ask(image, question, on_event=events.put)
+        except InputError as exc:
+            events.put(("error", str(exc)))
+        except Exception as exc:  # never a stack trace in the page: the message, with the details in the log
+            log.exception("ask failed")
+            events.put(("error", f"Something went wrong: {type(exc).__name__}: {exc}"))
+        finally:
+            events.put(_DONE)
+
+    threading.Thread(target=work, name="maestro-ask", daemon=True).start()
+    resolve = image_file(maestro)
+    history = render.question_messages(question, {"path": image}) + [render.pending_message(0)]
+    run_id = ""
+    yield history, run_id
+    while (item := events.get()) is not _DONE:
+        if isinstance(item, tuple):
+            history = [m for m in history if (m.metadata or {}).get("status") != "pending"]
+            history.append(render.error_message(item[1]))
+        elif isinstance(item, Event):
+            run_id = item.run.id or run_id
+            record = maestro.store.get_run(run_id) if run_id else None
+            if record is None:
+                continue
+            history = render.render_run(record, resolve, in_flight=item.kind == "step_started")
+        yield history, run_id
+    yield history, run_id
+
+
+def save_quick_rating(maestro: Maestro, run_id: str, verdict: str, corrected: str,
+                      request: gr.Request | None) -> str:
+    """Store a thumbs up/down (with the corrected answer if one was typed); returns a line for the page."""
+    if not run_id:
+        return "Ask a question first: there is no run to rate yet."
+    record = maestro.store.get_run(run_id)
+    if record is None:
+        return f"Run {run_id} was not found."
+    if record.status == "running":
+        return "The run is still going: rate it when the answer is in."
+    corrected = (corrected or "").strip() or None
+    maestro.store.add_rating(run_id, rater=rater_name(request), verdict=verdict, corrected_answer=corrected)
+    label = "👍 correct" if verdict == "correct" else "👎 incorrect"
+    extra = f", corrected answer: {render.md_escape(corrected)}" if corrected else ""
+    return f"Saved: {label}{extra} (rated as {render.md_escape(rater_name(request))})."
+
+
+def build_ask_tab(maestro: Maestro) -> None:
+    """The Ask tab's components and events (call inside a ``gr.Tab``)."""
+    with gr.Row():
+        with gr.Column(scale=2, min_width=300):
+            image = gr.Image(label="Image (upload, paste or drop)", type="filepath", sources=["upload", "clipboard"],
+                             height=320, elem_id="ask-image")
+            question = gr.Textbox(label="Question", placeholder="What is written on the sign?", lines=2,
+                                  elem_id="ask-question")
+            ask = gr.Button("Ask", variant="primary", elem_id="ask-button")
+            if rows := examples():
+                gr.Examples(rows, inputs=[image, question], label="Examples (click one)", examples_per_page=10)
+        with gr.Column(scale=3, min_width=400):
+            chat = gr.Chatbot(label="Run", height=620, elem_id="ask-chat", feedback_options=None,
+                              buttons=["copy"], group_consecutive_messages=False)
+            run_id = gr.Textbox(label="Run id", interactive=False, elem_id="ask-run-id", max_lines=1)
+            with gr.Row(elem_id="ask-rating"):
+                up = gr.Button("👍 Correct", elem_id="ask-thumbs-up", size="sm")
+                down = gr.Button("👎 Incorrect", elem_id="ask-thumbs-down", size="sm")
+            corrected = gr.Textbox(label="Correct answer (optional, saved with 👎)", max_lines=2,
+                                   elem_id="ask-corrected")
+            feedback = gr.Markdown(elem_id="ask-feedback")
+
+    def run(image_path: str | None, text: str) -> Iterator[tuple[list[gr.ChatMessage], str, str]]:
+        for history, rid in ask_stream(maestro, image_path, text):
+            yield history, rid, ""
+
+    ask_event: dict[str, Any] = {"fn": run, "inputs": [image, question], "outputs": [chat, run_id, feedback],
+                                 "concurrency_id": ASK_GROUP, "concurrency_limit": ASK_CONCURRENCY}
+    ask.click(**ask_event, api_name="ask")
+    question.submit(**ask_event, api_name=False)
+
+    def thumbs(verdict: str) -> Any:
+        def handler(rid: str, text: str, request: gr.Request) -> str:
+            return save_quick_rating(maestro, rid, verdict, text, request)
+        return handler
+
+    up.click(thumbs("correct"), [run_id, corrected], feedback, api_name="rate_correct", concurrency_limit=None)
+    down.click(thumbs("incorrect"), [run_id, corrected], feedback, api_name="rate_incorrect",
+               concurrency_limit=None)
