@@ -1,0 +1,131 @@
+"""Many writers on one SQLite file at once: eval worker threads, a second Store (the web UI) and a second process
+(the CLI), all writing runs, steps, images and ratings at the same time. None may fail with "database is locked"."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from storage import StepRecord, Store, ToolCallRecord, open_store
+
+REPO = Path(__file__).resolve().parent.parent
+RUNS_PER_WORKER = 12
+STEPS_PER_RUN = 3
+
+
+def work(store: Store, tag: str, n_runs: int, n_steps: int) -> int:
+    """One writer's share: runs with an image, steps, a finish and a rating, reading in between."""
+    for r in range(n_runs):
+        image = Image.new("RGB", (48, 24), "white")
+        ImageDraw.Draw(image).text((2, 4), f"{tag}{r}", fill="black")
+        ref = store.images.put_image(image)
+        run_id = store.create_run(question=f"{tag} run {r}", image_id=ref.id, policy="p", registry_hash="r",
+                                  config={"worker": tag})
+        for s in range(n_steps):
+            store.add_step(run_id, StepRecord(index=s, kind="search", model=f"m{s}", skill="OCR",
+                                              observation=f"{tag}-{r}-{s}", artifacts=[ref.id],
+                                              tool_calls=[ToolCallRecord(0, "ocr", {"s": s}, "ok", 1.0)]))
+            store.list_runs(limit=5, skill="OCR")  # readers interleave with writers
+        store.finish_run(run_id, status="done", answer=str(r), latency_ms=1.0)
+        store.add_rating(run_id, rater=tag, verdict="correct" if r % 2 else "partial")
+    return n_runs
+
+
+CHILD = textwrap.dedent("""
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+    from storage import open_store
+    from tests.test_storage_concurrent import work
+
+    store = open_store(sys.argv[1])
+    print("OPEN", flush=True)
+    sys.stdin.readline()  # start together with the parent
+    with ThreadPoolExecutor(4) as pool:
+        done = sum(pool.map(lambda i: work(store, f"child{i}", int(sys.argv[2]), int(sys.argv[3])), range(4)))
+    print("DONE", done, flush=True)
+""")
+
+
+def test_threads_stores_and_a_second_process_write_at_once(data_dir: Path) -> None:
+    ui_store, cli_store = open_store(data_dir), open_store(data_dir)  # e.g. web UI and an eval in one process
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(data_dir), str(RUNS_PER_WORKER), str(STEPS_PER_RUN)],
+                             env=env, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "OPEN"
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        jobs = [(ui_store if i % 2 else cli_store, f"parent{i}") for i in range(6)]
+        with ThreadPoolExecutor(len(jobs)) as pool:
+            finished = list(pool.map(lambda job: work(job[0], job[1], RUNS_PER_WORKER, STEPS_PER_RUN), jobs))
+        out, err = child.communicate(timeout=300)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert "locked" not in err, err
+    assert child.returncode == 0, err
+    assert out.strip() == f"DONE {4 * RUNS_PER_WORKER}"
+    assert finished == [RUNS_PER_WORKER] * len(jobs)
+
+    expected_runs = (len(jobs) + 4) * RUNS_PER_WORKER
+    with open_store(data_dir) as store:
+        assert store.count_runs() == store.count_runs(status="done") == expected_runs
+        assert store.count_runs(rating="correct") + store.count_runs(rating="partial") == expected_runs
+        for summary in store.list_runs(limit=expected_runs):
+            record = store.get_run(summary.id)
+            tag, _, r = record.question.split()
+            assert [s.observation for s in record.steps] == [f"{tag}-{r}-{s}" for s in range(STEPS_PER_RUN)]
+            assert store.images.open(record.image_id).size == (48, 24)
+    ui_store.close()
+    cli_store.close()
+
+
+def test_many_threads_on_one_store(data_dir: Path) -> None:
+    errors: list[BaseException] = []
+    with open_store(data_dir) as store:
+        def guarded(i: int) -> None:
+            try:
+                work(store, f"t{i}", 5, 2)
+            except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=guarded, args=(i,)) for i in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert store.count_runs(status="done") == 60
+        assert len(store.get_run(store.list_runs(limit=1)[0].id).steps) == 2
+
+
+def test_plain_deferred_transactions_do_fail_here(tmp_path: Path) -> None:
+    """The control: the read-then-write pattern of add_step, without BEGIN IMMEDIATE, hits "database is locked"
+    at once when another writer commits between the read and the write (a busy timeout cannot help)."""
+    import sqlite3
+
+    path = tmp_path / "plain.db"
+    setup = sqlite3.connect(path)
+    setup.execute("pragma journal_mode=wal")
+    setup.execute("create table t(x)")
+    setup.commit()
+    first = sqlite3.connect(path, timeout=30, isolation_level=None)
+    second = sqlite3.connect(path, timeout=30, isolation_level=None)
+    first.execute("begin")
+    first.execute("select count(*) from t").fetchone()  # snapshot taken
+    second.execute("insert into t values (1)")  # another writer commits meanwhile
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        first.execute("insert into t values (2)")
+    first.execute("rollback")
+    for conn in (first, second, setup):
+        conn.close()
+
