@@ -1,0 +1,244 @@
+"""Reading text: lines with boxes and confidences in reading order, from the whole image or a region of it.
+
+``read_text(image, region=None, backend="rapidocr")`` returns an ``OcrResult``: ``lines`` (``OcrLine(text, box,
+confidence)``, boxes in original-image pixels), ``.text`` (the lines joined in reading order: top to bottom, left
+to right within a visual row, rows separated by newlines), ``summary()``, ``to_dict()`` and an ``annotated`` image
+with numbered boxes. ``find_text(image, target)`` returns the lines that contain ``target``, case-insensitively and
+tolerating a small share of misread characters.
+
+Small inputs (a crop of a label, a 300-pixel screenshot) are upscaled before OCR, up to 2x: the text detector
+misses 8-12 px text at native size, while larger factors start to merge words (measured on DejaVu renderings).
+Large inputs are not downscaled for recognition; only the detector sees a size-capped copy (``max_det_side``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from vision_tools.boxes import Box
+from vision_tools.image_io import MAX_PIXELS, to_rgb
+from vision_tools.ocr_backends import OcrBackendUnavailable, get_backend
+
+__all__ = ["OcrBackendUnavailable", "OcrLine", "OcrResult", "find_text", "match_score", "order_lines", "read_text"]
+
+#: Inputs whose long side is below this are upscaled (at most ``MAX_UPSCALE``x) before OCR.
+UPSCALE_TARGET = 800
+MAX_UPSCALE = 2.0
+#: Smallest side, in pixels, of an image or region that can hold a readable character.
+MIN_SIDE = 4
+_FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    """One line of text as the engine found it; ``box`` is in original-image pixels."""
+
+    text: str
+    box: Box
+    confidence: float
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "box": self.box.as_list(), "confidence": round(self.confidence, 4)}
+
+
+@dataclass
+class OcrResult:
+    """Every line read, in reading order, and where it was read from."""
+
+    lines: list[OcrLine]
+    backend: str
+    region: Box  # the part of the image that was read, original pixels
+    image_size: tuple[int, int]
+    scale: float  # upscaling applied before OCR (1.0 = none)
+    rows: list[list[OcrLine]] = field(default_factory=list, repr=False)
+    annotated: Image.Image | None = field(default=None, repr=False)
+
+    @property
+    def text(self) -> str:
+        """Lines in reading order: boxes of one visual row joined by spaces, rows by newlines."""
+        return "\n".join(" ".join(line.text for line in row) for row in self.rows)
+
+    def summary(self) -> str:
+        if not self.lines:
+            return f"OCR ({self.backend}) found no text in region {self.region.as_list()}"
+        joined = " | ".join(" ".join(line.text for line in row) for row in self.rows)
+        if len(joined) > 300:
+            joined = joined[:297] + "..."
+        mean_conf = float(np.mean([line.confidence for line in self.lines]))
+        return (f"OCR ({self.backend}) read {len(self.lines)} line(s) in {len(self.rows)} row(s), "
+                f"mean confidence {mean_conf:.2f}: {joined}")
+
+    def to_dict(self) -> dict:
+        return {
+            "backend": self.backend,
+            "region": self.region.as_list(),
+            "image_size": list(self.image_size),
+            "scale": round(self.scale, 3),
+            "text": self.text,
+            "lines": [line.to_dict() for line in self.lines],
+        }
+
+
+def read_text(
+    image: Image.Image,
+    region: Box | None = None,
+    backend: str = "rapidocr",
+    min_confidence: float = 0.5,
+    max_det_side: int = 1536,
+    annotate: bool = True,
+) -> OcrResult:
+    """Read the text of ``image`` (or of ``region`` in it, original pixels) with OCR back end ``backend``.
+
+    Raises ``ValueError`` for unusable inputs and ``OcrBackendUnavailable`` when the back end cannot run here.
+    """
+    image = _check_image(image)
+    width, height = image.size
+    box = Box(0, 0, width, height) if region is None else region.clamp(width, height)
+    x0, y0 = int(np.floor(box.x0)), int(np.floor(box.y0))
+    x1, y1 = int(np.ceil(box.x1)), int(np.ceil(box.y1))
+    if x1 - x0 < MIN_SIDE or y1 - y0 < MIN_SIDE:
+        raise ValueError(f"region {box.as_list()} of a {width}x{height} image is smaller than {MIN_SIDE} px on a "
+                         "side: too small to hold readable text")
+    crop = image if (x0, y0, x1, y1) == (0, 0, width, height) else image.crop((x0, y0, x1, y1))
+    scale = min(MAX_UPSCALE, max(1.0, UPSCALE_TARGET / max(crop.size)))
+    if scale > 1.0:
+        crop = crop.resize((round(crop.width * scale), round(crop.height * scale)), Image.Resampling.LANCZOS)
+    engine = get_backend(backend)
+    det_side = int(min(max(crop.size), max_det_side))
+    raw = engine.recognize(np.asarray(crop), det_side=max(det_side, 32))
+
+    lines: list[OcrLine] = []
+    for text, points, confidence in raw:
+        text = " ".join(text.split())
+        if not text or confidence < min_confidence:
+            continue
+        xs = [p[0] for p in points]
+        ys = [p[1] for p in points]
+        line_box = Box(x0 + min(xs) / scale, y0 + min(ys) / scale, x0 + max(xs) / scale, y0 + max(ys) / scale)
+        lines.append(OcrLine(text, line_box.clamp(width, height), confidence))
+    rows = order_lines(lines)
+    result = OcrResult(
+        lines=[line for row in rows for line in row],
+        backend=engine.name,
+        region=Box(x0, y0, x1, y1),
+        image_size=(width, height),
+        scale=scale,
+        rows=rows,
+    )
+    if annotate:
+        result.annotated = draw_lines(image, result.lines, region=result.region if region is not None else None)
+    return result
+
+
+def order_lines(lines: list[OcrLine]) -> list[list[OcrLine]]:
+    """Group ``lines`` into visual rows (by vertical overlap) and sort: rows top to bottom, left to right inside."""
+    rows: list[list[OcrLine]] = []
+    spans: list[tuple[float, float]] = []
+    for line in sorted(lines, key=lambda item: (item.box.center[1], item.box.x0)):
+        placed = False
+        for i, (top, bottom) in enumerate(spans):
+            overlap = min(bottom, line.box.y1) - max(top, line.box.y0)
+            # Half the smaller height: neighbours on one row overlap nearly fully, stacked lines barely at all.
+            if overlap >= 0.5 * min(bottom - top, line.box.height):
+                rows[i].append(line)  # the row keeps its first line's span so that rows cannot creep downwards
+                placed = True
+                break
+        if not placed:
+            rows.append([line])
+            spans.append((line.box.y0, line.box.y1))
+    ordered = sorted(rows, key=lambda row: min(item.box.y0 for item in row) + max(item.box.y1 for item in row))
+    return [sorted(row, key=lambda item: item.box.x0) for row in ordered]
+
+
+def find_text(
+    image: Image.Image,
+    target: str,
+    region: Box | None = None,
+    backend: str = "rapidocr",
+    threshold: float = 0.8,
+    ocr: OcrResult | None = None,
+) -> list[OcrLine]:
+    """Lines whose text contains ``target`` (case, accents, punctuation and spacing ignored; fuzzy up to
+    ``threshold``), best match first. Pass ``ocr`` to search an existing reading instead of reading again."""
+    if not _normalise(target):
+        raise ValueError("find_text needs a target with at least one letter or digit")
+    result = ocr if ocr is not None else read_text(image, region=region, backend=backend, annotate=False)
+    scored = [(match_score(line.text, target), line) for line in result.lines]
+    # Neighbouring boxes on one row are also tried together: engines split phrases at wide gaps.
+    for row in result.rows:
+        for i in range(len(row) - 1):
+            a, b = row[i], row[i + 1]
+            merged = OcrLine(f"{a.text} {b.text}", Box(a.box.x0, min(a.box.y0, b.box.y0), b.box.x1,
+                                                         max(a.box.y1, b.box.y1)), min(a.confidence, b.confidence))
+            score = match_score(merged.text, target)
+            if score > max(match_score(a.text, target), match_score(b.text, target)):
+                scored.append((score, merged))
+    hits = [(score, line) for score, line in scored if score >= threshold]
+    hits.sort(key=lambda item: (-item[0], item[1].box.y0, item[1].box.x0))
+    return [line for _, line in hits]
+
+
+def match_score(text: str, target: str) -> float:
+    """How well ``target`` occurs in ``text``: 1.0 when it is contained after normalising, else the best fuzzy
+    ratio between ``target`` and a same-length window of ``text`` (0 when either is empty)."""
+    hay, needle = _normalise(text), _normalise(target)
+    if not hay or not needle:
+        return 0.0
+    if needle in hay:
+        return 1.0
+    hay_c, needle_c = hay.replace(" ", ""), needle.replace(" ", "")
+    if needle_c in hay_c:
+        return 0.97  # only spacing differs, which OCR often gets wrong
+    n = len(needle_c)
+    best = 0.0
+    for size in {max(1, n - 1), n, n + 1}:
+        for start in range(0, max(1, len(hay_c) - size + 1)):
+            best = max(best, SequenceMatcher(None, needle_c, hay_c[start:start + size], autojunk=False).ratio())
+    return best
+
+
+def draw_lines(image: Image.Image, lines: list[OcrLine], region: Box | None = None) -> Image.Image:
+    """``image`` (at most 1600 px on the long side) with each line's box and number drawn on it."""
+    scale = min(1.0, 1600 / max(image.size))
+    out = image.convert("RGB") if scale == 1.0 else image.resize(
+        (max(1, round(image.width * scale)), max(1, round(image.height * scale))), Image.Resampling.BILINEAR)
+    out = out.copy()
+    draw = ImageDraw.Draw(out)
+    try:
+        font = ImageFont.truetype(_FONT_PATH, 14)
+    except OSError:
+        font = ImageFont.load_default()
+    if region is not None:
+        draw.rectangle([v * scale for v in region.as_list()], outline=(255, 0, 255), width=2)
+    for number, line in enumerate(lines, start=1):
+        rect = [v * scale for v in line.box.as_list()]
+        draw.rectangle(rect, outline=(0, 200, 0), width=2)
+        label = str(number)
+        tx, ty = rect[0], max(0.0, rect[1] - 16)
+        draw.rectangle([tx, ty, tx + 9 * len(label) + 4, ty + 16], fill=(0, 200, 0))
+        draw.text((tx + 2, ty), label, fill=(255, 255, 255), font=font)
+    return out
+
+
+def _normalise(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(re.sub(r"[^\w]+", " ", stripped).replace("_", " ").split())
+
+
+def _check_image(image: Image.Image) -> Image.Image:
+    if not isinstance(image, Image.Image):
+        raise ValueError(f"expected a PIL image, got {type(image).__name__}")
+    width, height = image.size
+    if width < MIN_SIDE or height < MIN_SIDE:
+        raise ValueError(f"image is {width}x{height} px: too small to hold readable text (needs {MIN_SIDE} px a side)")
+    if width * height > MAX_PIXELS:
+        raise ValueError(f"image is {width}x{height} = {width * height / 1e6:.1f} MP, over the {MAX_PIXELS / 1e6:.0f} "
+                         "MP limit; crop or downscale it first")
+    return image if image.mode == "RGB" else to_rgb(image)
