@@ -71,7 +71,9 @@ class ExpertSpec(BaseModel):
     timeout_s: float = Field(60.0, gt=0)
     retries: int = Field(2, ge=0, le=10)
     max_pixels: int = Field(1_003_520, ge=3136)
-    device: str = "auto"
+    min_pixels: int | None = Field(None, ge=3136, description="transformers: smallest image area after resizing.")
+    device: str = Field("auto", description="transformers: auto | cpu | cuda | cuda:N.")
+    dtype: str = Field("auto", description="transformers: auto | float32 | bfloat16 | float16.")
     box_frame: Literal["pixels", "relative_1", "relative_1000", "resized_pixels"] = "pixels"
     cost: CostSpec = Field(default_factory=CostSpec)
     strengths: list[str] = Field(default_factory=list, description="Skill names this expert is good at.")

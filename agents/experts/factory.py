@@ -21,4 +21,5 @@ def build_transformers_expert(spec: Any) -> Expert:
     from agents.experts.transformers_backend import TransformersExpert
 
     return TransformersExpert(spec.name, model_path=spec.model_path or spec.model, device=spec.device,
-                              max_tokens=spec.max_tokens, max_pixels=spec.max_pixels)
+                              dtype=spec.dtype, max_tokens=spec.max_tokens, max_pixels=spec.max_pixels,
+                              min_pixels=spec.min_pixels)

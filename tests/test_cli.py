@@ -1,0 +1,107 @@
+"""The `maestro` command, run as a real subprocess: ask, runs list/show, eval, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+REPO = Path(__file__).resolve().parent.parent
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+
+
+def maestro(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MAESTRO_HOME": str(home), "COLUMNS": "200"}
+    result = subprocess.run([sys.executable, "-m", "ui.cli", *args], cwd=REPO, env=env, capture_output=True,
+                            text=True, timeout=300)
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def sign(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("img") / "sign.png"
+    image = Image.new("RGB", (520, 220), (245, 245, 240))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((8, 8, 512, 212), outline=(200, 30, 30), width=10)
+    draw.text((45, 75), "NO PARKING", fill=(15, 15, 15), font=ImageFont.truetype(FONT, 60))
+    image.save(path)
+    return path
+
+
+@pytest.mark.slow
+def test_ask_answers_a_sign_offline_and_the_run_is_stored(sign: Path, tmp_path: Path) -> None:
+    out = maestro("ask", str(sign), "What is written on the sign?", "--json", home=tmp_path)
+    payload = json.loads(out.stdout)
+    assert payload["status"] == "done" and payload["answer"] == "NO PARKING"
+    search = payload["steps"][0]
+    assert (search["kind"], search["model"], search["skill"], search["level2"]) == \
+        ("search", "Tools", "OCR", "Text Recognition")
+    assert {"index", "observation", "latency_ms", "tool_ms", "expert_ms", "query"} <= set(search)
+    assert "NO PARKING" in search["observation"]
+    assert payload["steps"][-1]["kind"] == "answer"
+    assert (tmp_path / "maestro.db").exists()
+
+    shown = maestro("runs", "show", payload["run_id"], home=tmp_path).stdout
+    assert "Tools@@OCR" in shown and "NO PARKING" in shown and "ocr.read_text" in shown
+    listed = maestro("runs", "list", "--json", home=tmp_path).stdout
+    assert json.loads(listed)[0]["id"] == payload["run_id"]
+
+
+@pytest.mark.slow
+def test_the_readable_trace_shows_the_pair_the_tool_and_the_answer(sign: Path, tmp_path: Path) -> None:
+    out = maestro("ask", str(sign), "What is written on the sign?", "--max-turns", "2", home=tmp_path).stdout
+    assert "Tools@@OCR" in out and "tool ocr.read_text" in out and "Answer: NO PARKING" in out
+
+
+@pytest.mark.parametrize(
+    ("make_args", "message"),
+    [
+        (lambda d: ["ask", str(d / "missing.png"), "What?"], "error: image not found"),
+        (lambda d: ["ask", str(d / "notes.txt"), "What?"], "error: not an image"),
+        (lambda d: ["ask", str(d / "blank.png"), "   "], "error: empty question"),
+        (lambda d: ["ask", str(d / "blank.png"), "What?", "--registry", str(d / "bad.yaml")], "bad.yaml: experts"),
+        (lambda d: ["runs", "show", "does-not-exist"], "error: no run with id"),
+        (lambda d: ["eval", str(d / "none.jsonl"), "--out", str(d / "out")], "dataset file not found"),
+    ],
+)
+def test_errors_are_one_clear_line_and_a_nonzero_exit(tmp_path: Path, make_args, message: str) -> None:
+    (tmp_path / "notes.txt").write_text("not an image")
+    Image.new("RGB", (8, 8)).save(tmp_path / "blank.png")
+    (tmp_path / "bad.yaml").write_text("experts:\n  - name: X\n    backend: quantum\n")
+    result = maestro(*make_args(tmp_path), home=tmp_path / "home", check=False)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_eval_stores_every_item_and_writes_results_and_summary(sign: Path, tmp_path: Path, blindtest_dir) -> None:
+    shutil.copy(sign, tmp_path / "sign.png")
+    items = [{"id": "sign", "image": "sign.png", "question": "What is written on the sign?",
+              "answer": "NO PARKING", "category": "ocr"}]
+    blind = [json.loads(line) for line in (blindtest_dir / "items.jsonl").read_text().splitlines()]
+    for item in blind[:: len(blind) // 3][:3]:
+        item["image"] = str(blindtest_dir / item["image"])
+        items.append(item)
+    dataset = tmp_path / "set.jsonl"
+    dataset.write_text("".join(json.dumps(i) + "\n" for i in items))
+
+    maestro("eval", str(dataset), "--out", str(tmp_path / "out"), "--concurrency", "2", home=tmp_path / "home")
+    rows = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == [i["id"] for i in items]
+    assert rows[0]["correct"] is True and rows[0]["answer"] == "NO PARKING"
+    assert all(r["run_id"] for r in rows)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["items"] == 4 and summary["per_category"]["ocr"] == {"n": 1, "accuracy": 1.0}
+    assert summary["latency_ms"]["p50"] > 0
+    listed = json.loads(maestro("runs", "list", "--json", "--limit", "10", home=tmp_path / "home").stdout)
+    assert len(listed) == 4
