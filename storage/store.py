@@ -89,9 +89,13 @@ class Store:
         _choice("step status", step.status, STEP_STATUSES)
         row = convert.step_row(step)
         with self._write.begin() as session:
-            if session.get(Run, run_id) is None:
+            # One light query (not session.get, which loads the whole run row) for both checks.
+            known, taken = session.execute(select(
+                exists().where(Run.id == run_id),
+                exists().where(Step.run_id == run_id, Step.index == step.index))).one()
+            if not known:
                 raise KeyError(f"no run {run_id!r}")
-            if session.scalar(select(exists().where(Step.run_id == run_id, Step.index == step.index))):
+            if taken:
                 raise ValueError(f"run {run_id} already has a step {step.index}")
             row.run_id = run_id
             session.add(row)
@@ -104,13 +108,12 @@ class Store:
                    tokens_out: int = 0, cost: float = 0.0, error: str | None = None,
                    forced_answer: bool = False) -> None:
         _choice("run status", status, FINISHED_STATUSES)
+        values = dict(status=status, answer=answer, latency_ms=float(latency_ms), error=error, tokens_in=int(tokens_in),
+                      tokens_out=int(tokens_out), cost=float(cost), forced_answer=bool(forced_answer),
+                      finished_at=utcnow())
         with self._write.begin() as session:
-            run = session.get(Run, run_id)
-            if run is None:
+            if not session.execute(update(Run).where(Run.id == run_id).values(**values)).rowcount:
                 raise KeyError(f"no run {run_id!r}")
-            run.status, run.answer, run.latency_ms, run.error = status, answer, float(latency_ms), error
-            run.tokens_in, run.tokens_out, run.cost = int(tokens_in), int(tokens_out), float(cost)
-            run.forced_answer, run.finished_at = bool(forced_answer), utcnow()
 
     def get_run(self, run_id: str) -> RunRecord | None:
         with self._read() as session:
@@ -215,7 +218,7 @@ class Store:
         if step_index is not None and (isinstance(step_index, bool) or not isinstance(step_index, int)):
             raise ValueError("step_index must be an int or None")
         with self._write.begin() as session:
-            if session.get(Run, run_id) is None:
+            if not session.scalar(select(exists().where(Run.id == run_id))):
                 raise KeyError(f"no run {run_id!r}")
             if step_index is not None and not session.scalar(
                     select(exists().where(Step.run_id == run_id, Step.index == step_index))):

@@ -124,6 +124,8 @@ def test_bad_steps_are_refused_and_change_nothing(store: Store) -> None:
         store.add_step("nope", search_step(1, "m", "OCR"))
     with pytest.raises(ValueError, match="run status"):
         store.finish_run(run_id, status="running", answer=None, latency_ms=1)
+    with pytest.raises(KeyError):
+        store.finish_run("nope", status="done", answer="x", latency_ms=1)
     record = store.get_run(run_id)
     assert [(s.index, s.model) for s in record.steps] == [(0, "m")] and record.status == "running"
 
