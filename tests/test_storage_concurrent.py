@@ -129,3 +129,19 @@ def test_plain_deferred_transactions_do_fail_here(tmp_path: Path) -> None:
     for conn in (first, second, setup):
         conn.close()
 
+
+
+@pytest.mark.slow
+def test_simultaneous_first_starts_migrate_once(tmp_path: Path) -> None:
+    """Several processes opening a brand-new data directory at the same moment (UI and CLI started together)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    code = ("import sys; from storage import open_store; s = open_store(sys.argv[1]);"
+            "s.create_run(question='hi', image_id='d' * 64, policy='p', registry_hash='r', config={}); s.close()")
+    for attempt in range(2):
+        home = tmp_path / f"home{attempt}"
+        procs = [subprocess.Popen([sys.executable, "-c", code, str(home)], env=env, cwd=REPO,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(4)]
+        errors = [p.communicate(timeout=120)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0] * 4, errors
+        with open_store(home) as store:
+            assert store.count_runs() == 4
