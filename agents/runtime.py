@@ -47,8 +47,19 @@ class Maestro:
 
     def ask(self, image: str | Path | bytes | Image.Image, question: str, *, on_event: EventSink | None = None,
             max_turns: int | None = None, dataset: str | None = None, item_id: str | None = None,
-            expected: str | None = None) -> Run:
-        """Answer ``question`` about ``image``; the run and its steps are stored as they happen."""
+            expected: str | None = None, policy: Policy | None = None,
+            run_config: dict[str, Any] | None = None) -> Run:
+        """Answer ``question`` about ``image``; the run and its steps are stored as they happen.
+
+        With ``orchestrator.self_consistency`` k > 1 this samples k runs and returns the voted one
+        (``agents.self_consistency``); ``policy`` and ``run_config`` (merged into the stored run config) are how
+        it asks for each sample, and passing ``run_config`` asks for exactly one run."""
+        k = self.registry.orchestrator.self_consistency
+        if k > 1 and run_config is None:
+            from agents.self_consistency import ask_self_consistent
+
+            return ask_self_consistent(self, image, question, k=k, on_event=on_event, max_turns=max_turns,
+                                       dataset=dataset, item_id=item_id, expected=expected)
         question = (question or "").strip()
         if not question:
             raise InputError("empty question: ask something about the image")
@@ -61,8 +72,8 @@ class Maestro:
         ref = self.store.images.put_bytes(_original_bytes(image, decoded))
         turns = max_turns or self.settings.max_turns or self.registry.orchestrator.max_turns
         recorder = StorageRecorder(self.store, image_id=ref.id, registry_hash=self.registry.snapshot_hash(),
-                                   config={"max_turns": turns, "policy": self.policy.name,
-                                           "registry": str(self.registry.path)},
+                                   config={"max_turns": turns, "policy": (policy or self.policy).name,
+                                           "registry": str(self.registry.path), **(run_config or {})},
                                    dataset=dataset, item_id=item_id, expected=expected)
 
         def sink(event: Event) -> None:
@@ -70,7 +81,8 @@ class Maestro:
             if on_event is not None:
                 on_event(event)
 
-        return run(question, decoded, registry=self.registry, policy=self.policy, max_turns=turns, on_event=sink)
+        return run(question, decoded, registry=self.registry, policy=policy or self.policy, max_turns=turns,
+                   on_event=sink)
 
 
 def build_policy(registry: Registry, store: Any = None) -> Policy:

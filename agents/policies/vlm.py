@@ -2,8 +2,10 @@
 
 The conversation is the paper's context c_t: the system prompt generated from the registry, the user turn with the
 image and the question, then alternating assistant turns (the policy's text) and user turns carrying the
-``<information>`` observations, truncated to a budget. Output is cut after the first closing action tag, because a
-model that keeps writing would otherwise invent its own ``<information>``.
+``<information>`` observations, truncated to a budget. The paper truncates observations to 1,024 tokens (D.4);
+without the orchestrator's tokenizer at hand the token budget is approximated as ``CHARS_PER_TOKEN`` characters a
+token, and the smaller of that and the character budget wins. Output is cut after the first closing action tag,
+because a model that keeps writing would otherwise invent its own ``<information>``.
 """
 
 from __future__ import annotations
@@ -14,23 +16,42 @@ from typing import Any
 from agents.experts.base import image_part, text_part
 from agents.policies.base import Context, PolicyTurn
 from agents.prompts import system_prompt
-from agents.protocol import render_information
+from agents.protocol import render_information, truncate_observation
 
 _ACTION_END = re.compile(r"</\s*(search|answer)\s*>", re.IGNORECASE)
+
+#: Characters per token for the approximate token budget: about 4 for English text under BPE tokenizers, which
+#: errs towards keeping less for digit- and symbol-heavy observations (those take more tokens a character).
+CHARS_PER_TOKEN = 4
+#: The paper's observation budget (appendix D.4).
+DEFAULT_OBSERVATION_TOKENS = 1024
+
+FORCE_ANSWER = "The turn limit is reached. Write one <think> block and then your final <answer>."
+REPAIR = "Your last turn could not be used ({error}). Write one <think> block and exactly one <search> or <answer>."
 
 
 class VLMPolicy:
     name = "vlm"
 
     def __init__(self, registry: Any, *, expert_name: str | None = None, temperature: float = 0.0,
-                 max_tokens: int = 1024) -> None:
+                 max_tokens: int = 1024, observation_max_tokens: int | None = None) -> None:
         self.registry = registry
         self.expert_name = expert_name or registry.orchestrator.expert
         self.temperature = temperature
         self.max_tokens = max_tokens
+        # A registry field of this name wins once the registry schema has one; until then the paper's value.
+        self.observation_max_tokens = (observation_max_tokens
+                                       or getattr(registry.orchestrator, "observation_max_tokens", None)
+                                       or DEFAULT_OBSERVATION_TOKENS)
+
+    @property
+    def observation_budget(self) -> int:
+        """The most characters of one observation the policy is shown."""
+        return min(self.registry.orchestrator.observation_max_chars, self.observation_max_tokens * CHARS_PER_TOKEN)
 
     def messages(self, ctx: Context) -> list[dict[str, Any]]:
-        budget = self.registry.orchestrator.observation_max_chars
+        """The chat sent to the orchestrator model for the turn ``ctx`` asks for."""
+        budget = self.observation_budget
         out: list[dict[str, Any]] = [
             {"role": "system", "content": [text_part(system_prompt(self.registry, ctx.max_turns))]},
             {"role": "user", "content": [image_part(ctx.image), text_part(f"Question: {ctx.question}")]},
@@ -38,14 +59,12 @@ class VLMPolicy:
         for step in ctx.steps:
             out.append({"role": "assistant", "content": [text_part(step.raw_text)]})
             if step.kind == "search":
-                out.append({"role": "user", "content": [text_part(render_information((step.observation or "")[:budget]))]})
+                observation = truncate_observation(step.observation or "", budget)
+                out.append({"role": "user", "content": [text_part(render_information(observation))]})
             elif step.status == "error":
-                out.append({"role": "user", "content": [text_part(
-                    f"Your last turn could not be used ({step.error}). Write one <think> block and exactly one "
-                    "<search> or <answer>.")]})
+                out.append({"role": "user", "content": [text_part(REPAIR.format(error=step.error))]})
         if ctx.force_answer:
-            out.append({"role": "user", "content": [text_part(
-                "The turn limit is reached. Write one <think> block and then your final <answer>.")]})
+            out.append({"role": "user", "content": [text_part(FORCE_ANSWER)]})
         return out
 
     def next_turn(self, ctx: Context) -> PolicyTurn:
@@ -56,4 +75,5 @@ class VLMPolicy:
         if end:
             text = text[: end.end()]
         return PolicyTurn(text.strip(), tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
-                          routing={"policy": self.name, "orchestrator": self.expert_name})
+                          routing={"policy": self.name, "orchestrator": self.expert_name,
+                                   "temperature": self.temperature})
