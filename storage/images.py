@@ -55,7 +55,8 @@ def _png_bytes(image: Image.Image) -> bytes:
             image = image.convert("L").convert("RGB")
     buf = io.BytesIO()
     # No metadata from image.info is carried over: the same pixels must give the same bytes, hence the same id.
-    image.save(buf, format="PNG", optimize=False, compress_level=6)
+    # Level 1: evidence images are written on the hot path of every step; 3-5x faster than 6, ~20% larger files.
+    image.save(buf, format="PNG", optimize=False, compress_level=1)
     return buf.getvalue()
 
 
