@@ -52,15 +52,22 @@ def as_rgb_array(image: Image.Image) -> np.ndarray:
 
 
 def background_colour(rgb: np.ndarray) -> np.ndarray:
-    """The background colour, taken as the per-channel median of the image border."""
-    border = np.concatenate([rgb[0], rgb[-1], rgb[:, 0], rgb[:, -1]])
-    return np.median(border, axis=0).astype(np.float32)
+    """The background colour: the most frequent colour of the image (the border is not used, because grids and
+    frames are often drawn right along it)."""
+    step = max(1, int(np.sqrt(rgb.shape[0] * rgb.shape[1] / 250_000)))
+    sample = rgb[::step, ::step].reshape(-1, 3)
+    # Colours quantised to 4 bits per channel, so antialiasing noise does not split the background.
+    codes = (sample[:, 0].astype(np.int32) >> 4) * 256 + (sample[:, 1] >> 4) * 16 + (sample[:, 2] >> 4)
+    mode = np.bincount(codes, minlength=4096).argmax()
+    return np.median(sample[codes == mode], axis=0).astype(np.float32)
 
 
 def ink_strength(rgb: np.ndarray, background: np.ndarray | None = None) -> np.ndarray:
     """Per-pixel difference from the background in 0-1 (largest channel difference / 255)."""
     bg = background_colour(rgb) if background is None else background
-    return np.abs(rgb.astype(np.float32) - bg).max(axis=2) / 255.0
+    # uint8 arithmetic in OpenCV: several times faster than float numpy on multi-megapixel drawings.
+    diff = cv2.absdiff(np.ascontiguousarray(rgb), np.full_like(rgb, 0) + np.round(bg).astype(np.uint8))
+    return cv2.max(cv2.max(diff[..., 0], diff[..., 1]), diff[..., 2]).astype(np.float32) / 255.0
 
 
 def ink_mask(rgb: np.ndarray, threshold: float = 0.25) -> np.ndarray:
@@ -158,7 +165,7 @@ def annotate(
     scale = min(1.0, ANNOTATED_MAX_SIDE / max(width, height))
     canvas = Image.fromarray(rgb)
     if scale < 1.0:
-        canvas = canvas.resize((max(1, round(width * scale)), max(1, round(height * scale))), Image.BILINEAR)
+        canvas = canvas.resize((max(1, round(width * scale)), max(1, round(height * scale))), Image.BILINEAR, reducing_gap=2.0)
     draw = ImageDraw.Draw(canvas)
     line_w = max(2, round(max(canvas.size) / 400))
     font_size = max(12, round(max(canvas.size) / 40))
