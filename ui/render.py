@@ -18,7 +18,7 @@ import gradio as gr
 
 ImageFile = Callable[[str], Path | None]
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~=:])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
 _KIND_ICON = {"think": "💭", "search": "🔍", "answer": "✅"}
 
 

@@ -85,18 +85,42 @@ def ask_stream(maestro: Maestro, image: str | None, question: str) -> Iterator[t
     history = render.question_messages(question, {"path": image}) + [render.pending_message(0)]
     run_id = ""
     yield history, run_id
-    while (item := events.get()) is not _DONE:
-        if isinstance(item, tuple):
-            history = [m for m in history if (m.metadata or {}).get("status") != "pending"]
-            history.append(render.error_message(item[1]))
-        elif isinstance(item, Event):
-            run_id = item.run.id or run_id
-            record = maestro.store.get_run(run_id) if run_id else None
-            if record is None:
-                continue
-            history = render.render_run(record, resolve, in_flight=item.kind == "step_started")
-        yield history, run_id
-    yield history, run_id
+    errors: list[str] = []
+    finished = False
+    while not finished:
+        batch = _drain(events)  # the worker may be ahead: render once per batch, from what storage holds now
+        finished = batch[-1] is _DONE
+        for item in batch:
+            if isinstance(item, Event):
+                run_id = item.run.id or run_id
+            elif isinstance(item, tuple):
+                errors.append(item[1])
+        record = maestro.store.get_run(run_id) if run_id else None
+        if record is not None:
+            history = render.render_run(record, resolve, in_flight=_in_flight(record))
+        if errors:
+            shown = [m for m in history if (m.metadata or {}).get("status") != "pending"]
+            yield shown + [render.error_message(e) for e in errors], run_id
+        else:
+            yield history, run_id
+
+
+def _drain(events: queue.Queue[Any]) -> list[Any]:
+    """Block for one item, then take whatever else is already queued."""
+    batch = [events.get()]
+    while batch[-1] is not _DONE:
+        try:
+            batch.append(events.get_nowait())
+        except queue.Empty:
+            break
+    return batch
+
+
+def _in_flight(record: Any) -> bool:
+    """A running run has a step in flight unless its last step is the answer (only the finish is left)."""
+    if record.status != "running":
+        return False
+    return not (record.steps and record.steps[-1].kind == "answer" and record.steps[-1].status != "error")
 
 
 def save_quick_rating(maestro: Maestro, run_id: str, verdict: str, corrected: str,

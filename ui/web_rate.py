@@ -78,13 +78,13 @@ def history_rows(maestro: Maestro) -> tuple[list[list[str]], str]:
 
 def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
     """The Rate tab's components and events; returns the history refresher for the tab's select event."""
-    current = gr.State("")
     skipped = gr.State([])
     with gr.Row():
         order = gr.Radio(["oldest", "random"], value="oldest", label="Queue order", scale=1)
         next_button = gr.Button("Next unrated (N)", variant="primary", elem_id="rate-next", scale=1)
         skip_button = gr.Button("Skip (S)", elem_id="rate-skip", scale=1)
     header = gr.Markdown("Press **Next unrated** (or N) to load a run.", elem_id="rate-header")
+    current = gr.Textbox(label="Run being rated", interactive=False, max_lines=1, elem_id="rate-run-id")
     with gr.Row():
         with gr.Column(scale=3):
             chat = gr.Chatbot(label="Run to rate", height=520, elem_id="rate-chat", feedback_options=None,

@@ -114,7 +114,8 @@ def build_replay_tab(maestro: Maestro) -> dict[str, Any]:
 
     page_outputs = [table, page, caption]
     search.click(lambda *a: refresh(*a[:-1], 1), [*filter_inputs, page], page_outputs, concurrency_limit=None,
-                 api_name="list_runs")
+                 api_name=False)
+    page.submit(refresh, [*filter_inputs, page], page_outputs, concurrency_limit=None, api_name="list_runs")
     text.submit(lambda *a: refresh(*a[:-1], 1), [*filter_inputs, page], page_outputs, concurrency_limit=None,
                 api_name=False)
     for dropdown in (status, skill, model, rating):
