@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
+import string
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +29,7 @@ from agents.types import Run
 DEFAULT_TEMPERATURE = 1.0
 
 _BRACES = re.compile(r"\{([^{}]*)\}")
+_PUNCTUATION = str.maketrans("", "", string.punctuation.replace("%", ""))
 _NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?")
 
 
@@ -41,7 +43,9 @@ def normalise_answer(answer: str | None) -> str | None:
     if _NUMBER.fullmatch(stripped):
         value = float(stripped.rstrip("%").replace(",", ""))
         return f"{value:g}" + ("%" if stripped.endswith("%") else "")
-    return normalize(text) or None
+    # A lone "A" is a multiple-choice letter, not an article: articles go only from longer answers.
+    words = text.lower().translate(_PUNCTUATION).split()
+    return (normalize(text) if len(words) > 1 else " ".join(words)) or None
 
 
 @dataclass
