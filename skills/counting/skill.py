@@ -1,0 +1,58 @@
+"""Counting skill: catalogue every instance with its box (so nothing is counted twice), then count.
+
+The detector is chosen by what the question names and what the image is: faces and people go to OpenCV's
+detectors; a named shape or colour goes to shape segmentation; an outline drawing of overlapping shapes (circles
+or polygons drawn as thin strokes, nested squares) goes to the diagram primitives that trace outlines exactly.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from skills.base import SkillContext, SkillResult
+from skills.common import colours_in, conclude, shape_in
+from vision_tools import counting, diagrams
+from vision_tools.diagram_common import as_rgb_array, ink_mask
+
+_PEOPLE = re.compile(r"\b(people|persons?|pedestrians?|humans?|men|women|players)\b", re.IGNORECASE)
+_FACES = re.compile(r"\bfaces?\b", re.IGNORECASE)
+
+
+def run(ctx: SkillContext) -> SkillResult:
+    question, image, trace = ctx.question, ctx.image, ctx.trace
+    if _FACES.search(question) and hasattr(counting, "count_faces"):
+        result = trace.call("counting.count_faces", counting.count_faces, image)
+        return conclude(ctx, [result], result.answer)
+    if _PEOPLE.search(question) and hasattr(counting, "count_people"):
+        result = trace.call("counting.count_people", counting.count_people, image)
+        return conclude(ctx, [result], result.answer)
+    shape, colours = shape_in(question), colours_in(question)
+    colour = colours[0] if colours else None
+    if shape is not None and colour is None and is_line_drawing(image):
+        if shape in ("square", "rectangle"):
+            result = trace.call("diagram.count_nested_squares", diagrams.count_nested_squares, image)
+        else:
+            result = trace.call("diagram.count_overlapping_shapes", diagrams.count_overlapping_shapes, image,
+                                shape=shape)
+        return conclude(ctx, [result], result.answer)
+    result = trace.call("counting.count_shapes", counting.count_shapes, image, shape=shape, colour=colour)
+    if shape is None and colour is None:
+        # "How many objects?" with nothing named: the catalogue is evidence, but what counts is a judgement call.
+        return conclude(ctx, [result], result.answer if result.count else None,
+                        note="No shape or colour was named; every classified shape was counted.")
+    return conclude(ctx, [result], result.answer)
+
+
+def is_line_drawing(image) -> bool:
+    """Whether the image is thin outlines on a plain background (drawn shapes, not filled ones)."""
+    rgb = as_rgb_array(image)
+    ink = ink_mask(rgb)
+    inked = int(ink.sum())
+    if inked == 0 or inked > 0.35 * ink.size:
+        return False
+    import cv2  # local: only needed here
+
+    core = cv2.erode(ink.astype(np.uint8), np.ones((9, 9), np.uint8))
+    return int(core.sum()) < 0.15 * inked
