@@ -34,8 +34,18 @@ _TAG_RE = re.compile(r"<[ \t\r\n\f\v]*(/?)[ \t\r\n\f\v]*(think|search|informatio
 # entities). '‹'/'›' are deliberately absent: they are what neutralised tags are written with.
 _OPEN_RE = re.compile(r"[<＜﹤〈⟨〈❮❬˂ᐸ⧼]|&lt;?|&#0*60;?|&#x0*3c;?", re.IGNORECASE)
 _CLOSE_RE = re.compile(r"[>＞﹥〉⟩〉❯❭˃ᐳ⧽]|&gt;?|&#0*62;?|&#x0*3e;?", re.IGNORECASE)
+_ASCII_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+# Controls (Cc, but newline and tab) and format characters (Cf, but ZWNJ/ZWJ, which scripts need) as of Unicode 15:
+# invisible to a reader, yet they can split a tag name or reorder text (bidi overrides). Written out because
+# deriving it from unicodedata scans all of Unicode (~1 s); tests check it against the running Python's tables.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b"
+    "\u200e-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]")
 _SEPARATORS = frozenset("/／⁄∕⧸\\")
 _LONGEST_TAG = max(len(t) for t in TAGS)
+_TAG_PREFIXES = frozenset(tag[:i] for tag in TAGS for i in range(1, len(tag) + 1))
 _TRUNCATION_MARKER = "\n[… truncated {n} characters]"
 
 
@@ -127,23 +137,12 @@ class Names:
 
 # --- sanitising -----------------------------------------------------------------------------------------------
 
-def _clean_char(ch: str) -> str:
-    """Drop characters that are invisible or break storage; keep newline and tab, and ZWJ/ZWNJ that scripts need."""
-    if ch in "\n\t":
-        return ch
-    category = unicodedata.category(ch)
-    if category == "Cs":  # a lone surrogate cannot be encoded as UTF-8 (SQLite, JSON exports)
-        return "\ufffd"
-    if category in ("Cc", "Co", "Cn") or (category == "Cf" and ch not in "\u200c\u200d"):
-        return ""
-    return ch
-
-
 def _strip_controls(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if text.isascii() and text.isprintable():
-        return text
-    return "".join(_clean_char(ch) for ch in text)
+    if text.isascii():  # the common case, without building the full table
+        return _ASCII_CONTROLS.sub("", text)
+    # A lone surrogate cannot be encoded as UTF-8 (SQLite, JSON exports): it becomes U+FFFD.
+    return _SURROGATES.sub("\ufffd", _INVISIBLE.sub("", text))
 
 
 def _tag_after(text: str, pos: int) -> int | None:
@@ -158,19 +157,20 @@ def _tag_after(text: str, pos: int) -> int | None:
     folded = ""
     while pos < n and len(folded) < _LONGEST_TAG:
         ch = text[pos]
-        if ch in "\u200c\u200d":
-            pos += 1
-            continue
-        folded += unicodedata.normalize("NFKC", ch).casefold()
         pos += 1
-        if any(folded.startswith(tag) for tag in TAGS):
-            return pos
-        if not any(tag.startswith(folded) for tag in TAGS):
-            return None
+        if ch in "\u200c\u200d":
+            continue
+        folded += ch.lower() if ch.isascii() else unicodedata.normalize("NFKC", ch).casefold()
+        if folded in _TAG_PREFIXES:
+            if folded in TAGS:
+                return pos
+        else:  # a character that expands under NFKC may complete a name and run past it
+            return pos if any(folded.startswith(tag) for tag in TAGS) else None
     return None
 
 
 def _neutralise_tags(text: str) -> str:
+    """Rewrite the brackets of every tag-like sequence as ``‹``/``›``; the closing one too, so it reads as a pair."""
     out: list[str] = []
     last = 0
     for match in _OPEN_RE.finditer(text):

@@ -336,3 +336,13 @@ def test_warnings_are_reported_only_on_request_and_cost_nothing(models, skills) 
 
 def test_the_tag_set_is_the_papers() -> None:
     assert TAGS == ("think", "search", "information", "answer")
+
+
+def test_every_invisible_character_of_this_pythons_unicode_is_stripped() -> None:
+    import unicodedata
+
+    invisible = "".join(chr(c) for c in range(0x110000)
+                        if unicodedata.category(chr(c)) in ("Cc", "Cf") and chr(c) not in "\n\t\r\u200c\u200d")
+    assert sanitize_observation("a" + invisible + "b") == "ab"
+    assert sanitize_observation("\n\t\u200c\u200d") == "\n\t\u200c\u200d"  # kept: layout, and scripts need ZWJ
+    assert sanitize_observation("a\rb\r\nc") == "a\nb\nc"  # carriage returns become line breaks
