@@ -34,11 +34,11 @@ class VLMPolicy:
     name = "vlm"
 
     def __init__(self, registry: Any, *, expert_name: str | None = None, temperature: float = 0.0,
-                 max_tokens: int = 1024, observation_max_tokens: int | None = None) -> None:
+                 max_tokens: int | None = None, observation_max_tokens: int | None = None) -> None:
         self.registry = registry
         self.expert_name = expert_name or registry.orchestrator.expert
         self.temperature = temperature
-        self.max_tokens = max_tokens
+        self.max_tokens = max_tokens  # None: the serving expert entry's own max_tokens caps each action
         # A registry field of this name wins once the registry schema has one; until then the paper's value.
         self.observation_max_tokens = (observation_max_tokens
                                        or getattr(registry.orchestrator, "observation_max_tokens", None)
