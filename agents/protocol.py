@@ -13,7 +13,10 @@ A policy turn is ``<think>…</think>`` followed by exactly one action, ``<searc
 - Observations are untrusted. ``sanitize_observation`` turns every tag-like sequence (ASCII or look-alike brackets,
   HTML entities, full-width or case-folding letters, whitespace or slashes in between) into ``‹name›`` brackets, so
   nothing inside an ``<information>`` block can be read as a protocol tag by the parser or, plausibly, by a VLM.
-- Turn numbers in violations are 0-based indices of policy turns (the loop's ``Step.index``).
+- Violation codes: the paper's (``unbalanced_tags``, ``think_count``, ``search_information_mismatch``,
+  ``unknown_model``, ``unknown_skill``, ``answer_count``) and finer ones (``malformed_search``,
+  ``policy_wrote_information``, ``empty_answer``, ``multiple_actions``, ``missing_action``: a turn with no action).
+  Turn numbers in violations are 0-based indices of policy turns (the loop's ``Step.index``).
 - ``text_outside_tags`` is a warning: it is reported in ``ParsedTurn.warnings`` (and by ``validate_trajectory`` only
   on request) and never costs format reward; every other code is an error and makes ``format_reward`` −1.
 """
@@ -76,7 +79,8 @@ class Violation:
 
 @dataclass
 class ParsedTurn:
-    """One policy turn: its reasoning, its single action (``None`` when the turn is malformed), what is wrong."""
+    """One policy turn: its reasoning, its action (``None`` unless exactly one well-formed action with known names),
+    its violations (errors) and warnings."""
 
     think: str | None
     action: Search | Answer | None
