@@ -8,11 +8,12 @@ Each function takes a PIL image and returns a result with structured findings, `
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 
 import cv2
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageFont
 
 from vision_tools.boxes import Box
 from vision_tools.diagram_common import annotate, as_rgb_array, background_colour, box_of, ink_strength
@@ -28,6 +29,8 @@ from vision_tools.diagram_results import (
     LetterResult,
 )
 from vision_tools.diagram_shapes import count_nested_squares, count_overlapping_shapes
+
+_ADVANCE_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 __all__ = [
     "TOOL_FOR_CATEGORY",
@@ -69,16 +72,17 @@ def highlighted_letter(image: Image.Image, backend: str = "rapidocr") -> LetterR
     cx, cy = ring.center
     line = min(words, key=lambda w: abs(w.box.center[1] - cy) + max(0.0, w.box.x0 - cx, cx - w.box.x1))
     word = "".join(line.text.split())
-    index = _glyph_index(clean, line.box, cx, len(word))
+    index = _glyph_index(clean, line.box, cx, word)
     letter = word[index]
     result = LetterResult(letter, word, index, ring)
     result.annotated = annotate(rgb, boxes=[ring], caption=f"highlighted: {letter!r} in {word!r}")
     return result
 
 
-def _glyph_index(rgb: np.ndarray, word_box: Box, x: float, n_letters: int) -> int:
-    """Which of the word's ``n_letters`` glyphs lies under ``x``: from the glyphs' columns when they separate
-    cleanly into that many, else proportionally along the word box."""
+def _glyph_index(rgb: np.ndarray, word_box: Box, x: float, word: str) -> int:
+    """Which letter of ``word`` lies under ``x``: from the glyphs' columns when they separate cleanly into one
+    per letter, else proportionally along the word box."""
+    n_letters = len(word)
     height, width = rgb.shape[:2]
     b = word_box.clamp(width, height)
     crop = rgb[int(b.y0) : int(np.ceil(b.y1)), int(b.x0) : int(np.ceil(b.x1))]
@@ -89,8 +93,15 @@ def _glyph_index(rgb: np.ndarray, word_box: Box, x: float, n_letters: int) -> in
         if len(spans) == n_letters:
             centres = [(s + e) / 2 for s, e in spans]
             return int(np.argmin([abs(c - x) for c in centres]))
-    share = (x - b.x0) / max(b.width, 1.0)
-    return int(min(max(share, 0.0), 0.999) * max(n_letters, 1))
+    # Glyphs touch or were cut by the erased highlight: place x along the word using proportional advance widths
+    # (DejaVu Sans as a stand-in for the unknown font; far closer than equal widths for words like "will").
+    try:
+        font = ImageFont.truetype(_ADVANCE_FONT, 100)
+        advances = [font.getlength(word[:k]) for k in range(len(word) + 1)]
+    except OSError:
+        advances = [float(k) for k in range(len(word) + 1)]
+    target = (x - b.x0) / max(b.width, 1.0) * advances[-1]
+    return int(min(max(bisect.bisect_right(advances, target) - 1, 0), len(word) - 1))
 
 
 #: BlindTest category -> the function (image -> result with ``answer``) that answers it.
