@@ -1,0 +1,369 @@
+"""Training data out: stored runs and people's ratings become SFT, DPO, KTO, GRPO and verl files (DESIGN §7).
+
+``export(store, registry, out_dir, …)`` reads the runs matching the filters and writes, per format, a JSONL file and
+a parquet file beside an ``images/`` folder (content-addressed copies of the run images, each copied once) and a
+``manifest.json`` (row counts per file, filters, the registry snapshot hash and skill versions, what was skipped and
+why). Which runs feed which format (the latest whole-run rating decides):
+
+- SFT, and the good side of DPO/KTO: runs rated correct, and runs with a corrected answer (the final turn's answer
+  is replaced, its reasoning kept), whose protocol text is valid (``validate_trajectory``): a model is never
+  taught a malformed turn.
+- the bad side of DPO/KTO: runs rated incorrect, as they were (malformed ones too: that is what to unlearn).
+  DPO pairs a good and a bad trajectory of the same image and question; a corrected run pairs with itself.
+- GRPO/verl prompts: one per distinct (image, question) with a ground truth (``agents.reward.ground_truth_for``:
+  a correction, a confirmed answer, or the dataset item's answer), plus the items of ``dataset`` when given.
+
+``export_app`` is what the web UI's Export tab calls; ``load_export`` reads a file back as a ``datasets.Dataset``
+with absolute image paths.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from agents import export_formats as fmt
+from agents.answers import detect_kind
+from agents.policies.vlm import VLMPolicy
+from agents.prompts import system_prompt
+from agents.protocol import validate_trajectory
+from agents.reward import ground_truth_for, stored_trajectory
+
+FORMATS = ("sft", "dpo", "kto", "grpo", "verl")
+#: File stem per format; verl reads parquet only, the JSONL beside it is for people and other tools.
+FILE_STEMS = {"sft": "sft", "dpo": "dpo", "kto": "kto", "grpo": "grpo", "verl": "verl_train"}
+_PAGE = 500
+
+
+@dataclass
+class Manifest:
+    """What an export wrote and from what; saved as ``manifest.json`` next to the data."""
+
+    out_dir: str
+    created_at: str
+    formats: list[str]
+    filters: dict[str, Any]
+    registry_hash: str
+    skill_versions: dict[str, str]
+    counts: dict[str, int] = field(default_factory=dict)  # file name -> rows
+    images: int = 0
+    runs_considered: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> runs
+    run_registry_hashes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        """A few readable lines for a CLI or a UI status box."""
+        lines = [f"exported {self.runs_considered} runs to {self.out_dir}"]
+        lines += [f"  {name}: {n} rows" for name, n in self.counts.items()]
+        lines.append(f"  images: {self.images}")
+        if self.skipped:
+            lines.append("  skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(self.skipped.items())))
+        return "\n".join(lines)
+
+
+@dataclass
+class _Judged:
+    """A run with what its latest whole-run rating makes of it."""
+
+    record: Any
+    good: bool = False  # usable as a positive example
+    bad: bool = False  # a person said it is wrong
+    final_text: str | None = None  # the corrected final turn, when a correction applies
+
+
+def parse_when(value: str | date | datetime | None, *, end: bool = False) -> datetime | None:
+    """An ISO date or datetime as an aware UTC datetime; a bare date means its start (or, with ``end``, its end)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError as exc:
+            raise ValueError(f"not an ISO date or datetime: {value!r:.40}") from exc
+        if end and len(text) <= 10:  # a bare date as an upper bound means the whole of that day
+            parsed = datetime.combine(parsed.date(), datetime.max.time())
+        value = parsed
+    elif not isinstance(value, datetime):
+        value = datetime.combine(value, datetime.max.time() if end else datetime.min.time())
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _iter_runs(store: Any, *, since: datetime | None, until: datetime | None, rating: str | None,
+               skill: str | None, model: str | None, dataset: str | None) -> Iterator[Any]:
+    offset = 0
+    while True:
+        page = store.list_runs(limit=_PAGE, offset=offset, rating=rating, skill=skill, model=model, dataset=dataset)
+        for summary in page:
+            created = _aware(summary.created_at)
+            if (since and created < since) or (until and created > until) or summary.status == "running":
+                continue
+            record = store.get_run(summary.id)
+            if record is not None:
+                yield record
+        if len(page) < _PAGE:
+            return
+        offset += _PAGE
+
+
+def _judge(record: Any, registry: Any, skipped: dict[str, int]) -> _Judged:
+    judged = _Judged(record)
+    latest = next((r for r in reversed(record.ratings) if r.step_index is None), None)
+    if latest is None:
+        return judged
+    judged.bad = latest.verdict == "incorrect"
+    if latest.corrected_answer and latest.corrected_answer.strip():
+        last = record.steps[-1] if record.steps else None
+        text = fmt.final_turn_with(last.raw_text, latest.corrected_answer) if last and last.kind == "answer" else None
+        if text is None:
+            _count(skipped, "corrected_without_final_answer_turn")
+            return judged
+        judged.final_text = text
+    elif latest.verdict != "correct":
+        return judged
+    turns = stored_trajectory(record)
+    if judged.final_text is not None:
+        turns[-1] = judged.final_text
+    if validate_trajectory(turns, registry.model_names, registry.skill_names):
+        _count(skipped, "invalid_protocol_not_used_as_positive")
+        return judged
+    judged.good = True
+    return judged
+
+
+def _count(counter: dict[str, int], key: str, n: int = 1) -> None:
+    counter[key] = counter.get(key, 0) + n
+
+
+class _Images:
+    """Copies run images into ``<out>/images/<sha256>.<ext>`` once each, by content address."""
+
+    def __init__(self, store: Any, out_dir: Path) -> None:
+        self.store = store
+        self.root = out_dir / "images"
+        self.copied: dict[str, str] = {}
+
+    def relative(self, image_id: str) -> str:
+        if image_id not in self.copied:
+            source = self.store.images.path(image_id)  # validates the id: no path can be built from other text
+            target = self.root / f"{image_id}{source.suffix}"
+            if not (target.is_file() and target.stat().st_size == source.stat().st_size):
+                self.root.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+            self.copied[image_id] = f"images/{target.name}"
+        return self.copied[image_id]
+
+
+def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[str] = FORMATS,
+           since: str | date | datetime | None = None, until: str | date | datetime | None = None,
+           rating: str | None = None, skill: str | None = None, model: str | None = None,
+           dataset: str | None = None, max_pairs_per_prompt: int = 8) -> Manifest:
+    """Write the chosen training formats for the runs matching every filter into ``out_dir``; see module doc."""
+    formats = list(dict.fromkeys(formats or FORMATS))
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise ValueError(f"unknown export format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    start, end = parse_when(since), parse_when(until, end=True)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    max_turns = registry.orchestrator.max_turns
+    system = system_prompt(registry, max_turns)
+    budget = VLMPolicy(registry).observation_budget
+    manifest = Manifest(
+        out_dir=str(out), created_at=datetime.now(UTC).isoformat(timespec="seconds"), formats=formats,
+        filters={"since": start.isoformat() if start else None, "until": end.isoformat() if end else None,
+                 "rating": rating, "skill": skill, "model": model, "dataset": dataset},
+        registry_hash=registry.snapshot_hash(),
+        skill_versions={s.spec.name: s.spec.version for s in registry.skills})
+    images = _Images(store, out)
+    judged: list[_Judged] = []
+    hashes: set[str] = set()
+    for record in _iter_runs(store, since=start, until=end, rating=rating, skill=skill, model=model,
+                             dataset=dataset):
+        manifest.runs_considered += 1
+        hashes.add(record.registry_hash)
+        if not store.images.exists(record.image_id):
+            _count(manifest.skipped, "image_missing")
+            continue
+        judged.append(_judge(record, registry, manifest.skipped))
+    manifest.run_registry_hashes = sorted(hashes)
+
+    rows: dict[str, list[dict[str, Any]]] = {}
+    if "sft" in formats:
+        rows["sft"] = [fmt.sft_row(j.record, system, images.relative(j.record.image_id), budget,
+                                   final_text=j.final_text, source="corrected" if j.final_text else "correct")
+                       for j in judged if j.good]
+    if "kto" in formats:
+        rows["kto"] = _kto_rows(judged, system, budget, images)
+    if "dpo" in formats:
+        rows["dpo"] = _dpo_rows(judged, system, budget, images, max_pairs_per_prompt)
+    if "grpo" in formats or "verl" in formats:
+        prompts = _rl_prompts(judged, store, dataset, manifest.skipped)
+        names = fmt.registry_names(registry)
+        if "grpo" in formats:
+            rows["grpo"] = [fmt.grpo_row(i, p["question"], images.relative(p["image_id"]), p["truth"],
+                                         source=p["source"], system=system, match_kind=p["kind"])
+                            for i, p in enumerate(prompts)]
+        if "verl" in formats:
+            rows["verl"] = [fmt.verl_row(i, p["question"], images.relative(p["image_id"]), p["truth"],
+                                         source=p["source"], system=system, ability=p["ability"],
+                                         match_kind=p["kind"], names=names, max_turns=max_turns)
+                            for i, p in enumerate(prompts)]
+    for name in formats:
+        stem = FILE_STEMS[name]
+        manifest.counts[f"{stem}.jsonl"] = _write_jsonl(out / f"{stem}.jsonl", rows[name])
+        if rows[name]:
+            manifest.counts[f"{stem}.parquet"] = _write_parquet(out / f"{stem}.parquet", rows[name])
+        else:
+            (out / f"{stem}.parquet").unlink(missing_ok=True)  # a stale file from an earlier export would mislead
+    manifest.images = len(images.copied)
+    _atomic_write(out / "manifest.json", json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    return manifest
+
+
+def _kto_rows(judged: Iterable[_Judged], system: str, budget: int, images: _Images) -> list[dict[str, Any]]:
+    rows = []
+    for j in judged:
+        image = None
+        if j.good:
+            image = images.relative(j.record.image_id)
+            rows.append(fmt.kto_row(j.record, system, image, budget, final_text=j.final_text, label=True))
+        if j.bad:
+            image = image or images.relative(j.record.image_id)
+            rows.append(fmt.kto_row(j.record, system, image, budget, final_text=None, label=False))
+    return rows
+
+
+def _group_key(record: Any) -> tuple[str, str]:
+    return record.image_id, " ".join(record.question.split())
+
+
+def _dpo_rows(judged: Sequence[_Judged], system: str, budget: int, images: _Images,
+              max_pairs: int) -> list[dict[str, Any]]:
+    groups: dict[tuple[str, str], list[_Judged]] = {}
+    for j in judged:
+        groups.setdefault(_group_key(j.record), []).append(j)
+    rows = []
+    for members in groups.values():
+        pairs: list[tuple[_Judged, _Judged, str]] = [(j, j, "corrected_vs_original") for j in members
+                                                     if j.good and j.bad and j.final_text is not None]
+        pairs += [(g, b, "correct_vs_incorrect") for g in members if g.good for b in members
+                  if b.bad and b is not g]
+        for good, bad, kind in pairs[:max_pairs]:
+            image = images.relative(good.record.image_id)
+            rows.append(fmt.dpo_row(good.record, bad.record, system, image, budget,
+                                    chosen_text=good.final_text, kind=kind))
+    return rows
+
+
+def _rl_prompts(judged: Sequence[_Judged], store: Any, dataset: str | None,
+                skipped: dict[str, int]) -> list[dict[str, Any]]:
+    """One prompt per distinct (image, question) with a ground truth; newest run's truth wins."""
+    prompts: dict[tuple[str, str], dict[str, Any]] = {}
+    for j in judged:  # newest first, as listed
+        record = j.record
+        key = _group_key(record)
+        truth = ground_truth_for(record)
+        if truth is None or not truth.strip():
+            _count(skipped, "no_ground_truth_for_rl")
+            continue
+        if key in prompts:
+            prompts[key]["source"]["run_ids"].append(record.id)
+            continue
+        skills = [s.skill for s in record.steps if s.kind == "search" and s.skill]
+        prompts[key] = {"question": record.question, "image_id": record.image_id, "truth": truth,
+                        "kind": detect_kind(truth), "ability": skills[0] if skills else "visual_reasoning",
+                        "source": {"run_id": record.id, "run_ids": [record.id], "dataset": record.dataset or "",
+                                   "item_id": record.item_id or "", "truth_from": _truth_source(record)}}
+    for item in store.dataset_items(dataset) if dataset else []:
+        if not (item.image_id and item.answer and store.images.exists(item.image_id)):
+            _count(skipped, "dataset_item_without_image_or_answer")
+            continue
+        key = (item.image_id, " ".join(item.question.split()))
+        if key not in prompts:
+            prompts[key] = {"question": item.question, "image_id": item.image_id, "truth": item.answer,
+                            "kind": detect_kind(item.answer), "ability": item.category or "visual_reasoning",
+                            "source": {"run_id": "", "run_ids": [], "dataset": dataset, "item_id": item.item_id,
+                                       "truth_from": "dataset"}}
+    return list(prompts.values())
+
+
+def _truth_source(record: Any) -> str:
+    latest = next((r for r in reversed(record.ratings) if r.step_index is None), None)
+    if latest is not None and latest.corrected_answer:
+        return "corrected"
+    if latest is not None and latest.verdict == "correct" and record.answer:
+        return "rated_correct"
+    return "dataset"
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> int:
+    _atomic_write(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    return len(rows)
+
+
+def _write_parquet(path: Path, rows: Sequence[dict[str, Any]]) -> int:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise RuntimeError('parquet export needs pyarrow: pip install "maestro-agent[train]"') from exc
+    table = pa.Table.from_pylist(list(rows))
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+    return table.num_rows
+
+
+def default_export_dir(data_dir: str | Path) -> Path:
+    """``<data_dir>/exports/<UTC timestamp>``: where an export goes when no folder is named."""
+    return Path(data_dir) / "exports" / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+
+
+def export_app(app: Any, out_dir: str | Path | None = None, **options: Any) -> Manifest:
+    """Export from a running ``agents.runtime.Maestro`` (the web UI's Export tab): same options as ``export``."""
+    target = Path(out_dir) if out_dir else default_export_dir(app.settings.data_dir)
+    return export(app.store, app.registry, target, **options)
+
+
+def load_export(out_dir: str | Path, name: str = "sft") -> Any:
+    """One exported format as a ``datasets.Dataset``, image paths made absolute (so any working folder works)."""
+    from datasets import load_dataset
+
+    root = Path(out_dir).resolve()
+    path = root / f"{FILE_STEMS.get(name, name)}.jsonl"
+    data = load_dataset("json", data_files=str(path), split="train")
+
+    def absolute(row: dict[str, Any]) -> dict[str, Any]:
+        if "images" in row and row["images"] and isinstance(row["images"][0], str):
+            row["images"] = [str(root / p) for p in row["images"]]
+        if isinstance(row.get("image"), str):
+            row["image"] = str(root / row["image"])
+        return row
+
+    return data.map(absolute)

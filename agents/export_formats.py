@@ -1,0 +1,130 @@
+"""Row builders for the training exports: one stored run (or prompt) in, one plain-JSON row out; no I/O here.
+
+Every conversation is laid out exactly as the VLM orchestrator sees it at inference (``agents.policies.vlm``): the
+registry's system prompt, a user turn holding the image and ``Question: …``, then each policy turn as an assistant
+message and each ``<information>`` observation as a user message (truncated to the same budget), with the same
+force-answer and repair notes. So a model trained on these rows is asked, at inference, exactly what it learned.
+
+Every message carries ``train``: True only on the policy's own turns. It is the paper's action mask (eq. 8):
+system, question, observations and notes are context, never targets. Images are referenced by relative path
+(``images/<sha256>.<ext>``) and a ``{"type": "image"}`` placeholder, the layout TRL's vision collators read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from agents.policies.vlm import FORCE_ANSWER, REPAIR
+from agents.protocol import Answer, parse_turn, render_information, render_turn, truncate_observation
+
+#: ``data_source`` of verl rows; the reward function accepts any value, this names where rows came from.
+DATA_SOURCE = "maestro"
+#: The verl agent loop (training/maestro_agent_loop.py) that rows ask for through ``agent_name``.
+AGENT_NAME = "maestro_agent"
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _message(role: str, parts: list[dict[str, Any]], train: bool) -> dict[str, Any]:
+    return {"role": role, "content": parts, "train": train}
+
+
+def prompt_messages(system: str, question: str) -> list[dict[str, Any]]:
+    """The two context messages every row starts with: the system prompt, then the image and the question."""
+    return [_message("system", [_text(system)], False),
+            _message("user", [{"type": "image", "text": None}, _text(f"Question: {question}")], False)]
+
+
+def final_turn_with(raw: str, answer: str) -> str | None:
+    """``raw`` (a final answer turn) with its answer replaced by ``answer``, its reasoning kept; None if unusable."""
+    parsed = parse_turn(raw)
+    if not isinstance(parsed.action, Answer) or parsed.think is None or not answer.strip():
+        return None
+    return render_turn(parsed.think, Answer(answer))
+
+
+def policy_messages(steps: Sequence[Any], observation_budget: int, *,
+                    final_text: str | None = None) -> list[dict[str, Any]]:
+    """The turns after the question: the policy's (trained) and the system's replies (masked).
+
+    ``final_text`` replaces the last step's text (a corrected answer); the notes the loop showed the policy
+    (repair after a malformed turn, the turn-limit notice before a forced answer) are kept as masked user turns.
+    """
+    out: list[dict[str, Any]] = []
+    last = len(steps) - 1
+    for i, step in enumerate(steps):
+        if step.status == "forced":
+            out.append(_message("user", [_text(FORCE_ANSWER)], False))
+        text = final_text if (i == last and final_text is not None) else step.raw_text
+        out.append(_message("assistant", [_text(text)], True))
+        if step.kind == "search":
+            observation = truncate_observation(step.observation or "", observation_budget)
+            out.append(_message("user", [_text(render_information(observation))], False))
+        elif step.status == "error" and i != last:
+            out.append(_message("user", [_text(REPAIR.format(error=step.error))], False))
+    return out
+
+
+def protocol_turns(messages: Sequence[dict[str, Any]]) -> list[str]:
+    """The protocol text of a conversation's tail: assistant turns and ``<information>`` blocks, in order."""
+    turns = []
+    for message in messages:
+        text = "".join(part.get("text") or "" for part in message["content"] if part.get("type") == "text")
+        if message["role"] == "assistant" or text.startswith("<information>"):
+            turns.append(text)
+    return turns
+
+
+def sft_row(record: Any, system: str, image: str, budget: int, *, final_text: str | None,
+            source: str) -> dict[str, Any]:
+    """One SFT conversation (TRL ``messages`` + ``images``)."""
+    messages = prompt_messages(system, record.question) + policy_messages(record.steps, budget, final_text=final_text)
+    return {"id": record.id, "run_id": record.id, "source": source, "messages": messages, "images": [image]}
+
+
+def kto_row(record: Any, system: str, image: str, budget: int, *, final_text: str | None,
+            label: bool) -> dict[str, Any]:
+    """One KTO row: the prompt, one trajectory as the completion, and whether a person found it good."""
+    return {"id": f"{record.id}-{'good' if label else 'bad'}", "run_id": record.id,
+            "prompt": prompt_messages(system, record.question),
+            "completion": policy_messages(record.steps, budget, final_text=final_text),
+            "label": label, "images": [image]}
+
+
+def dpo_row(chosen: Any, rejected: Any, system: str, image: str, budget: int, *, chosen_text: str | None,
+            kind: str) -> dict[str, Any]:
+    """One DPO pair for the same image and question: a good trajectory over a bad one."""
+    return {"id": f"{chosen.id}-{rejected.id}", "chosen_run_id": chosen.id, "rejected_run_id": rejected.id,
+            "pair_kind": kind, "prompt": prompt_messages(system, chosen.question),
+            "chosen": policy_messages(chosen.steps, budget, final_text=chosen_text),
+            "rejected": policy_messages(rejected.steps, budget), "images": [image]}
+
+
+def grpo_row(index: int, question: str, image: str, truth: str, *, source: dict[str, Any], system: str,
+             match_kind: str | None) -> dict[str, Any]:
+    """One RL prompt for TRL's GRPOTrainer; extra columns reach the reward function as keyword arguments."""
+    return {"id": f"prompt-{index}", "prompt": prompt_messages(system, question), "image": image, "images": [image],
+            "ground_truth": truth, "match_kind": match_kind or "", **source}
+
+
+def verl_row(index: int, question: str, image: str, truth: str, *, source: dict[str, Any], system: str,
+             ability: str, match_kind: str | None, names: dict[str, dict[str, list[str]]],
+             max_turns: int) -> dict[str, Any]:
+    """One RL prompt in verl's parquet layout (``<image>`` marks where the image goes in the prompt text)."""
+    extra = {"index": index, "split": "train", "question": question, "image": image, "match_kind": match_kind or "",
+             "max_turns": max_turns, "registry_names": json.dumps(names, sort_keys=True), **source}
+    return {"data_source": DATA_SOURCE, "agent_name": AGENT_NAME,
+            "prompt": [{"role": "system", "content": system},
+                       {"role": "user", "content": f"<image>Question: {question}"}],
+            "images": [{"image": image}], "ability": ability,
+            "reward_model": {"style": "rule", "ground_truth": truth}, "extra_info": extra}
+
+
+def registry_names(registry: Any) -> dict[str, dict[str, list[str]]]:
+    """Models and skills with their aliases, so the reward can check names without the registry file."""
+    return {"models": {e.name: list(e.aliases) for e in registry.experts},
+            "skills": {s.spec.name: list(s.spec.aliases) for s in registry.skills}}
