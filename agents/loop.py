@@ -115,4 +115,6 @@ def _execute_search(step: Step, ctx: Context, registry: Any) -> None:
     step.extra_images = result.extra_images
     step.settled_answer = result.answer
     step.cost = registry.expert_spec(step.model).cost.of(result.tokens_in, result.tokens_out)
-    step.observation = protocol.truncate_observation(protocol.sanitize_observation(result.observation), limit)
+    # Cut huge outputs before sanitising (its cost grows with length); sanitising still runs on what is kept.
+    raw = result.observation[: limit * 10]
+    step.observation = protocol.truncate_observation(protocol.sanitize_observation(raw), limit)

@@ -1,0 +1,76 @@
+"""Chart skill: recover the chart's data table from its pixels, then compute the answer from the table.
+
+The tools expert answers the questions a table settles — a value (of a category, in a series), a share of a pie, the
+highest or lowest category, a difference, a total, a count of categories — and declines the rest plainly. A neural
+expert gets the table (as Markdown) and the annotated chart to reason with.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skills.base import SkillContext, SkillResult
+from skills.common import conclude
+from vision_tools.charts import parse_chart
+
+_KIND_FOR_LEVEL2 = {"bar": None, "line": "line", "pie": "pie"}
+_HIGH = re.compile(r"\b(highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak)\b", re.I)
+_LOW = re.compile(r"\b(lowest|smallest|least|minimum|min|fewest|shortest)\b", re.I)
+
+
+def run(ctx: SkillContext) -> SkillResult:
+    chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=_KIND_FOR_LEVEL2.get(ctx.level2.id))
+    if not chart.found:
+        return conclude(ctx, [chart], None, note="The chart parser found no chart to read.")
+    answer = answer_from_table(chart, ctx.question)
+    return conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown())
+
+
+def answer_from_table(chart, question: str) -> str | None:
+    """The answer a parsed chart settles for ``question``, or None when it needs reasoning beyond the table."""
+    text = _norm(question)
+    series = _mentioned(chart.series, text) if len(chart.series) > 1 else []
+    one_series = series[0] if series else None
+    categories = _mentioned(chart.categories, text)
+    if re.search(r"\bhow many (categories|bars|slices|points|groups|items)\b", text):
+        return str(len(chart.categories))
+    asks_which = re.search(r"\bwhich\b|\bwhat (category|slice|bar|month|day|year|item)\b", text)
+    if asks_which and (_HIGH.search(text) or _LOW.search(text)):
+        return chart.extreme(highest=bool(_HIGH.search(text)), series=one_series)
+    if "difference" in text and len(categories) >= 2:
+        a, b = (chart.value(c, one_series) for c in categories[:2])
+        return None if a is None or b is None else _fmt(abs(a - b))
+    if re.search(r"\b(sum|total|combined|altogether)\b", text):
+        values = [chart.value(c, one_series) for c in (categories or chart.categories)]
+        return None if any(v is None for v in values) else _fmt(sum(values))
+    if re.search(r"\b(average|mean)\b", text):
+        values = [chart.value(c, one_series) for c in (categories or chart.categories)]
+        return None if not values or any(v is None for v in values) else _fmt(sum(values) / len(values))
+    if len(categories) == 1:
+        value = chart.value(categories[0], one_series)
+        return None if value is None else _fmt(value)
+    return None
+
+
+def _mentioned(names: list[str], text: str) -> list[str]:
+    """Names that occur in ``text`` as whole words, longest first; positions break ties (order of mention)."""
+    hits = []
+    for name in names:
+        match = re.search(r"(?<![a-z0-9])" + re.escape(_norm(name)) + r"(?![a-z0-9])", text)
+        if match and _norm(name):
+            hits.append((match.start(), -len(name), name))
+    hits.sort()
+    chosen: list[str] = []
+    for _, _, name in hits:
+        if not any(_norm(name) in _norm(other) for other in chosen):
+            chosen.append(name)
+    return chosen
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9%.]+", " ", text.lower()).split())
+
+
+def _fmt(value: float) -> str:
+    rounded = round(value, 2)
+    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:g}"
