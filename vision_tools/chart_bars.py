@@ -1,0 +1,240 @@
+"""Bar charts (vertical, horizontal, grouped) to a table.
+
+Bars are the solid rectangles that share a baseline: the same bottom edge (vertical bars) or the same left edge
+(horizontal bars); the larger aligned set wins, which also keeps legend keys and square line markers out. Each bar
+is measured against the value axis calibrated from the tick labels, and the number printed at its end, if any,
+is used when it agrees. Category labels are the first row of text beyond the baseline, matched to bars by
+position; when several bars share one label the chart is grouped, and the legend names the series by colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision_tools.boxes import Box
+from vision_tools.chart_axes import Text, find_legend, fit_axis, merge_words, reconcile, rows_of
+from vision_tools.chart_pixels import Palette, Rect, cluster_1d
+from vision_tools.chart_result import DEFAULT_SERIES, AxisFit, ChartMark
+
+
+@dataclass
+class BarParse:
+    """What the bar parser read, in work-image pixels."""
+
+    kind: str  # "bar" | "hbar" | "grouped_bar"
+    series: list[str]
+    categories: list[str]
+    table: dict[str, dict[str, float]]
+    marks: list[ChartMark]
+    axis: AxisFit | None
+    used_texts: set[int]
+    plot_top: float
+    warnings: list[str]
+
+
+def find_bars(rects: list[Rect], shape: tuple[int, ...]) -> tuple[bool, list[Rect]] | None:
+    """``(vertical, bars)``: the largest set of rectangles on a common baseline, or None."""
+    h_img, w_img = shape[:2]
+    best: tuple[tuple[int, int], bool, list[Rect]] | None = None
+    for vertical in (True, False):
+        keys = [float(r.y1 if vertical else r.x0) for r in rects]
+        for group in cluster_1d(keys, 2.0):
+            bars = [rects[i] for i in group]
+            bars = _drop_overlaps(bars, vertical)
+            extent = max((r.height if vertical else r.width) for r in bars)
+            thick = min((r.width if vertical else r.height) for r in bars)
+            if extent < max(12, 0.05 * (h_img if vertical else w_img)) or thick < 3:
+                continue
+            # A lone rectangle is a bar only when it is clearly elongated; square blobs are markers or keys.
+            if len(bars) == 1 and extent < 2 * thick:
+                continue
+            score = (len(bars), sum(r.width * r.height for r in bars))
+            if best is None or score > best[0]:
+                best = (score, vertical, bars)
+    if best is None:
+        return None
+    return best[1], sorted(best[2], key=lambda r: r.cx if best[1] else r.cy)
+
+
+def _drop_overlaps(bars: list[Rect], vertical: bool) -> list[Rect]:
+    """Bars along the baseline never overlap; keep the larger of two that do (e.g. a bar and a legend key)."""
+    kept: list[Rect] = []
+    for r in sorted(bars, key=lambda r: -(r.width * r.height)):
+        lo, hi = (r.x0, r.x1) if vertical else (r.y0, r.y1)
+        if all(min(hi, k.x1 if vertical else k.y1) - max(lo, k.x0 if vertical else k.y0) <= 1 for k in kept):
+            kept.append(r)
+    return kept
+
+
+def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list[Text],
+               force: str | None = None) -> BarParse | None:
+    found = find_bars(rects, rgb.shape)
+    if found is None:
+        return None
+    vertical, bars = found
+    if force == "hbar" and vertical or force in ("bar", "grouped_bar") and not vertical:
+        return None
+    warnings: list[str] = []
+    text_h = float(np.median([t.height for t in texts])) if texts else 12.0
+    inside = [t for t in texts if not any(_overlaps(t.box, r) for r in bars)]
+    lo = min(r.x0 for r in bars) if vertical else min(r.y0 for r in bars)
+    hi = max(r.x1 for r in bars) if vertical else max(r.y1 for r in bars)
+    base = float(np.median([r.y1 if vertical else r.x0 for r in bars]))
+
+    # Value axis: numbers beside the bars (left/right for vertical bars, below for horizontal ones).
+    if vertical:
+        side = [t for t in inside if t.box.x1 <= lo + 2 or t.box.x0 >= hi - 2]
+    else:
+        side = [t for t in inside if t.box.y0 >= max(r.y1 for r in bars) - 2]
+    fitted = fit_axis(side, "y" if vertical else "x")
+    axis, ticks = (fitted if fitted else (None, []))
+    tick_ids = {id(t) for t in ticks}
+
+    legend = find_legend([t for t in inside if id(t) not in tick_ids], rgb, palette)
+    legend_ids = {id(t) for t, _ in legend}
+    free = [t for t in inside if id(t) not in tick_ids and id(t) not in legend_ids]
+
+    labels = _category_labels(free, bars, vertical, base, lo, hi, text_h)
+    label_ids = {id(t) for t in labels}
+    groups = _assign(bars, labels, vertical)
+    grouped = any(len(g) > 1 for g in groups.values())
+    if force == "grouped_bar" and not grouped:
+        warnings.append("asked for a grouped bar chart but every category has one bar")
+
+    series_of, series = _series(bars, legend, palette, grouped)
+    span = _span(axis)
+    zero = axis.value_at(base) if axis else 0.0
+    numbers = [t for t in free if t.number is not None and id(t) not in label_ids]
+    table: dict[str, dict[str, float]] = {}
+    categories: list[str] = []
+    marks: list[ChartMark] = []
+    used = tick_ids | legend_ids | label_ids
+    for label_key, members in groups.items():
+        category = label_key if isinstance(label_key, str) else label_key.text
+        categories.append(category)
+        row = table.setdefault(category, {})
+        for bar in members:
+            end = bar.y0 if vertical else bar.x1
+            measured = None
+            if axis is not None:
+                measured = axis.value_at(end)
+                if abs(zero) <= 0.03 * span:  # bars start at zero: cancel any constant label offset
+                    measured -= zero
+            printed_text = _printed_label(numbers, bar, vertical, text_h)
+            printed = printed_text.number if printed_text else None
+            if measured is None and printed is None:
+                warnings.append(f"no axis and no printed value for a bar of {category}")
+                continue
+            value, source, warning = reconcile(measured, printed, span)
+            if warning:
+                warnings.append(f"{category}: {warning}")
+            if printed_text is not None:
+                used.add(id(printed_text))
+            name = series_of[bar.colour] if grouped else series[0]
+            row[name] = value
+            marks.append(ChartMark(category, name, value, source, Box(bar.x0, bar.y0, bar.x1, bar.y1), measured,
+                                   printed, palette.rgb(bar.colour)))
+    if axis is None:
+        warnings.append("no value axis could be calibrated from tick labels")
+    kind = "grouped_bar" if grouped else ("bar" if vertical else "hbar")
+    plot_top = min(r.y0 for r in bars) if vertical else min(r.y0 for r in bars)
+    if axis is not None and vertical:
+        plot_top = min(plot_top, min(p for p, _ in axis.ticks))
+    table = {c: r for c, r in table.items() if r}
+    return BarParse(kind, series, [c for c in categories if c in table], table, marks, axis, used, plot_top,
+                    warnings)
+
+
+def _overlaps(box: Box, r: Rect) -> bool:
+    return min(box.x1, r.x1) - max(box.x0, r.x0) > 2 and min(box.y1, r.y1) - max(box.y0, r.y0) > 2
+
+
+def _category_labels(texts: list[Text], bars: list[Rect], vertical: bool, base: float, lo: float, hi: float,
+                     text_h: float) -> list[Text]:
+    """The first row (vertical bars) or column (horizontal bars) of text beyond the baseline."""
+    pitch = (hi - lo) / max(1, len(bars))
+    if vertical:
+        below = [t for t in texts if t.box.y0 >= base - 2 and t.cy <= base + 6 * text_h
+                 and lo - pitch <= t.cx <= hi + pitch]
+        rows = rows_of(below)
+        return merge_words(rows[0]) if rows else []
+    left = [t for t in texts if t.box.x1 <= base + 2 and lo - pitch <= t.cy <= hi + pitch]
+    if not left:
+        return []
+    # Labels are right-aligned against the axis; an axis title further left is not a label.
+    right_edge = max(t.box.x1 for t in left)
+    column = [t for t in left if t.box.x1 >= right_edge - 3 * text_h]
+    return [merge_words(r)[-1] for r in rows_of(column)]
+
+
+def _assign(bars: list[Rect], labels: list[Text], vertical: bool) -> dict[Text | str, list[Rect]]:
+    """Bars grouped under their category label (nearest by position); unlabelled bars get 'Bar n' names."""
+    groups: dict[Text | str, list[Rect]] = {}
+    if not labels:
+        for i, bar in enumerate(bars):
+            groups[f"Bar {i + 1}"] = [bar]
+        return groups
+    positions = sorted(t.cx if vertical else t.cy for t in labels)
+    pitch = float(np.median(np.diff(positions))) if len(positions) > 1 else float("inf")
+    orphans = 0
+    for bar in bars:
+        p = bar.cx if vertical else bar.cy
+        label = min(labels, key=lambda t: abs((t.cx if vertical else t.cy) - p))
+        if abs((label.cx if vertical else label.cy) - p) > max(0.75 * pitch if pitch < float("inf") else 0,
+                                                                bar.width if vertical else bar.height, 40):
+            orphans += 1
+            groups[f"Bar {orphans}"] = [bar]
+            continue
+        groups.setdefault(label, []).append(bar)
+    # Categories in reading order: left to right, or top to bottom.
+    return dict(sorted(groups.items(), key=lambda kv: min(b.cx if vertical else b.cy for b in kv[1])))
+
+
+def _series(bars: list[Rect], legend: list[tuple[Text, int]], palette: Palette,
+            grouped: bool) -> tuple[dict[int, str], list[str]]:
+    """Series names by bar colour, from the legend where it names the colour."""
+    colours: list[int] = []
+    for bar in bars:
+        if bar.colour not in colours:
+            colours.append(bar.colour)
+    names: dict[int, str] = {}
+    for text, colour in legend:
+        for c in colours:
+            if c not in names and np.abs(palette.colours[c] - palette.colours[colour]).max() <= 40:
+                names[c] = text.text
+                break
+    if not grouped:
+        only = names[colours[0]] if len(colours) == 1 and colours[0] in names else DEFAULT_SERIES
+        return {c: only for c in colours}, [only]
+    for i, c in enumerate(colours):
+        names.setdefault(c, f"Series {i + 1}")
+    ordered = [names[c] for c in colours]
+    legend_order = [t.text for t, _ in sorted(legend, key=lambda e: (round(e[0].cy / 8), e[0].cx))]
+    ordered.sort(key=lambda n: legend_order.index(n) if n in legend_order else len(legend_order))
+    return names, ordered
+
+
+def _printed_label(numbers: list[Text], bar: Rect, vertical: bool, text_h: float) -> Text | None:
+    """The number printed at the end of ``bar`` (just past it, or just inside it)."""
+    best: tuple[float, Text] | None = None
+    for t in numbers:
+        if vertical:
+            if not bar.x0 - 0.25 * bar.width <= t.cx <= bar.x1 + 0.25 * bar.width:
+                continue
+            gap = bar.y0 - t.box.y1
+        else:
+            if not bar.y0 - 0.25 * bar.height <= t.cy <= bar.y1 + 0.25 * bar.height:
+                continue
+            gap = t.box.x0 - bar.x1
+        if -2.0 * text_h <= gap <= 1.5 * text_h and (best is None or abs(gap) < best[0]):
+            best = (abs(gap), t)
+    return None if best is None else best[1]
+
+
+def _span(axis: AxisFit | None) -> float:
+    if axis is None or len(axis.ticks) < 2:
+        return 0.0
+    values = [v for _, v in axis.ticks]
+    return max(values) - min(values)

@@ -1,0 +1,247 @@
+"""Pie (and donut) charts to shares: slices from angles, cross-checked against printed percentages.
+
+The pie is the largest non-background blob that is round (its area fills at least 85 % of the circle of the same
+centre through its far edge). Colours are sampled around a circle at 80 % of the radius, clear of percentages
+printed inside (matplotlib puts them at 60 %) and of labels outside; runs of one colour are the slices, and
+background-coloured samples (white separators) split runs of the same colour. Each slice's share is its angle over
+360 degrees; a percentage printed inside it replaces the measurement when the two agree within 2.5 points (or
+15 %). Labels are matched to slices by angle (text around the pie) or by colour (a legend).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision_tools.boxes import Box
+from vision_tools.chart_axes import Text, find_legend, merge_words, rows_of
+from vision_tools.chart_pixels import Palette, background_mask, chebyshev
+from vision_tools.chart_result import PIE_SERIES, ChartMark
+
+SAMPLES = 720  # two per degree
+
+
+@dataclass
+class PieParse:
+    categories: list[str]
+    table: dict[str, dict[str, float]]
+    marks: list[ChartMark]
+    used_texts: set[int]
+    top: float  # top of the pie, work pixels: the title is above it
+    warnings: list[str]
+
+
+@dataclass
+class _Slice:
+    start: int  # sample index, inclusive
+    length: int  # samples
+    colour: int
+
+    def mid_angle(self) -> float:
+        return (self.start + self.length / 2) * 360.0 / SAMPLES % 360.0
+
+
+def find_disk(rgb: np.ndarray, palette: Palette) -> tuple[float, float, float] | None:
+    """``(cx, cy, r)`` of the round blob of slices, or None."""
+    h, w = rgb.shape[:2]
+    mask = (~background_mask(rgb, palette)).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
+    # Text touching the rim would spoil the roundness test; a wide opening strips it and keeps the disk.
+    k = max(5, int(min(h, w) * 0.03) | 1)
+    filled = cv2.morphologyEx(filled, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    best = None
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        (ex, ey), er = cv2.minEnclosingCircle(contour)
+        if er < 0.12 * min(h, w) or area < 0.85 * math.pi * er * er:
+            continue
+        if best is None or area > best[0]:
+            m = cv2.moments(contour)
+            best = (area, m["m10"] / m["m00"], m["m01"] / m["m00"], math.sqrt(area / math.pi))
+    return None if best is None else best[1:]
+
+
+def slices(rgb: np.ndarray, palette: Palette, cx: float, cy: float, r: float) -> list[_Slice]:
+    """Runs of one colour around the circle at 80 % of the radius."""
+    h, w = rgb.shape[:2]
+    theta = np.arange(SAMPLES) * 2 * np.pi / SAMPLES
+    xs = np.clip(np.round(cx + 0.8 * r * np.cos(theta)).astype(int), 0, w - 1)
+    ys = np.clip(np.round(cy - 0.8 * r * np.sin(theta)).astype(int), 0, h - 1)
+    ring = rgb[ys, xs].reshape(1, SAMPLES, 3)
+    ink = palette.ink()
+    label = np.full(SAMPLES, -1)  # -1: a blend at an edge (soft), -2: background separator (hard)
+    if ink:
+        dist = np.stack([chebyshev(ring, palette.colours[i])[0] for i in ink])
+        nearest = dist.argmin(axis=0)
+        ok = dist.min(axis=0) <= 40
+        label[ok] = np.array(ink)[nearest[ok]]
+    bg = background_mask(ring, palette, tol=20)[0]
+    label[bg & (label < 0)] = -2
+    runs = _runs(label)
+    if all(value < 0 for value, _, _ in runs):
+        return []
+    # Start at a hard or colour boundary so the wrap-around needs no special case.
+    first = next(i for i, (value, _, _) in enumerate(runs) if value >= 0)
+    runs = runs[first:] + runs[:first]
+    out: list[_Slice] = []
+    pending_soft = 0
+    separated = True
+    for value, start, length in runs:
+        if value == -1 or (value >= 0 and length < 2):
+            pending_soft += length  # shared out between the neighbours below
+            continue
+        if value == -2:
+            if out:
+                out[-1].length += pending_soft
+            pending_soft, separated = 0, True
+            continue
+        if out and not separated and out[-1].colour == value:
+            out[-1].length += pending_soft + length
+        else:
+            if out:
+                out[-1].length += pending_soft // 2
+            out.append(_Slice(start - (pending_soft - pending_soft // 2) if out else start,
+                              length + (pending_soft - pending_soft // 2 if out else 0), int(value)))
+        pending_soft, separated = 0, False
+    if out:
+        out[-1].length += pending_soft
+        if len(out) > 1 and out[0].colour == out[-1].colour and not _hard_between(runs):
+            out[0].start, out[0].length = out[-1].start, out[0].length + out[-1].length
+            out.pop()
+    return out
+
+
+def _hard_between(runs: list[tuple[int, int, int]]) -> bool:
+    """Whether a background separator lies between the last colour run and the first (across the wrap)."""
+    for value, _, _ in reversed(runs):
+        if value == -2:
+            return True
+        if value >= 0:
+            return False
+    return False
+
+
+def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
+    runs: list[tuple[int, int, int]] = []
+    start = 0
+    for i in range(1, len(label) + 1):
+        if i == len(label) or label[i] != label[start]:
+            runs.append((int(label[start]), start, i - start))
+            start = i
+    return runs
+
+
+def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text]) -> PieParse | None:
+    disk = find_disk(rgb, palette)
+    if disk is None:
+        return None
+    cx, cy, r = disk
+    found = slices(rgb, palette, cx, cy, r)
+    total = sum(s.length for s in found)
+    found = [s for s in found if s.length >= 2]
+    if len(found) < 2 or total == 0:
+        return None
+    warnings: list[str] = []
+    used: set[int] = set()
+
+    percents: dict[int, Text] = {}
+    for t in texts:
+        if t.number is None or math.hypot(t.cx - cx, t.cy - cy) > r:
+            continue
+        k = _slice_at(found, _angle(t.cx - cx, t.cy - cy))
+        if k is not None and (t.percent or k not in percents):
+            percents[k] = t
+    names: dict[int, str] = {}
+    legend = find_legend([t for t in texts if math.hypot(t.cx - cx, t.cy - cy) > r], rgb, palette)
+    for text, colour in legend:
+        for k, s in enumerate(found):
+            if k not in names and np.abs(palette.colours[s.colour] - palette.colours[colour]).max() <= 40:
+                names[k] = text.text
+                used.add(id(text))
+                break
+    if not names:
+        names = _labels_around(texts, found, cx, cy, r, used)
+
+    table: dict[str, dict[str, float]] = {}
+    marks: list[ChartMark] = []
+    categories: list[str] = []
+    for k in sorted(range(len(found)), key=lambda k: (90 - found[k].mid_angle()) % 360):  # clockwise from 12
+        s = found[k]
+        measured = 100.0 * s.length / total
+        name = names.get(k, f"Slice {k + 1}")
+        while name in table:
+            name += "'"
+        printed_text = percents.get(k)
+        printed = printed_text.number if printed_text else None
+        value, source = measured, "angle"
+        if printed is not None:
+            used.add(id(printed_text))
+            if abs(printed - measured) <= max(2.5, 0.15 * measured):
+                value, source = printed, "printed"
+            else:
+                warnings.append(f"{name}: printed {printed:g}% disagrees with the angle's {measured:.1f}%; "
+                                "kept the angle")
+        categories.append(name)
+        table[name] = {PIE_SERIES: value}
+        marks.append(ChartMark(name, PIE_SERIES, value, source, _slice_box(s, cx, cy, r), measured, printed,
+                               palette.rgb(s.colour)))
+    if not names:
+        warnings.append("no slice labels found (neither around the pie nor in a legend)")
+    return PieParse(categories, table, marks, used, cy - r, warnings)
+
+
+def _angle(dx: float, dy: float) -> float:
+    return math.degrees(math.atan2(-dy, dx)) % 360.0
+
+
+def _slice_at(found: list[_Slice], angle: float) -> int | None:
+    for k, s in enumerate(found):
+        start = s.start * 360.0 / SAMPLES
+        if (angle - start) % 360.0 < s.length * 360.0 / SAMPLES:
+            return k
+    return None
+
+
+def _labels_around(texts: list[Text], found: list[_Slice], cx: float, cy: float, r: float,
+                   used: set[int]) -> dict[int, str]:
+    """Names written just outside the rim, each given to the slice whose middle points at it (closest first)."""
+    candidates = []
+    for row in rows_of([t for t in texts if t.number is None or not t.percent]):
+        for t in merge_words(row):
+            dx = max(t.box.x0 - cx, 0.0, cx - t.box.x1)
+            dy = max(t.box.y0 - cy, 0.0, cy - t.box.y1)
+            gap = math.hypot(dx, dy)  # nearest point of the text to the centre
+            if 0.9 * r <= gap <= 1.35 * r:
+                candidates.append(t)
+    pairs = []
+    for t in candidates:
+        angle = _angle(t.cx - cx, t.cy - cy)
+        for k, s in enumerate(found):
+            diff = abs((angle - s.mid_angle() + 180) % 360 - 180)
+            inside = _slice_at([s], angle) is not None
+            pairs.append((diff - (10 if inside else 0), k, t))
+    names: dict[int, str] = {}
+    taken: set[int] = set()
+    for _, k, t in sorted(pairs, key=lambda p: p[0]):
+        if k in names or id(t) in taken:
+            continue
+        names[k] = t.text
+        taken.add(id(t))
+    used |= taken
+    return names
+
+
+def _slice_box(s: _Slice, cx: float, cy: float, r: float) -> Box:
+    """A small box around the slice's middle at 60 % of the radius, where its value is drawn."""
+    theta = math.radians(s.mid_angle())
+    x, y = cx + 0.6 * r * math.cos(theta), cy - 0.6 * r * math.sin(theta)
+    return Box(x - 6, y - 6, x + 6, y + 6)

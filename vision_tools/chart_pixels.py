@@ -1,0 +1,186 @@
+"""Colour analysis shared by the chart parsers: backgrounds, the palette of ink colours, masks and rectangles.
+
+Charts are drawn with a handful of flat colours. The palette is found from a coarse colour histogram (16 levels per
+channel) whose well-populated bins are merged into colours; anti-aliased edges are rare and fall below the count
+threshold, and blends of a thin line with the background (which a thin line produces in bulk) are recognised as
+blends and dropped. Light, nearly grey colours are treated as background (figure, plot area, grid, legend box):
+chart marks are almost never light grey, and this keeps ggplot/seaborn grey panels out of the marks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: Largest per-channel difference for a pixel to count as a given palette colour.
+COLOUR_TOL = 30
+#: Palette colours with chroma (max - min channel) below this and mean above ``LIGHT`` are background.
+GREY_CHROMA = 30
+LIGHT = 170
+
+
+@dataclass(frozen=True)
+class Rect:
+    """An axis-aligned filled region of one palette colour, in work-image pixels (x1, y1 exclusive)."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    colour: int  # index into the palette
+    fill: float  # share of the bounding box covered by the colour
+
+    @property
+    def width(self) -> int:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> int:
+        return self.y1 - self.y0
+
+    @property
+    def cx(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+
+@dataclass
+class Palette:
+    """The flat colours of an image: ``colours[i]`` RGB, ``counts[i]`` pixels, ``background[i]`` flag."""
+
+    colours: np.ndarray  # (n, 3) int16
+    counts: np.ndarray  # (n,)
+    background: np.ndarray  # (n,) bool
+
+    def ink(self) -> list[int]:
+        """Indices of the non-background colours, most frequent first."""
+        order = np.argsort(-self.counts)
+        return [int(i) for i in order if not self.background[i]]
+
+    def rgb(self, index: int) -> tuple[int, int, int]:
+        r, g, b = (int(v) for v in self.colours[index])
+        return (r, g, b)
+
+    def chroma(self, index: int) -> int:
+        c = self.colours[index]
+        return int(c.max() - c.min())
+
+
+def chebyshev(rgb: np.ndarray, colour: np.ndarray | tuple[int, int, int]) -> np.ndarray:
+    """Per-pixel largest channel difference between ``rgb`` (H, W, 3 uint8) and ``colour``."""
+    diff = np.abs(rgb.astype(np.int16) - np.asarray(colour, dtype=np.int16).reshape(1, 1, 3))
+    return diff.max(axis=2)
+
+
+def border_colour(rgb: np.ndarray) -> np.ndarray:
+    """The most common colour along the image border (the figure background)."""
+    border = np.concatenate([rgb[0], rgb[-1], rgb[:, 0], rgb[:, -1]]).astype(np.int32)
+    keys = (border[:, 0] >> 3) << 10 | (border[:, 1] >> 3) << 5 | (border[:, 2] >> 3)
+    mode = np.bincount(keys).argmax()
+    return np.median(border[keys == mode], axis=0).astype(np.int16)
+
+
+def find_palette(rgb: np.ndarray, max_colours: int = 16) -> Palette:
+    """The flat colours of ``rgb``, background ones flagged."""
+    h, w = rgb.shape[:2]
+    flat = rgb.reshape(-1, 3).astype(np.int32)
+    keys = (flat[:, 0] >> 4) << 8 | (flat[:, 1] >> 4) << 4 | (flat[:, 2] >> 4)
+    counts = np.bincount(keys, minlength=4096)
+    min_count = max(30, int(0.0001 * h * w))
+    bins = [int(b) for b in np.argsort(-counts) if counts[b] >= min_count][:64]
+    means = {b: flat[keys == b].mean(axis=0) for b in bins}
+    colours: list[np.ndarray] = []
+    totals: list[int] = []
+    for b in bins:  # most populated first, so each colour is anchored on its core, not its blends
+        for i, c in enumerate(colours):
+            if np.abs(c - means[b]).max() <= 18:
+                totals[i] += int(counts[b])
+                break
+        else:
+            colours.append(means[b])
+            totals.append(int(counts[b]))
+    fig_bg = border_colour(rgb)
+    array = np.array(colours, dtype=np.int16).reshape(-1, 3)
+    tot = np.array(totals)
+    is_bg = np.array([(c.max() - c.min() < GREY_CHROMA and c.mean() > LIGHT) or np.abs(c - fig_bg).max() <= 12
+                      for c in array], dtype=bool)
+    keep = _drop_blends(array, tot, is_bg)
+    array, tot, is_bg = array[keep], tot[keep], is_bg[keep]
+    order = np.argsort(-tot)[:max_colours]
+    return Palette(array[order], tot[order], is_bg[order])
+
+
+def _drop_blends(colours: np.ndarray, counts: np.ndarray, is_bg: np.ndarray) -> np.ndarray:
+    """Mask of colours that are not a mix of a more frequent ink colour with a background colour."""
+    keep = np.ones(len(colours), dtype=bool)
+    backgrounds = colours[is_bg].astype(np.float64)
+    for i, c in enumerate(colours):
+        if is_bg[i]:
+            continue
+        for j, ink in enumerate(colours):
+            if j == i or is_bg[j] or counts[j] < counts[i]:
+                continue
+            for bg in backgrounds:
+                span = ink - bg
+                norm = float(span @ span)
+                if norm < 1:
+                    continue
+                alpha = float((c - bg) @ span) / norm
+                if 0.1 < alpha < 0.95 and np.abs(bg + alpha * span - c).max() <= 14:
+                    keep[i] = False
+    return keep
+
+
+def background_mask(rgb: np.ndarray, palette: Palette, tol: int = COLOUR_TOL) -> np.ndarray:
+    """Pixels within ``tol`` of any background colour."""
+    mask = np.zeros(rgb.shape[:2], dtype=bool)
+    for i in np.flatnonzero(palette.background):
+        mask |= chebyshev(rgb, palette.colours[i]) <= tol
+    return mask
+
+
+def colour_mask(rgb: np.ndarray, palette: Palette, index: int, tol: int = COLOUR_TOL) -> np.ndarray:
+    return chebyshev(rgb, palette.colours[index]) <= tol
+
+
+def kernel_size(shape: tuple[int, ...]) -> int:
+    """Opening size that removes text strokes and grid lines but keeps bars: grows with the image."""
+    return 5 if min(shape[:2]) >= 360 else 3
+
+
+def filled_rects(rgb: np.ndarray, palette: Palette, min_side: int = 3) -> list[Rect]:
+    """Solid rectangles of every ink colour: bars, legend patches, square markers."""
+    k = kernel_size(rgb.shape)
+    close = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+    opener = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    rects: list[Rect] = []
+    for index in palette.ink():
+        mask = colour_mask(rgb, palette, index).astype(np.uint8)
+        # Closing first: a 1-2 px grid line drawn over a bar must not cut it in two.
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, opener)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        for x, y, w, h, area in stats[1:]:
+            if w < min_side or h < min_side or area < 20:
+                continue
+            fill = area / float(w * h)
+            if fill >= 0.85:
+                rects.append(Rect(int(x), int(y), int(x + w), int(y + h), index, round(fill, 3)))
+    return rects
+
+
+def cluster_1d(values: list[float], tol: float) -> list[list[int]]:
+    """Indices of ``values`` grouped so that sorted neighbours closer than ``tol`` share a group."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    groups: list[list[int]] = []
+    for i in order:
+        if groups and values[i] - values[groups[-1][-1]] <= tol:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups

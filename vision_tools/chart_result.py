@@ -1,0 +1,182 @@
+"""The result of parsing a chart: the data table, the marks it was read from, and how each value was obtained.
+
+``ChartResult.table`` maps category -> series -> value. Bar, horizontal bar and line charts have one series named
+``"value"`` unless a legend names them; grouped bars and multi-line charts have one per legend entry. A pie chart has
+the single series ``"percent"`` holding each slice's share of the whole (0-100).
+
+Every value remembers its source in ``marks``: ``"label"`` (a number printed on the chart, read by OCR and checked
+against the geometry), ``"axis"`` (measured against the calibrated axis), ``"printed"`` (a pie percentage printed
+on the slice that agrees with its angle) or ``"angle"`` (a pie share measured from the slice's angle).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from PIL import Image
+
+from vision_tools.boxes import Box
+
+PIE_SERIES = "percent"
+DEFAULT_SERIES = "value"
+
+
+@dataclass
+class ChartMark:
+    """One bar, line point or pie slice, with the value read for it and where that value came from."""
+
+    category: str
+    series: str
+    value: float
+    source: str  # "label" | "axis" | "printed" | "angle"
+    box: Box  # original-image pixels: the bar, a small square around the point, or the slice's bounding box
+    measured: float | None = None  # from the geometry (axis or angle)
+    printed: float | None = None  # from a number printed on the chart
+    colour: tuple[int, int, int] = (0, 0, 0)
+
+    def to_dict(self) -> dict:
+        return {"category": self.category, "series": self.series, "value": _round(self.value),
+                "source": self.source, "box": self.box.as_list(),
+                "measured": None if self.measured is None else _round(self.measured),
+                "printed": None if self.printed is None else _round(self.printed), "colour": list(self.colour)}
+
+
+@dataclass
+class AxisFit:
+    """A value axis calibrated from its tick labels: ``value = slope * pixel + intercept``."""
+
+    orientation: str  # "y" (vertical value axis) or "x" (horizontal value axis)
+    slope: float
+    intercept: float
+    ticks: list[tuple[float, float]]  # (pixel position, tick value) of the labels used
+    residual: float  # largest |fitted - printed| over the ticks used, in value units
+
+    def value_at(self, pixel: float) -> float:
+        return self.slope * pixel + self.intercept
+
+    def to_dict(self) -> dict:
+        return {"orientation": self.orientation, "slope": self.slope, "intercept": self.intercept,
+                "ticks": [[round(p, 1), _round(v)] for p, v in self.ticks], "residual": _round(self.residual)}
+
+
+@dataclass
+class ChartResult:
+    """A chart read into a table; ``kind`` is None (and ``reason`` says why) when no chart was found."""
+
+    kind: str | None
+    title: str = ""
+    series: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    table: dict[str, dict[str, float]] = field(default_factory=dict)
+    marks: list[ChartMark] = field(default_factory=list)
+    axis: AxisFit | None = None
+    warnings: list[str] = field(default_factory=list)
+    reason: str = ""
+    image_size: tuple[int, int] = (0, 0)
+    annotated: Image.Image | None = field(default=None, repr=False)
+
+    @property
+    def found(self) -> bool:
+        return self.kind is not None and bool(self.table)
+
+    def value(self, category: str, series: str | None = None) -> float | None:
+        """The value of ``category`` (matched tolerantly: case, spacing, small OCR slips) in ``series``.
+
+        ``series`` may be left out when the chart has one series. Returns None when either name is not found.
+        """
+        cat = match_name(category, self.categories)
+        if cat is None:
+            return None
+        row = self.table.get(cat, {})
+        if series is None:
+            if len(row) == 1:
+                return next(iter(row.values()))
+            return row.get(self.series[0]) if len(self.series) == 1 else None
+        name = match_name(series, self.series)
+        return None if name is None else row.get(name)
+
+    def extreme(self, highest: bool = True, series: str | None = None) -> str | None:
+        """The category with the highest (or lowest) value in ``series`` (the only series when left out)."""
+        name = self.series[0] if series is None and len(self.series) == 1 else (
+            match_name(series, self.series) if series is not None else None)
+        if name is None:
+            return None
+        scored = [(row[name], cat) for cat, row in self.table.items() if name in row]
+        if not scored:
+            return None
+        return (max if highest else min)(scored)[1]
+
+    def markdown(self) -> str:
+        """The table as Markdown: one row per category, one column per series."""
+        if not self.found:
+            return f"_No chart found: {self.reason}_" if self.reason else "_No chart found._"
+        header = "| category | " + " | ".join(self.series) + " |"
+        rule = "|---|" + "---|" * len(self.series)
+        rows = [f"| {_cell(cat)} | " + " | ".join(
+            _fmt(self.table[cat].get(s)) for s in self.series) + " |" for cat in self.categories]
+        return "\n".join([header, rule, *rows])
+
+    def summary(self) -> str:
+        if not self.found:
+            return f"No chart found: {self.reason or 'nothing chart-like in the image'}"
+        cells = []
+        for cat in self.categories:
+            row = self.table[cat]
+            if len(self.series) == 1:
+                cells.append(f"{cat}={_fmt(row.get(self.series[0]))}")
+            else:
+                cells.append(f"{cat}: " + ", ".join(f"{s}={_fmt(row.get(s))}" for s in self.series if s in row))
+        sources = sorted({m.source for m in self.marks})
+        title = f" '{self.title}'" if self.title else ""
+        text = (f"{self.kind} chart{title}, {len(self.categories)} categories x {len(self.series)} series "
+                f"(values from {'/'.join(sources)}): " + "; ".join(cells))
+        if self.warnings:
+            text += f" [warnings: {'; '.join(self.warnings[:3])}]"
+        return text if len(text) <= 600 else text[:597] + "..."
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind, "found": self.found, "title": self.title, "series": list(self.series),
+            "categories": list(self.categories),
+            "table": {c: {s: _round(v) for s, v in row.items()} for c, row in self.table.items()},
+            "marks": [m.to_dict() for m in self.marks],
+            "axis": None if self.axis is None else self.axis.to_dict(),
+            "warnings": list(self.warnings), "reason": self.reason, "image_size": list(self.image_size),
+        }
+
+
+def normalise_name(text: str) -> str:
+    """Case, accents, punctuation and spacing removed: how names are compared."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return re.sub(r"[\W_]+", "", "".join(ch for ch in decomposed if not unicodedata.combining(ch)))
+
+
+def match_name(query: str, names: list[str]) -> str | None:
+    """The one entry of ``names`` that ``query`` names: exact after normalising, else a unique close match."""
+    key = normalise_name(query)
+    if not key:
+        return None
+    keys = {name: normalise_name(name) for name in names}
+    exact = [name for name, k in keys.items() if k == key]
+    if exact:
+        return exact[0]
+    # OCR slips one or two characters ("Cherrles"); accept the best match only when it clearly beats the rest.
+    scored = sorted(((SequenceMatcher(None, key, k).ratio(), name) for name, k in keys.items() if k), reverse=True)
+    if scored and scored[0][0] >= 0.8 and (len(scored) == 1 or scored[0][0] - scored[1][0] >= 0.1):
+        return scored[0][1]
+    return None
+
+
+def _round(value: float) -> float:
+    return float(f"{value:.4g}") if abs(value) < 1e4 else round(value, 1)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{_round(value):g}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
