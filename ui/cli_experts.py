@@ -45,10 +45,12 @@ def serve_experts(
         health_timeout: Annotated[float, typer.Option("--health-timeout", min=1, help="Seconds to wait for "
                                                       "every server to list its model.")] = 900.0,
         grace: Annotated[float, typer.Option("--grace", min=0, help="Seconds between SIGTERM and SIGKILL.")] = 10.0,
+        one_by_one: Annotated[bool, typer.Option("--one-by-one", help="Start each server only once the one "
+                                                 "before is healthy (servers sharing a GPU).")] = False,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the commands and exit.")] = False) -> None:
     """Start one `vllm serve` per registry expert with a serve: block, wait until all are healthy, stream their
     logs, and stop them all on Ctrl-C / SIGTERM."""
-    from agents.experts.serving import ExpertServers, ServingError, plan_problems, servable
+    from agents.experts.serving import ExpertServers, ServerProcess, ServingError, plan_problems, servable
     from agents.registry import load_registry
 
     loaded = load_registry(registry)
@@ -74,10 +76,13 @@ def serve_experts(
         typer.echo(f"{spec.name}: {shlex.join(command)}")
     if dry_run:
         return
+    def ready(server: ServerProcess, seconds: float) -> None:
+        typer.echo(f"ready: {server.name} serving {server.model} on {server.health_url.removesuffix('/models')} "
+                   f"after {seconds:.1f} s")
+
     try:
-        servers.start()
-        servers.wait_healthy(health_timeout, on_ready=lambda s, secs: typer.echo(
-            f"ready: {s.name} serving {s.model} on {s.health_url.removesuffix('/models')} after {secs:.1f} s"))
+        servers.start(one_by_one=one_by_one, timeout_s=health_timeout, on_ready=ready)
+        servers.wait_healthy(health_timeout, on_ready=ready)
     except (ServingError, KeyboardInterrupt) as exc:
         servers.stop(grace)
         if isinstance(exc, KeyboardInterrupt):

@@ -100,9 +100,9 @@ def plan_problems(specs: Sequence[Any]) -> list[str]:
                                 f"but serve.port is {port}")
     share = sum(s.serve.gpu_memory_utilization for s in specs)
     if share > 1.0:
-        problems.append(f"gpu_memory_utilization adds up to {share:.2f} (> 1): fine across several GPUs "
-                        "(set CUDA_VISIBLE_DEVICES per server with extra_args or the environment), "
-                        "not on one")
+        problems.append(f"gpu_memory_utilization adds up to {share:.2f} (> 1): fine across several GPUs, "
+                        "not on one; start each GPU's servers with `CUDA_VISIBLE_DEVICES=N maestro serve-experts "
+                        "--only NAME ...` (docs/experts.md)")
     return problems
 
 
@@ -117,6 +117,8 @@ class ServerProcess:
     process: subprocess.Popen[bytes]
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=40))
     reader: threading.Thread | None = None
+    started: float = field(default_factory=time.monotonic)
+    ready_s: float | None = None  # seconds from start to healthy, once it is
 
     @property
     def alive(self) -> bool:
@@ -159,10 +161,15 @@ class ExpertServers:
         executable = self.executable or find_vllm()
         return [build_command(spec, executable, self.host) for spec in self.specs]
 
-    def start(self) -> list[ServerProcess]:
+    def start(self, *, one_by_one: bool = False, timeout_s: float = 900.0,
+              on_ready: Callable[[ServerProcess, float], None] | None = None) -> list[ServerProcess]:
+        """Start every server; ``one_by_one`` waits for each to be healthy before starting the next (vLLM
+        measures free GPU memory while it starts, so servers sharing a GPU should not start together)."""
         commands = self.commands()  # fails before anything starts when vLLM is missing
         local = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
         for spec, command in zip(self.specs, commands, strict=True):
+            if one_by_one and self.servers:
+                self.wait_healthy(timeout_s, on_ready=on_ready)
             try:
                 process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                            stdin=subprocess.DEVNULL, start_new_session=True, env=self.env)
@@ -186,12 +193,12 @@ class ExpertServers:
 
     def wait_healthy(self, timeout_s: float = 900.0, poll_s: float = 1.0,
                      on_ready: Callable[[ServerProcess, float], None] | None = None) -> dict[str, float]:
-        """Seconds each server took to list its model; ``ServingError`` when one exits or time runs out."""
+        """Seconds each server took (from its start) to list its model; ``ServingError`` when one exits or
+        ``timeout_s`` passes."""
         started = time.monotonic()
-        ready: dict[str, float] = {}
         while True:
             for server in self.servers:
-                if server.name in ready:
+                if server.ready_s is not None:
                     continue
                 if not server.alive:
                     if server.reader is not None:
@@ -201,15 +208,15 @@ class ExpertServers:
                                        f"{server.process.returncode} before it was healthy; its last output:\n"
                                        f"{last}")
                 if server.healthy():
-                    ready[server.name] = time.monotonic() - started
+                    server.ready_s = time.monotonic() - server.started
                     if on_ready is not None:
-                        on_ready(server, ready[server.name])
-            if len(ready) == len(self.servers):
-                return ready
+                        on_ready(server, server.ready_s)
+            waiting = [s.name for s in self.servers if s.ready_s is None]
+            if not waiting:
+                return {s.name: s.ready_s or 0.0 for s in self.servers}
             if time.monotonic() - started > timeout_s:
-                waiting = ", ".join(s.name for s in self.servers if s.name not in ready)
-                raise ServingError(f"not healthy after {timeout_s:g} s: {waiting} (GET /v1/models did not list "
-                                   "the model yet; large models can take minutes, see --health-timeout)")
+                raise ServingError(f"not healthy after {timeout_s:g} s: {', '.join(waiting)} (GET /v1/models did "
+                                   "not list the model yet; large models can take minutes, see --health-timeout)")
             time.sleep(poll_s)
 
     def stop(self, grace_s: float = 10.0) -> dict[str, int | None]:

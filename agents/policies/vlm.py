@@ -5,7 +5,8 @@ image and the question, then alternating assistant turns (the policy's text) and
 ``<information>`` observations, truncated to a budget. The paper truncates observations to 1,024 tokens (D.4);
 without the orchestrator's tokenizer at hand the token budget is approximated as ``CHARS_PER_TOKEN`` characters a
 token, and the smaller of that and the character budget wins. Output is cut after the first closing action tag,
-because a model that keeps writing would otherwise invent its own ``<information>``.
+because a model that keeps writing would otherwise invent its own ``<information>``. A reply that closes a
+``</think>`` it never opened (thinking models open it in the prompt) gets the opening tag back.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from agents.prompts import system_prompt
 from agents.protocol import render_information, truncate_observation
 
 _ACTION_END = re.compile(r"</\s*(search|answer)\s*>", re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</\s*think\s*>", re.IGNORECASE)
 
 #: Characters per token for the approximate token budget: about 4 for English text under BPE tokenizers, which
 #: errs towards keeping less for digit- and symbol-heavy observations (those take more tokens a character).
@@ -71,6 +74,11 @@ class VLMPolicy:
         expert = self.registry.expert(self.expert_name)
         reply = expert.generate(self.messages(ctx), max_tokens=self.max_tokens, temperature=self.temperature)
         text = reply.text
+        close = _THINK_CLOSE.search(text)
+        if close and not _THINK_OPEN.search(text, 0, close.start()):
+            # Thinking models (Qwen3-VL-*-Thinking) open <think> in their chat template's generation prompt, so
+            # the reply starts inside the block; the turn as the model saw it begins with the opening tag.
+            text = "<think>" + text
         end = _ACTION_END.search(text)
         if end:
             text = text[: end.end()]
