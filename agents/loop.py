@@ -18,7 +18,7 @@ from agents import protocol
 from agents.policies.base import Context, Policy
 from agents.types import Event, Run, Step
 from skills.base import ToolTrace
-from skills.runner import run_skill
+from skills.runner import choose_level2, run_skill
 
 EventSink = Callable[[Event], None]
 
@@ -100,14 +100,15 @@ def _execute_search(step: Step, ctx: Context, registry: Any) -> None:
     try:
         expert = registry.expert(step.model)
         skill = registry.skill(step.skill)
-        result, choice = run_skill(skill, query=step.query or "", question=ctx.question, image=ctx.image,
-                                   expert=expert, trace=trace)
+        choice = choose_level2(skill.spec.level2, f"{ctx.question}\n{step.query or ''}")
+        step.level2, step.level2_reason = choice.level2.name, choice.reason
+        result, _ = run_skill(skill, query=step.query or "", question=ctx.question, image=ctx.image,
+                              expert=expert, trace=trace, level2=choice)
     except Exception as exc:
         step.status, step.error = "error", f"{type(exc).__name__}: {exc}"
         step.tool_calls, step.tool_ms = trace.calls, trace.total_ms
         step.observation = protocol.sanitize_observation(f"The call {step.model}@@{step.skill} failed: {exc}")
         return
-    step.level2, step.level2_reason = choice.level2.name, choice.reason
     step.tool_calls, step.tool_ms = trace.calls, trace.total_ms
     step.expert_ms = result.expert_ms
     step.tokens_in += result.tokens_in
