@@ -1,0 +1,16 @@
+"""Science skill: read the figure's labels and printed text (OCR), then hand them to a reasoning expert.
+
+Scientific questions need domain knowledge, so the tools expert only reports what the figure says and states that
+it cannot settle the question; a neural expert gets the labels with their positions next to the image.
+"""
+
+from __future__ import annotations
+
+from skills.base import SkillContext, SkillResult
+from skills.common import conclude
+from vision_tools.ocr import read_text
+
+
+def run(ctx: SkillContext) -> SkillResult:
+    labels = ctx.trace.call("ocr.read_text", read_text, ctx.image)
+    return conclude(ctx, [labels], None)
