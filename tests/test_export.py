@@ -207,3 +207,25 @@ def test_export_app_and_load_export_round_trip(rated: dict[str, Any]) -> None:
     assert len(data) == 2 and all(Path(row["images"][0]).is_absolute() and Path(row["images"][0]).is_file()
                                   for row in data)
     assert data[0]["messages"][1]["content"][0]["type"] == "image"
+
+
+def test_the_export_command_writes_the_same_files(rated: dict[str, Any], tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    app = rated["app"]
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "MAESTRO_HOME": str(app.settings.data_dir),
+           "MAESTRO_REGISTRY": str(FIXTURES / "registry_echo.yaml")}
+    out = tmp_path / "cli"
+    command = [sys.executable, "-m", "ui.cli", "export", "--out", str(out), "--format", "sft", "--format", "verl",
+               "--since", "2000-01-01", "--json"]
+    done = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads(done.stdout)
+    assert manifest["formats"] == ["sft", "verl"] and manifest["counts"]["sft.jsonl"] == 2
+    assert manifest == json.loads((out / "manifest.json").read_text())
+    bad = subprocess.run([*command[:6], "--format", "csv"], cwd=repo, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert bad.returncode == 2 and bad.stderr.strip().startswith("error: unknown export format")

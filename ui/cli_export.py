@@ -1,0 +1,63 @@
+"""``maestro export``: training files (SFT, DPO, KTO, GRPO, verl) from stored runs and ratings.
+
+Registered on the ``app`` of ``ui.cli`` when that module imports this one; the work is ``agents.export.export``.
+Run as ``python -m ui.cli``, that app lives in ``__main__``, so the command is added there: importing ``ui.cli``
+again would build a second app nobody runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Annotated
+
+import typer
+
+
+def _cli_module() -> ModuleType:
+    main = sys.modules.get("__main__")
+    if main is not None and getattr(getattr(main, "__spec__", None), "name", None) == "ui.cli":
+        return main
+    from ui import cli
+
+    return cli
+
+
+_cli = _cli_module()
+app: typer.Typer = _cli.app
+friendly_errors = _cli.friendly_errors
+DataDir, RegistryOpt, DbOpt = _cli.DataDir, _cli.RegistryOpt, _cli.DbOpt
+
+
+@app.command("export")
+@friendly_errors
+def export_command(
+        out: Annotated[Path | None, typer.Option("--out", help="Folder for the files (default "
+                                                              "<data-dir>/exports/<timestamp>).")] = None,
+        formats: Annotated[list[str] | None, typer.Option("--format", help="sft, dpo, kto, grpo or verl; repeat "
+                                                                           "for several (default all).")] = None,
+        since: Annotated[str | None, typer.Option("--since", help="Only runs from this ISO date/time on.")] = None,
+        until: Annotated[str | None, typer.Option("--until", help="Only runs up to this ISO date/time.")] = None,
+        rating: Annotated[str | None, typer.Option("--rating", help="correct, incorrect, partial or unrated "
+                                                                    "(latest verdict).")] = None,
+        skill: Annotated[str | None, typer.Option("--skill", help="Only runs that called this skill.")] = None,
+        model: Annotated[str | None, typer.Option("--model", help="Only runs that called this expert.")] = None,
+        dataset: Annotated[str | None, typer.Option("--dataset", help="Only runs of this evaluation set (its "
+                                                                      "items become RL prompts too).")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
+        data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
+    """Write training data from stored runs and ratings, with images and a manifest.json."""
+    from agents.config import Settings
+    from agents.export import FORMATS, default_export_dir, export
+    from agents.registry import load_registry
+    from storage import open_store
+
+    settings = Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry)
+    chosen = [f.strip().lower() for item in (formats or FORMATS) for f in item.split(",") if f.strip()]
+    loaded = load_registry(settings.registry_path, settings.skills_paths)
+    with open_store(settings.data_dir, settings.db_url) as store:
+        manifest = export(store, loaded, out or default_export_dir(settings.data_dir), formats=chosen, since=since,
+                          until=until, rating=rating, skill=skill, model=model, dataset=dataset)
+    typer.echo(json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) if as_json else manifest.summary())
