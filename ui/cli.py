@@ -150,6 +150,7 @@ def web(host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
 
 
 from ui import cli_experts  # noqa: E402,F401
+from ui import cli_export  # noqa: E402,F401
 
 
 def main() -> None:
