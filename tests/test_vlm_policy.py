@@ -251,3 +251,14 @@ def test_vote_ignores_failed_runs_and_breaks_ties_by_order() -> None:
     assert majority_vote([run(None, "failed")]).winner is None
     assert [normalise_answer(a) for a in ["{3}", "3.0", " 3. ", "1,000", "50%", "The Cat!", ""]] == \
         ["3", "3", "3", "1000", "50%", "cat", None]
+
+
+def test_thinking_model_reply_gets_its_opening_think_back(chat: tuple[str, Script], sign: Path,
+                                                          tmp_path: Path) -> None:
+    url, script = chat
+    # Qwen3-VL-*-Thinking templates open <think> in the prompt, so the reply starts inside the block.
+    script.replies[:] = ["The sign is plain text; I can read it directly.</think>\n<answer>NO PARKING</answer>"]
+    result = open_maestro(tmp_path, url).ask(sign, "What is written on the sign?")
+    assert result.status == "done" and result.answer == "NO PARKING" and not result.forced_answer
+    [step] = result.steps
+    assert step.raw_text.startswith("<think>The sign is plain text") and step.violations == []
