@@ -2,9 +2,9 @@
 
 The Ask tab re-reads the run from storage after every step and calls ``render_run``; the Replay and Rate tabs call
 it on the same record later. Each step becomes a collapsible message (title ``Model@@Skill · Level-2``, status,
-duration, tokens) with its tool calls nested inside, each showing its annotated evidence image from the image
-store; the final answer is a plain message so it stands out. Text that came from images or experts is escaped, so
-it cannot inject links, images or HTML into the page.
+duration, tokens) with its tool calls nested inside, followed by the tools' annotated evidence images from the
+image store (Gradio 6 renders only text inside a collapsible message); the final answer is a plain message so it
+stands out. Text that came from images or experts is escaped, so it cannot inject links, images or HTML.
 """
 
 from __future__ import annotations
@@ -89,24 +89,32 @@ def _file(image_id: str | None, image_file: ImageFile) -> dict[str, str] | None:
     return {"path": str(path), "mime_type": "image/png"} if path is not None else None
 
 
-def _tool_messages(step: Any, parent: str, image_file: ImageFile) -> list[gr.ChatMessage]:
+def _tool_messages(step: Any, parent: str) -> list[gr.ChatMessage]:
+    """One collapsible child per tool call (name, time, summary, error), nested inside the step."""
     out: list[gr.ChatMessage] = []
     for call in step.tool_calls:
         text = md_escape(call.summary) or "(no summary)"
         if call.error:
             text += f"\n\n**⚠ Error:** {md_escape(call.error)}"
-        content: list[Any] = [text]
-        evidence = _file(call.image_id, image_file)
-        if evidence is not None:
-            content.append(evidence)
-        out.append(gr.ChatMessage(role="assistant", content=content, metadata={
+        out.append(gr.ChatMessage(role="assistant", content=text, metadata={
             "title": f"🛠 {call.tool}" + (" · ⚠ failed" if call.error else ""), "id": f"{parent}-tool-{call.index}",
             "parent_id": parent, "status": "done", "duration": round(call.latency_ms / 1000, 3)}))
+    return out
+
+
+def _evidence_messages(step: Any, image_file: ImageFile) -> list[gr.ChatMessage]:
+    """The step's images as plain messages under it: Gradio 6 shows only text inside a collapsible message, and
+    evidence is worth seeing without a click anyway."""
+    out: list[gr.ChatMessage] = []
+    for call in step.tool_calls:
+        evidence = _file(call.image_id, image_file)
+        if evidence is not None:
+            caption = f"Step {step.index + 1} · evidence from **{md_escape(call.tool)}**: {md_escape(call.summary)}"
+            out.append(gr.ChatMessage(role="assistant", content=[caption, evidence]))
     extra = [f for f in (_file(i, image_file) for i in getattr(step, "artifacts", []) or []) if f is not None]
     if extra:
-        out.append(gr.ChatMessage(role="assistant", content=["Images the skill produced (crops, views):", *extra],
-                                  metadata={"title": "🖼 evidence", "id": f"{parent}-artifacts", "parent_id": parent,
-                                            "status": "done"}))
+        out.append(gr.ChatMessage(role="assistant", content=[f"Step {step.index + 1} · images the skill produced "
+                                                             f"(crops, views):", *extra]))
     return out
 
 
@@ -133,7 +141,8 @@ def render_run(run: Any, image_file: ImageFile, *, in_flight: bool = False) -> l
         messages.append(gr.ChatMessage(role="assistant", content=_step_body(step), metadata={
             "title": step_title(step), "id": parent, "status": "done",
             "duration": round((step.latency_ms or 0.0) / 1000, 3)}))
-        messages.extend(_tool_messages(step, parent, image_file))
+        messages.extend(_tool_messages(step, parent))
+        messages.extend(_evidence_messages(step, image_file))
     if in_flight or run.status == "running":
         if in_flight:
             messages.append(pending_message(len(run.steps)))
