@@ -77,6 +77,9 @@ def test_ask_rate_replay_and_history_in_a_browser(served: Served, page: Any) -> 
         chat.get_by_text(call.tool).first.wait_for()
     images = chat.locator("img")
     assert images.count() == 1 + len(tools_with_images), "the user's image and each tool's evidence are shown"
+    chat.locator("img").last.scroll_into_view_if_needed()
+    shot(page, "01_ask_evidence")
+    chat.get_by_role("heading", name=ANSWER).scroll_into_view_if_needed()
     shot(page, "01_ask_answer")
 
     page.fill("#ask-corrected textarea", "MAIN STREET Exit 42")
@@ -123,9 +126,10 @@ def test_rate_queue_with_keyboard_shortcuts(served: Served, page: Any) -> None:
     page.locator("#rate-marks").get_by_text("Step 1").filter(has_text="wrong skill").first.click()
     page.fill("#rate-corrected textarea", "4")
     page.fill("#rate-comment textarea", "counted nothing")
+    shot(page, "05_rate_loaded")
     page.locator("#rate-comment textarea").press("Control+Enter")
     page.locator("#rate-saved").get_by_text("Saved").wait_for(timeout=20_000)
-    shot(page, "05_rate_keyboard")
+    shot(page, "05_rate_saved")
     (rating,) = maestro.store.ratings_for(queued.id)
     assert (rating.verdict, rating.corrected_answer, rating.comment) == ("incorrect", "4", "counted nothing")
     assert rating.step_marks == {"0": ["wrong skill"]}

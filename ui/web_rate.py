@@ -99,7 +99,8 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
     gr.Markdown("### History of ratings")
     history_caption = gr.Markdown(elem_id="rate-history-caption")
     history = gr.Dataframe(headers=HISTORY_HEADERS, datatype="str", type="array", interactive=False, wrap=True,
-                           elem_id="rate-history", max_height=400)
+                           elem_id="rate-history", max_height=400,
+                           column_widths=["12%", "8%", "8%", "20%", "12%", "12%", "12%", "8%", "8%"])
 
     def load(order_value: str, skip_list: list[str]) -> tuple[Any, ...]:
         rid, messages, line, choices = next_unrated(maestro, order_value, skip_list)
