@@ -28,7 +28,7 @@ from vision_tools.ocr_backends import OcrBackendUnavailable, get_backend
 __all__ = ["OcrBackendUnavailable", "OcrLine", "OcrResult", "find_text", "match_score", "order_lines", "read_text"]
 
 #: Inputs whose long side is below this are upscaled (at most ``MAX_UPSCALE``x) before OCR.
-UPSCALE_TARGET = 800
+UPSCALE_TARGET = 640
 MAX_UPSCALE = 2.0
 #: Smallest side, in pixels, of an image or region that can hold a readable character.
 MIN_SIDE = 4
@@ -115,7 +115,7 @@ def read_text(
 
     lines: list[OcrLine] = []
     for text, points, confidence in raw:
-        text = " ".join(text.split())
+        text = fix_confusables(" ".join(text.split()))
         if not text or confidence < min_confidence:
             continue
         xs = [p[0] for p in points]
@@ -224,6 +224,25 @@ def draw_lines(image: Image.Image, lines: list[OcrLine], region: Box | None = No
         draw.rectangle([tx, ty, tx + 9 * len(label) + 4, ty + 16], fill=(0, 200, 0))
         draw.text((tx + 2, ty), label, fill=(255, 255, 255), font=font)
     return out
+
+
+_WORD_WITH_ZERO = re.compile(r"^([^\w]*)([A-Za-z0]*0[A-Za-z0]*)([^\w]*)$")
+
+
+def fix_confusables(text: str) -> str:
+    """Digit zero inside an otherwise alphabetic word (two letters or more) is the letter O: "0ak" -> "Oak",
+    "B00K" -> "BOOK", "c0ffee" -> "coffee". Words with other digits or joined by hyphens ("4B0", "C0-2", "A0")
+    are codes and stay as read."""
+    words = []
+    for word in text.split(" "):
+        match = _WORD_WITH_ZERO.match(word)
+        core = match.group(2) if match else ""
+        if sum(ch.isalpha() for ch in core) >= 2:
+            upper = core.replace("0", "").isupper()
+            fixed = "".join(("O" if upper or i == 0 else "o") if ch == "0" else ch for i, ch in enumerate(core))
+            word = f"{match.group(1)}{fixed}{match.group(3)}"
+        words.append(word)
+    return " ".join(words)
 
 
 def _normalise(text: str) -> str:

@@ -12,6 +12,7 @@ when its models cannot be fetched (it downloads them on first use; there is no n
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,9 @@ class RapidOcrBackend:
     """PP-OCR ONNX models shipped inside the ``rapidocr`` wheel, run by onnxruntime on the CPU."""
 
     name: str = "rapidocr"
+    #: onnxruntime threads per model. One by default: its thread pool spin-waits, and on a shared 2-core machine
+    #: two threads doubled the CPU per call and were slower in wall-clock too (measured, see bench_ocr).
+    threads: int = int(os.environ.get("MAESTRO_OCR_THREADS", "1"))
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -61,6 +65,8 @@ class RapidOcrBackend:
                 "Global.text_score": 0.3,
                 "Det.limit_type": "max",
                 "Det.limit_side_len": 960,
+                "EngineConfig.onnxruntime.intra_op_num_threads": max(1, self.threads),
+                "EngineConfig.onnxruntime.inter_op_num_threads": 1,
             })
         return self._engine
 

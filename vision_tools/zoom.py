@@ -1,0 +1,332 @@
+"""Zooming in: cropping a box given in any model frame, tiling, and searching very large images for a target.
+
+``crop`` converts coordinates with ``boxes.to_pixels`` (the one place frames are converted), pads, clamps, and
+upscales small crops so that a model or OCR sees enough pixels. ``tile`` cuts an image into overlapping tiles.
+``find_region`` finds where a target is in images up to 8K: a colour ("red"), a shape ("star", "red star"), or a
+text string. Colour and shape searches run on a downscaled copy first (so 8K costs about what 1.5K costs), then
+refine each candidate on full-resolution pixels; text search runs the text detector on a size-capped copy while
+recognition reads full-resolution crops, and falls back to full-resolution tiles when that finds nothing.
+Every box returned is in original-image pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw
+
+from vision_tools.boxes import Box, BoxFrame, to_pixels
+from vision_tools.colour import ALIASES, CHROMATIC, PALETTE, canonical_name, classify_pixels
+from vision_tools.image_io import MAX_PIXELS, to_rgb
+from vision_tools.ocr import find_text, match_score, read_text
+
+#: Shape words ``find_region`` understands, mapped to the classifier's names.
+SHAPE_WORDS: dict[str, str] = {
+    "star": "star", "circle": "circle", "dot": "circle", "disc": "circle", "disk": "circle", "ball": "circle",
+    "ellipse": "circle", "oval": "circle", "triangle": "triangle", "square": "square", "rectangle": "rectangle",
+    "box": "rectangle", "diamond": "square",
+}
+#: Long side of the downscaled copy that colour and shape searches scan first.
+SEARCH_SIDE = 1600
+QUADRANTS = ("top-left", "top-right", "bottom-left", "bottom-right")
+
+
+@dataclass
+class CropResult:
+    """A crop of the original image; ``box`` says where it came from in original pixels."""
+
+    image: Image.Image = field(repr=False)
+    box: Box
+    scale: float  # the crop was resized by this factor (>1: upscaled)
+    annotated: Image.Image | None = field(default=None, repr=False)
+
+    def summary(self) -> str:
+        return (f"crop {self.box.as_list()} ({round(self.box.width)}x{round(self.box.height)} px) shown at "
+                f"{self.image.width}x{self.image.height} (x{self.scale:.2f})")
+
+    def to_dict(self) -> dict:
+        return {"box": self.box.as_list(), "size": [self.image.width, self.image.height], "scale": round(self.scale, 3)}
+
+
+@dataclass
+class RegionMatch:
+    """One place where the target was found."""
+
+    box: Box
+    score: float  # 0-1, higher is a better match
+    label: str  # what was matched there: "red star", "text 'EXIT'", ...
+    quadrant: str
+    text: str | None = None
+    crop: Image.Image | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        out = {"box": self.box.as_list(), "score": round(self.score, 3), "label": self.label, "quadrant": self.quadrant}
+        if self.text is not None:
+            out["text"] = self.text
+        return out
+
+
+@dataclass
+class SearchResult:
+    """Where ``target`` was found, best match first."""
+
+    target: str
+    kind: str  # "colour", "shape", "colour+shape" or "text"
+    matches: list[RegionMatch]
+    image_size: tuple[int, int]
+    annotated: Image.Image | None = field(default=None, repr=False)
+
+    def summary(self) -> str:
+        if not self.matches:
+            return f"{self.kind} search for {self.target!r} found nothing in the {self.image_size[0]}x{self.image_size[1]} image"
+        best = "; ".join(f"{m.label} at {m.box.as_list()} ({m.quadrant}, score {m.score:.2f})" for m in self.matches[:3])
+        return f"{self.kind} search for {self.target!r}: {len(self.matches)} match(es); {best}"
+
+    def to_dict(self) -> dict:
+        return {"target": self.target, "kind": self.kind, "image_size": list(self.image_size),
+                "matches": [m.to_dict() for m in self.matches]}
+
+
+def crop(
+    image: Image.Image,
+    coords: Box | tuple[float, float, float, float] | list[float],
+    frame: BoxFrame | str = "pixels",
+    resized_size: tuple[int, int] | None = None,
+    min_side: int = 448,
+    pad: float = 0.0,
+    max_side: int = 2048,
+) -> CropResult:
+    """Crop ``coords`` (in ``frame``) out of ``image``, padded by ``pad`` (a fraction of the box's width and height
+    on each side), clamped to the image, and upscaled (LANCZOS) until its short side is at least ``min_side``
+    without its long side passing ``max_side``."""
+    image = _check_image(image)
+    width, height = image.size
+    values = coords.as_list() if isinstance(coords, Box) else list(coords)
+    if len(values) != 4 or not all(math.isfinite(float(v)) for v in values):
+        raise ValueError(f"coords must be four finite numbers x0, y0, x1, y1; got {values!r}")
+    box = to_pixels(values, frame, (width, height), resized_size)
+    if pad < 0:
+        raise ValueError(f"pad must be >= 0, got {pad}")
+    if pad:
+        box = Box(box.x0 - pad * box.width, box.y0 - pad * box.height,
+                  box.x1 + pad * box.width, box.y1 + pad * box.height).clamp(width, height)
+    x0, y0 = int(math.floor(box.x0)), int(math.floor(box.y0))
+    x1, y1 = int(math.ceil(box.x1)), int(math.ceil(box.y1))
+    if x1 - x0 < 1 or y1 - y0 < 1:
+        raise ValueError(f"box {values!r} ({frame}) is empty once clamped to the {width}x{height} image")
+    piece = image.crop((x0, y0, x1, y1))
+    scale = max(1.0, min(min_side / min(piece.size), max_side / max(piece.size)))
+    if scale > 1.0:
+        piece = piece.resize((round(piece.width * scale), round(piece.height * scale)), Image.Resampling.LANCZOS)
+    pixel_box = Box(x0, y0, x1, y1)
+    return CropResult(piece, pixel_box, scale, annotated=_annotate(image, [(pixel_box, "crop")]))
+
+
+def tile_boxes(size: tuple[int, int], tile_size: int = 1024, overlap: int = 128) -> list[Box]:
+    """Boxes of overlapping ``tile_size`` tiles covering an image of ``size`` (w, h); edge tiles are shifted
+    inwards rather than shrunk, so every tile (of an image at least that big) has the full size."""
+    if tile_size < 1 or not 0 <= overlap < tile_size:
+        raise ValueError(f"need tile_size >= 1 and 0 <= overlap < tile_size; got {tile_size}, {overlap}")
+    width, height = size
+    return [Box(x, y, min(x + tile_size, width), min(y + tile_size, height))
+            for y in _starts(height, tile_size, overlap) for x in _starts(width, tile_size, overlap)]
+
+
+def tile(image: Image.Image, tile_size: int = 1024, overlap: int = 128) -> list[tuple[Box, Image.Image]]:
+    """``(box, tile image)`` pairs covering ``image``, row by row."""
+    image = _check_image(image)
+    return [(box, image.crop(tuple(box.as_list()))) for box in tile_boxes(image.size, tile_size, overlap)]
+
+
+def quadrant(box: Box, image_size: tuple[int, int]) -> str:
+    """"top-left", "top-right", "bottom-left" or "bottom-right": where the centre of ``box`` lies."""
+    cx, cy = box.center
+    return f"{'top' if cy < image_size[1] / 2 else 'bottom'}-{'left' if cx < image_size[0] / 2 else 'right'}"
+
+
+def find_region(
+    image: Image.Image,
+    target: str,
+    kind: str = "auto",
+    max_results: int = 5,
+    min_side: int = 448,
+    pad: float = 0.25,
+) -> SearchResult:
+    """Find ``target`` in ``image``: a colour name, a shape word, both ("red star"), or text (``kind="text"``, or
+    ``"auto"`` when the target names no colour or shape). Matches carry boxes in original pixels and a padded,
+    upscaled crop ready for a closer look."""
+    image = _check_image(image)
+    colour, shape = _parse_target(target) if kind != "text" else (None, None)
+    if kind in ("colour", "color") and colour is None:
+        raise ValueError(f"no colour named in {target!r}; known colours: {', '.join(PALETTE)}")
+    if kind == "shape" and shape is None:
+        raise ValueError(f"no shape named in {target!r}; known shapes: {', '.join(sorted(set(SHAPE_WORDS)))}")
+    if kind not in ("auto", "text", "colour", "color", "shape"):
+        raise ValueError(f"kind must be auto, text, colour or shape; got {kind!r}")
+    if colour is None and shape is None:
+        matches = _search_text(image, target, max_results)
+        found_kind = "text"
+    else:
+        matches = _search_blobs(image, colour, shape, max_results)
+        found_kind = "+".join(k for k, v in (("colour", colour), ("shape", shape)) if v)
+    for match in matches:
+        match.crop = crop(image, match.box, min_side=min_side, pad=pad).image
+    annotated = _annotate(image, [(m.box, f"{i + 1}") for i, m in enumerate(matches)])
+    return SearchResult(target, found_kind, matches, image.size, annotated)
+
+
+def _parse_target(target: str) -> tuple[str | None, str | None]:
+    colour = shape = None
+    for word in target.lower().replace("-", " ").split():
+        word = word.strip(".,;:!?'\"")
+        singular = word[:-1] if word.endswith("s") and word[:-1] in SHAPE_WORDS else word
+        if colour is None and (word in PALETTE or word in ALIASES):
+            colour = canonical_name(word)
+        elif shape is None and singular in SHAPE_WORDS:
+            shape = SHAPE_WORDS[singular]
+    return colour, shape
+
+
+def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max_results: int) -> list[RegionMatch]:
+    width, height = image.size
+    factor = min(1.0, SEARCH_SIDE / max(width, height))
+    full = np.asarray(image)
+    small = full if factor == 1.0 else cv2.resize(
+        full, (max(1, round(width * factor)), max(1, round(height * factor))), interpolation=cv2.INTER_AREA)
+    mask = _target_mask(small, colour)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    candidates = sorted(range(1, count), key=lambda i: -stats[i, cv2.CC_STAT_AREA])
+    matches: list[RegionMatch] = []
+    for i in candidates[: max(50, 10 * max_results)]:
+        if stats[i, cv2.CC_STAT_AREA] < 3:
+            break
+        x, y, w, h = (int(v) for v in stats[i, :4])
+        margin = 2
+        coarse = Box((x - margin) / factor, (y - margin) / factor, (x + w + margin) / factor,
+                     (y + h + margin) / factor).clamp(width, height)
+        refined = _refine(full, coarse, colour)
+        if refined is None:
+            continue
+        box, found_shape, shape_score = refined
+        if shape is not None and found_shape != shape and not (shape == "rectangle" and found_shape == "square"):
+            continue
+        area_share = box.area / (width * height)
+        # Colour-only: bigger blobs first. With a shape: how well it fits, then size.
+        score = shape_score if shape else min(1.0, 0.5 + 50 * area_share)
+        label = " ".join(v for v in (colour, found_shape if shape else "region") if v)
+        matches.append(RegionMatch(box, float(score), label, quadrant(box, (width, height))))
+    matches = _dedupe(matches)
+    matches.sort(key=lambda m: (-round(m.score, 2), -m.box.area))
+    return matches[:max_results]
+
+
+def _target_mask(rgb: np.ndarray, colour: str | None) -> np.ndarray:
+    classes = classify_pixels(np.ascontiguousarray(rgb))
+    if colour is not None:
+        return classes == list(PALETTE).index(colour)
+    chromatic = [list(PALETTE).index(name) for name in CHROMATIC]
+    return np.isin(classes, chromatic)
+
+
+def _refine(full: np.ndarray, coarse: Box, colour: str | None) -> tuple[Box, str, float] | None:
+    """The tight full-resolution box of the largest target-coloured blob inside ``coarse``, and its shape."""
+    x0, y0, x1, y1 = coarse.as_list()
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    patch = full[y0:y1, x0:x1]
+    mask = _target_mask(patch, colour).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    contour = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(contour) < 4:
+        return None
+    bx, by, bw, bh = cv2.boundingRect(contour)
+    shape, score = classify_contour(contour)
+    return Box(x0 + bx, y0 + by, x0 + bx + bw, y0 + by + bh), shape, score
+
+
+def classify_contour(contour: np.ndarray) -> tuple[str, float]:
+    """Name the shape of a filled blob's outer contour (circle, triangle, square, rectangle, star, other) with a
+    0-1 confidence, from polygon fit, solidity and circularity."""
+    area = float(cv2.contourArea(contour))
+    perimeter = float(cv2.arcLength(contour, True))
+    if area <= 0 or perimeter <= 0:
+        return "other", 0.0
+    hull_area = float(cv2.contourArea(cv2.convexHull(contour)))
+    solidity = area / hull_area if hull_area else 0.0
+    circularity = 4 * math.pi * area / perimeter**2
+    vertices = len(cv2.approxPolyDP(contour, 0.04 * perimeter, True))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+    aspect = min(rw, rh) / max(rw, rh) if max(rw, rh) else 0.0
+    if solidity < 0.75 and vertices >= 6:
+        return "star", min(1.0, 0.6 + (0.75 - solidity))
+    if vertices == 3 and solidity > 0.85:
+        return "triangle", solidity
+    if vertices == 4 and solidity > 0.88:
+        return ("square", aspect) if aspect > 0.8 else ("rectangle", solidity)
+    if circularity > 0.75 and solidity > 0.9:
+        return "circle", circularity
+    return "other", 0.3
+
+
+def _search_text(image: Image.Image, target: str, max_results: int) -> list[RegionMatch]:
+    width, height = image.size
+    # First pass: detector on a capped copy, recognition at full resolution.
+    lines = find_text(image, target, ocr=read_text(image, max_det_side=2048, annotate=False))
+    if not lines and max(width, height) > 2048:
+        # Small text vanishes in the capped detector view: read full-resolution tiles instead.
+        for box, piece in tile(image, tile_size=1600, overlap=200):
+            for line in find_text(piece, target):
+                lines.append(type(line)(line.text, Box(line.box.x0 + box.x0, line.box.y0 + box.y0,
+                                                       line.box.x1 + box.x0, line.box.y1 + box.y0), line.confidence))
+    matches = [RegionMatch(line.box, match_score(line.text, target) * line.confidence, f"text {line.text!r}",
+                           quadrant(line.box, (width, height)), text=line.text) for line in lines]
+    matches = _dedupe(matches)
+    matches.sort(key=lambda m: -m.score)
+    return matches[:max_results]
+
+
+def _dedupe(matches: list[RegionMatch]) -> list[RegionMatch]:
+    kept: list[RegionMatch] = []
+    for match in sorted(matches, key=lambda m: -m.score):
+        if all(match.box.iou(other.box) < 0.5 for other in kept):
+            kept.append(match)
+    return kept
+
+
+def _starts(length: int, tile_size: int, overlap: int) -> list[int]:
+    if length <= tile_size:
+        return [0]
+    step = tile_size - overlap
+    starts = list(range(0, length - tile_size, step))
+    starts.append(length - tile_size)
+    return starts
+
+
+def _annotate(image: Image.Image, boxes: list[tuple[Box, str]]) -> Image.Image:
+    scale = min(1.0, 1600 / max(image.size))
+    out = image.copy() if scale == 1.0 else image.resize(
+        (max(1, round(image.width * scale)), max(1, round(image.height * scale))), Image.Resampling.BILINEAR)
+    draw = ImageDraw.Draw(out)
+    for box, label in boxes:
+        rect = [box.x0 * scale, box.y0 * scale, box.x1 * scale, box.y1 * scale]
+        # Tiny needles vanish at 1600 px: draw at least a 12 px frame around them.
+        cx, cy = (rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2
+        half_w, half_h = max(6.0, (rect[2] - rect[0]) / 2 + 2), max(6.0, (rect[3] - rect[1]) / 2 + 2)
+        draw.rectangle([cx - half_w, cy - half_h, cx + half_w, cy + half_h], outline=(255, 0, 255), width=3)
+        draw.text((cx - half_w, max(0.0, cy - half_h - 12)), label, fill=(255, 0, 255))
+    return out
+
+
+def _check_image(image: Image.Image) -> Image.Image:
+    if not isinstance(image, Image.Image):
+        raise ValueError(f"expected a PIL image, got {type(image).__name__}")
+    if image.width < 1 or image.height < 1:
+        raise ValueError(f"empty image: {image.width}x{image.height}")
+    if image.width * image.height > MAX_PIXELS:
+        raise ValueError(f"image is {image.width}x{image.height}, over the {MAX_PIXELS / 1e6:.0f} MP limit")
+    return image if image.mode == "RGB" else to_rgb(image)
