@@ -52,9 +52,15 @@ def _border_sequence(labels: np.ndarray) -> list[int]:
 
 
 def _classify_contact(
-    a: np.ndarray, b: np.ndarray, contact: np.ndarray, box: tuple[int, int, int, int], thickness: float
-) -> int | None:
-    """1 when the curves cross inside this contact region, 0 when they only touch, None when undecidable."""
+    a: np.ndarray,
+    b: np.ndarray,
+    contact: np.ndarray,
+    box: tuple[int, int, int, int],
+    thickness: float,
+    all_contacts: np.ndarray,
+) -> tuple[int | None, tuple[int, int, int, int]]:
+    """1 when the curves cross inside this contact region, 0 when they only touch, None when undecidable; and the
+    window (x0, y0, x1, y1) whose border reading decided it."""
     height, width = a.shape
     x, y, w, h = box
     for factor in (2.0, 4.0, 8.0, 16.0):
@@ -71,14 +77,16 @@ def _classify_contact(
         ids = np.unique(comp[win_c])
         linked = np.isin(comp, ids[ids > 0])
         xs, ys = _perimeter(0, 0, x1 - x0, y1 - y0)
+        if all_contacts[y0 : y1 + 1, x0 : x1 + 1][ys, xs].any():
+            continue  # the border cuts through a place where the lines meet: its reading would be meaningless
         lab = np.where(linked[ys, xs] & win_a[ys, xs], 1, 0) + np.where(linked[ys, xs] & win_b[ys, xs], 2, 0)
         lab[lab == 3] = 0  # both colours at once: ambiguous pixel, ignore
         seq = _border_sequence(lab)
         if len(seq) == 4:
-            return 1
+            return 1, (x0, y0, x1, y1)
         if len(seq) == 2:
-            return 0
-    return None
+            return 0, (x0, y0, x1, y1)
+    return None, (x, y, x + w - 1, y + h - 1)
 
 
 def count_line_crossings(
@@ -98,22 +106,42 @@ def count_line_crossings(
     kernel = disk(round(thickness / 2) + 2)
     contact = cv2.dilate(a.astype(np.uint8), kernel).astype(bool) & cv2.dilate(b.astype(np.uint8), kernel).astype(bool)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(contact.astype(np.uint8), connectivity=8)
+    # Specks of contact (a pixel or two where antialiased edges brush) carry no reading of their own.
+    specks = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] < max(3.0, thickness))
+    contact &= ~np.isin(labels, specks[specks > 0])
     points: list[tuple[float, float]] = []
     boxes: list[Box] = []
+    windows: list[tuple[int, int, int, int]] = []
     touches = 0
     for i in range(1, n):
-        x, y, w, h, _area = (int(v) for v in stats[i])
-        region = labels[y : y + h, x : x + w] == i
-        verdict = _classify_contact(a, b, labels == i, (x, y, w, h), thickness)
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if i in specks:
+            continue
+        verdict, window = _classify_contact(a, b, labels == i, (x, y, w, h), thickness, contact)
         if verdict is None:
             # Undecidable border reading (e.g. a line ending inside the contact): an overlap covering most of
             # the thinner stroke's width is taken as a crossing.
-            verdict = 1 if region.sum() >= 2 * thickness * thickness else 0
-        if verdict:
-            points.append((float(centroids[i][0]), float(centroids[i][1])))
-            boxes.append(Box(float(x), float(y), float(x + w), float(y + h)))
-        else:
+            verdict = 1 if area >= 2 * thickness * thickness else 0
+        if not verdict:
             touches += 1
+            continue
+        cx, cy = float(centroids[i][0]), float(centroids[i][1])
+        # At a shallow crossing the covered line is hidden for a long stretch and the crossing leaves a contact at
+        # each end; the window that reads one of them clean then holds the other too: one crossing, not two.
+        same = next(
+            (k for k, (wx0, wy0, wx1, wy1) in enumerate(windows)
+             if (wx0 <= cx <= wx1 and wy0 <= cy <= wy1)
+             or (window[0] <= points[k][0] <= window[2] and window[1] <= points[k][1] <= window[3])),
+            None,
+        )
+        if same is not None:
+            old = boxes[same]
+            boxes[same] = Box(min(old.x0, x), min(old.y0, y), max(old.x1, x + w), max(old.y1, y + h))
+            points[same] = boxes[same].center
+            continue
+        points.append((cx, cy))
+        boxes.append(Box(float(x), float(y), float(x + w), float(y + h)))
+        windows.append(window)
     order = np.argsort([p[0] for p in points]) if points else []
     points = [points[k] for k in order]
     boxes = [boxes[k] for k in order]
