@@ -160,17 +160,12 @@ def _colour_clusters(
             continue
         # The exact colour is the median of the modal bin's pixels (Lab bins are coarse in RGB terms for blues).
         centres.append((np.median(pix[inverse == i].astype(np.float32), axis=0), total))
-    bg_mean = bg_rgb.reshape(-1, 3).mean(axis=0)
-    # Antialiased edges are mixtures of an ink colour and the background (linear in sRGB, as renderers blend):
-    # a cluster lying on such a mixing line of a bigger cluster is that cluster's edge, not a colour of its own.
+    # Near-identical colours (ringing/halo overshoot at edges) are one ink: fold each into a bigger near one.
     kept: list[tuple[np.ndarray, int]] = []
     for centre, total in sorted(centres, key=lambda c: -c[1]):
-        blend = False
-        for other, other_total in kept:
-            if total < other_total and _is_blend(centre, other, bg_mean):
-                blend = True
-                break
-        if not blend:
+        lab_c = _lab(np.clip(centre, 0, 255).astype(np.uint8).reshape(1, 1, 3))[0, 0]
+        if not any(np.linalg.norm(lab_c - _lab(np.clip(o, 0, 255).astype(np.uint8).reshape(1, 1, 3))[0, 0]) < 22.0
+                   for o, _ in kept):
             kept.append((centre, total))
     return [c for c, _ in kept]
 
@@ -196,7 +191,7 @@ def _assign(rgb: np.ndarray, bg_rgb: np.ndarray, fg: np.ndarray, centres: list[n
         better = (cost < best) & (resid < 30.0)
         best[better], best_k[better] = cost[better], k
     labels[ys, xs] = best_k
-    return _absorb_edges(labels, centres, bg_rgb.reshape(-1, 3).mean(axis=0))
+    return _absorb_edges(labels, centres, bg_rgb.reshape(-1, 3).mean(axis=0), fg)
 
 
 def _is_blend(colour: np.ndarray, of: np.ndarray, bg: np.ndarray) -> bool:
@@ -206,14 +201,23 @@ def _is_blend(colour: np.ndarray, of: np.ndarray, bg: np.ndarray) -> bool:
     return 0.1 < a < 0.92 and float(np.linalg.norm(colour - bg - a * v)) < 18.0
 
 
-def _absorb_edges(labels: np.ndarray, centres: list[np.ndarray], bg: np.ndarray) -> np.ndarray:
-    """Give antialiased rims back to their ink: pixels of a colour that is a blend of a neighbouring ink."""
-    for k, ck in enumerate(centres):
-        for j, cj in enumerate(centres):
-            if j == k or not _is_blend(ck, cj, bg):
-                continue
-            near = cv2.dilate((labels == j).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-            labels[(labels == k) & near] = j
+def _absorb_edges(labels: np.ndarray, centres: list[np.ndarray], bg: np.ndarray, fg: np.ndarray) -> np.ndarray:
+    """Give antialiased rims back to their ink: a pixel whose colour is a background blend of an ink it touches,
+    and which also touches the background, is that ink's rim. Decided on the first labelling, so one colour's rim
+    cannot drag a real ink that merely happens to be such a blend (brown beside orange on dark, gray beside black).
+    """
+    first = labels.copy()
+    ring = np.ones((3, 3), np.uint8)
+    by_bg = cv2.dilate((~fg).astype(np.uint8), ring) > 0
+    near = [cv2.dilate((first == j).astype(np.uint8), ring) > 0 for j in range(len(centres))]
+    for k in range(len(centres)):
+        rim = (first == k) & by_bg
+        if not rim.any():
+            continue
+        for j in range(len(centres)):
+            if j != k and _is_blend(centres[k], centres[j], bg):
+                move = rim & near[j] & (labels == k)
+                labels[move] = j
     return labels
 
 
@@ -229,7 +233,29 @@ def _corners(hull: np.ndarray) -> np.ndarray:
         if turn[i] >= 25.0:
             break
         poly = np.delete(poly, i, axis=0)
+    # A bevelled corner of a thick stroke shows as two vertices joined by a very short edge: merge them where
+    # the neighbouring edges meet.
+    while len(poly) > 3:
+        nxt = np.roll(poly, -1, axis=0)
+        lengths = np.linalg.norm(nxt - poly, axis=1)
+        i = int(np.argmin(lengths))
+        if lengths[i] >= 0.35 * float(np.median(lengths)):
+            break
+        j = (i + 1) % len(poly)
+        meet = _line_meet(poly[i - 1], poly[i], poly[j], poly[(j + 1) % len(poly)])
+        poly[i] = meet if meet is not None else (poly[i] + poly[j]) / 2
+        poly = np.delete(poly, j, axis=0)
     return poly
+
+
+def _line_meet(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> np.ndarray | None:
+    """Where line a0-a1 meets line b0-b1 (None when parallel)."""
+    da, db = a1 - a0, b1 - b0
+    den = da[0] * db[1] - da[1] * db[0]
+    if abs(den) < 1e-9:
+        return None
+    t = ((b0[0] - a0[0]) * db[1] - (b0[1] - a0[1]) * db[0]) / den
+    return a0 + t * da
 
 
 def _classify(contour: np.ndarray, own_hull: np.ndarray | None = None) -> tuple[str, dict[str, float]]:
@@ -317,6 +343,11 @@ def find_shapes(rgb: np.ndarray, min_area_frac: float = 1.5e-4) -> list[Shape]:
         mask = _drop_specks((labels == k).astype(np.uint8))
         if int(mask.sum()) < min_area / 3:
             continue
+        # A real ink has many pixels of exactly its colour; a cluster made only of transitions (rims of
+        # antialiasing, halos) has almost none and draws no shapes of its own.
+        on = mask > 0
+        if np.mean(np.linalg.norm(work[on].astype(np.float32) - centre, axis=1) < 15.0) < 0.06:
+            continue
         rgb_t = tuple(int(round(float(c))) for c in np.clip(centre, 0, 255))
         name = colour_name(rgb_t)
         # Strokes of other colours drawn on top cut this colour's outlines; close only across those cuts, and
@@ -378,7 +409,11 @@ def _shapes_of_mask(
         children = [j for j in range(len(contours)) if parents[j] == i]
         hole_area = sum(cv2.contourArea(contours[j]) for j in children)
         filled = hole_area < 0.3 * cv2.contourArea(contour)
-        kind, info = _classify(contour, _own_hull(contour, own))
+        own_hull = _own_hull(contour, own)
+        # Made mostly of bridged pixels (other colours' strokes between two shapes of this colour): not a shape.
+        if own_hull is None or cv2.contourArea(own_hull) < 0.5 * cv2.contourArea(contour):
+            continue
+        kind, info = _classify(contour, own_hull)
         parts = [contour]
         if filled and kind in ("other",) and info.get("solidity", 1.0) < 0.9:
             blob = np.zeros_like(mask)

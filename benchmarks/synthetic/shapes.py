@@ -227,6 +227,6 @@ if __name__ == "__main__":
     import sys
 
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/shapes")
-    rows = generate(target, int(sys.argv[2]) if len(sys.argv) > 2 else 20)
+    rows = generate(target, int(sys.argv[2]) if len(sys.argv) > 2 else 20, int(sys.argv[3]) if len(sys.argv) > 3 else 0)
     (target / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     print(f"{len(rows)} items in {target}")
