@@ -77,6 +77,8 @@ class ExpertSpec(BaseModel):
     box_frame: Literal["pixels", "relative_1", "relative_1000", "resized_pixels"] = "pixels"
     cost: CostSpec = Field(default_factory=CostSpec)
     strengths: list[str] = Field(default_factory=list, description="Skill names this expert is good at.")
+    options: dict[str, Any] = Field(default_factory=dict, description="Expert-specific tool settings that skills "
+                                    "read from ctx.expert.options, e.g. {ocr_backend: tesseract}.")
     serve: ServeSpec | None = None
 
     @field_validator("name", "aliases")
@@ -170,16 +172,22 @@ class Registry:
 
 
 def build_expert(spec: ExpertSpec) -> Expert:
-    """Instantiate the back end an expert spec asks for (heavy back ends are imported lazily)."""
+    """Instantiate the back end an expert spec asks for (heavy back ends are imported lazily).
+
+    The spec's ``options`` ride on the instance as ``expert.options`` (a copy), so a skill can read them from
+    ``ctx.expert`` without importing the registry."""
     if spec.backend == "tools":
-        return ToolsExpert(spec.name)
-    if spec.backend == "openai":
+        expert: Expert = ToolsExpert(spec.name)
+    elif spec.backend == "openai":
         from agents.experts.factory import build_openai_expert
 
-        return build_openai_expert(spec)
-    from agents.experts.factory import build_transformers_expert
+        expert = build_openai_expert(spec)
+    else:
+        from agents.experts.factory import build_transformers_expert
 
-    return build_transformers_expert(spec)
+        expert = build_transformers_expert(spec)
+    expert.options = dict(spec.options)  # type: ignore[attr-defined]
+    return expert
 
 
 def load_registry(path: str | Path | None = None, extra_skills_paths: list[str | Path] | None = None) -> Registry:
