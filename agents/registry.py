@@ -106,7 +106,8 @@ class OrchestratorSpec(BaseModel):
     policy: Literal["keyword", "router", "vlm"] = "keyword"
     expert: str | None = Field(None, description="For the vlm policy: the expert entry that serves it.")
     max_turns: int = Field(4, ge=1, le=32)
-    observation_max_chars: int = Field(4000, ge=200)
+    observation_max_chars: int = Field(4000, ge=200, description="Observation budget in characters.")
+    observation_max_tokens: int = Field(1024, ge=64, description="VLM policy: observation budget in tokens (paper D.4).")
     cost_weight: float = Field(0.1, ge=0, description="λ in expected success − λ·cost (router policy).")
     self_consistency: int = Field(1, ge=1, le=16, description="sc@k for the vlm policy.")
 

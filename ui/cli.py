@@ -149,13 +149,16 @@ def web(host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     launch(host=host, port=port, auth=auth, share=share, data_dir=data_dir, registry=registry, db=db)
 
 
-from ui import cli_experts  # noqa: E402,F401
-from ui import cli_export  # noqa: E402,F401
-
-
 def main() -> None:
+    """Entry point of the ``maestro`` console script."""
+    # Importing a command module registers its commands on ``app`` (kept in their own files by topic).
+    from ui import cli_experts, cli_export  # noqa: F401
+
     app()
 
 
 if __name__ == "__main__":
-    main()
+    # Run through the imported module so there is one ``app``, the one the command modules register on.
+    from ui import cli as _self
+
+    _self.main()

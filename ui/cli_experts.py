@@ -1,33 +1,20 @@
 """``maestro serve-experts``, ``maestro doctor`` and ``maestro prompt``: the commands for real expert models.
 
-The commands are registered on the Typer ``app`` of ``ui.cli``, which imports this module once at its end. When
-``ui.cli`` runs as a script (``python -m ui.cli``) its app lives in ``__main__``; the commands go there, since a
-second import of ``ui.cli`` would build a second, unused app.
+The commands are registered on the Typer ``app`` of ``ui.cli``, whose ``main()`` imports this module.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
-import sys
-from types import ModuleType
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ui import cli as _cli  # noqa: E402  (the one app every command module registers on)
 
-def _host() -> ModuleType:
-    main = sys.modules.get("__main__")
-    if main is not None and getattr(getattr(main, "__spec__", None), "name", None) == "ui.cli":
-        return main
-    from ui import cli
-
-    return cli
-
-
-_cli = _host()
 app: typer.Typer = _cli.app
 friendly_errors = _cli.friendly_errors
 RegistryOpt = _cli.RegistryOpt

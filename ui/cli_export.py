@@ -1,31 +1,18 @@
 """``maestro export``: training files (SFT, DPO, KTO, GRPO, verl) from stored runs and ratings.
 
 Registered on the ``app`` of ``ui.cli`` when that module imports this one; the work is ``agents.export.export``.
-Run as ``python -m ui.cli``, that app lives in ``__main__``, so the command is added there: importing ``ui.cli``
-again would build a second app nobody runs.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Annotated
 
 import typer
 
+from ui import cli as _cli  # noqa: E402  (the one app every command module registers on)
 
-def _cli_module() -> ModuleType:
-    main = sys.modules.get("__main__")
-    if main is not None and getattr(getattr(main, "__spec__", None), "name", None) == "ui.cli":
-        return main
-    from ui import cli
-
-    return cli
-
-
-_cli = _cli_module()
 app: typer.Typer = _cli.app
 friendly_errors = _cli.friendly_errors
 DataDir, RegistryOpt, DbOpt = _cli.DataDir, _cli.RegistryOpt, _cli.DbOpt
