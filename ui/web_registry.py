@@ -97,7 +97,7 @@ def build_registry_tab(maestro: Maestro) -> dict[str, Any]:
     check = gr.Button("Check health", size="sm", elem_id="registry-check")
     gr.Markdown("### Skills (Level-1 with their Level-2)")
     gr.Dataframe(value=skill_rows(maestro), headers=SKILL_HEADERS, type="array", interactive=False, wrap=True,
-                 elem_id="registry-skills")
+                 elem_id="registry-skills", column_widths=["12%", "14%", "37%", "37%"])
     gr.Markdown("### Calls per (expert, skill) and the share of rated runs judged correct")
     pairs = gr.Dataframe(headers=PAIR_HEADERS, type="array", interactive=False, elem_id="registry-pairs")
 
