@@ -1,0 +1,133 @@
+"""The skill handbook (SkillOrchestra's, DESIGN §4): what each (expert, skill, Level-2) has earned from feedback.
+
+A run's verdict is its newest whole-run rating (correct 1, partial 0.5, incorrect 0) or, when nobody rated it,
+whether its answer matches the expected answer it was evaluated against. Each search step of the run is credited
+with that verdict; a step whose call failed is credited 0 whatever the run's verdict (the answer did not come
+from it). Cost is measured from the steps: latency, tokens, and money where the registry gives the expert a price.
+
+Call ``record_feedback(store, run_id)`` right after a rating or an evaluation result lands (the web UI after
+``store.add_rating``, ``agents.evaluate`` after each item); ``rebuild_handbook(store)`` recomputes everything from
+the stored runs and ratings, and gives the same numbers. ``handbook_rows(store)`` is what a UI shows.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from agents.answers import match_answer
+from storage import handbook as tables
+from storage.handbook import Credit, HandbookRecord
+from storage.records import RunRecord
+
+#: Verdict -> success value credited to the pairs the run used.
+VERDICT_SUCCESS = {"correct": 1.0, "partial": 0.5, "incorrect": 0.0}
+#: Level-2 name stored when a call failed before its sub-skill was chosen.
+NO_LEVEL2 = "-"
+
+
+def run_outcome(run: RunRecord) -> tuple[float, str] | None:
+    """(success in [0, 1], source) for a finished run, or None when nothing says whether it was right."""
+    if run.status not in ("done", "failed"):
+        return None
+    whole = [r for r in run.ratings if r.step_index is None]
+    if whole:
+        return VERDICT_SUCCESS[whole[-1].verdict], "rating"
+    if run.expected is not None:
+        return (1.0 if run.answer is not None and match_answer(run.answer, run.expected) else 0.0), "eval"
+    return None
+
+
+def credits_for(run: RunRecord, registry: Any = None) -> list[Credit]:
+    """The run's credits: one per (expert, skill, Level-2) it searched with; empty when it has no verdict."""
+    outcome = run_outcome(run)
+    if outcome is None:
+        return []
+    success, source = outcome
+    grouped: dict[tuple[str, str, str], list[Any]] = defaultdict(list)
+    for step in run.steps:
+        if step.kind == "search" and step.model and step.skill:
+            grouped[(_canonical(registry, "model", step.model), _canonical(registry, "skill", step.skill),
+                     step.level2 or NO_LEVEL2)].append(step)
+    credits = []
+    for (expert, skill, level2), steps in grouped.items():
+        worked = any(s.status == "ok" for s in steps)
+        credits.append(Credit(
+            expert=expert, skill=skill, level2=level2, success=success if worked else 0.0, calls=len(steps),
+            latency_ms=sum(s.latency_ms for s in steps), tokens=sum(s.tokens_in + s.tokens_out for s in steps),
+            money=sum(_money(registry, expert, s.tokens_in, s.tokens_out) for s in steps), source=source))
+    return credits
+
+
+def record_feedback(store: Any, run_id: str, registry: Any = None) -> list[HandbookRecord]:
+    """Update the handbook for one run after its rating or evaluation result landed; returns the touched rows.
+
+    Idempotent: the run's earlier contribution (an older rating) is replaced, never added twice. ``registry``
+    (an ``agents.registry.Registry``) resolves aliases and prices the calls; without it money is 0."""
+    run = store.get_run(run_id)
+    if run is None:
+        raise KeyError(f"no run {run_id!r}")
+    keys = set(tables.replace_credits(store, run_id, credits_for(run, registry)))
+    return [row for row in tables.entries(store) if (row.expert, row.skill, row.level2) in keys]
+
+
+def rebuild_handbook(store: Any, registry: Any = None) -> int:
+    """Recompute the whole handbook from stored runs, ratings and expected answers; returns the row count."""
+    credits: dict[str, list[Credit]] = {}
+    for run_id in tables.feedback_run_ids(store):
+        run = store.get_run(run_id)
+        if run is not None:
+            found = credits_for(run, registry)
+            if found:
+                credits[run_id] = found
+    return tables.rebuild(store, credits)
+
+
+def load_handbook(store: Any) -> dict[tuple[str, str, str], HandbookRecord]:
+    """Every handbook row keyed by (expert, skill, Level-2)."""
+    return {(r.expert, r.skill, r.level2): r for r in tables.entries(store)}
+
+
+def handbook_rows(store: Any, *, expert: str | None = None, skill: str | None = None) -> list[dict[str, Any]]:
+    """Handbook rows as plain dicts (expert, skill, level2, alpha, beta, mean, runs, calls, latency_ms, tokens,
+    money), ordered by skill, Level-2, expert: what the web UI's handbook table and ``maestro handbook show`` list."""
+    return [row.as_dict() for row in tables.entries(store, expert=expert, skill=skill)]
+
+
+def skill_summary(store: Any) -> list[dict[str, Any]]:
+    """Per (expert, skill), Level-2 rows pooled: the Beta posterior and mean cost per call."""
+    pooled: dict[tuple[str, str], list[HandbookRecord]] = defaultdict(list)
+    for row in tables.entries(store):
+        pooled[(row.expert, row.skill)].append(row)
+    out = []
+    for _key, rows in sorted(pooled.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        pooled_row = pool(rows)
+        out.append({**pooled_row.as_dict(), "level2": "*"})
+    return out
+
+
+def pool(rows: list[HandbookRecord]) -> HandbookRecord:
+    """Several rows of one (expert, skill) as one: evidence added, costs weighted by calls."""
+    first = rows[0]
+    calls = sum(r.calls for r in rows) or 1
+    return HandbookRecord(
+        first.expert, first.skill, "*", tables.PRIOR_ALPHA + sum(r.alpha - tables.PRIOR_ALPHA for r in rows),
+        tables.PRIOR_BETA + sum(r.beta - tables.PRIOR_BETA for r in rows), sum(r.runs for r in rows),
+        sum(r.calls for r in rows), sum(r.latency_ms * r.calls for r in rows) / calls,
+        sum(r.tokens * r.calls for r in rows) / calls, sum(r.money * r.calls for r in rows) / calls)
+
+
+def _canonical(registry: Any, kind: str, name: str) -> str:
+    if registry is None:
+        return name
+    names = registry.model_names if kind == "model" else registry.skill_names
+    return names.resolve(name) or name
+
+
+def _money(registry: Any, expert: str, tokens_in: int, tokens_out: int) -> float:
+    if registry is None:
+        return 0.0
+    try:
+        return float(registry.expert_spec(expert).cost.of(tokens_in, tokens_out))
+    except KeyError:  # an expert no longer in the registry: its price is unknown
+        return 0.0
