@@ -105,7 +105,9 @@ def nms(boxes: list[Box], scores: list[float], iou_threshold: float = 0.5) -> li
     if not boxes:
         return []
     rects = [[float(b.x0), float(b.y0), float(b.width), float(b.height)] for b in boxes]
-    keep = cv2.dnn.NMSBoxes(rects, [float(s) for s in scores], -1e9, float(iou_threshold))
+    low = min(float(s) for s in scores)
+    # NMSBoxes wants non-negative scores; only their order matters here, so shift them.
+    keep = cv2.dnn.NMSBoxes(rects, [float(s) - low + 1e-6 for s in scores], 0.0, float(iou_threshold))
     return [int(i) for i in np.asarray(keep).reshape(-1)]
 
 
@@ -184,3 +186,59 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
         notes.append(f"{len(matched) - len(keep)} duplicate outline(s) merged")
     return CountResult(_describe(kind, want_colour), len(detections), detections, "colour/shape segmentation",
                        (rgb.shape[1], rgb.shape[0]), others, notes, annotate(rgb, detections, outlines))
+
+
+def count_round_objects(
+    image: Image.Image, min_radius: int | None = None, max_radius: int | None = None
+) -> CountResult:
+    """Count round things (coins, balls, cells, rings, drawn circles) with OpenCV's Hough circle transform.
+
+    Radii are in original pixels; by default anything from 1% to 50% of the short side. Circles whose boxes
+    overlap by more than half are one object (NMS), so a ring's inner and outer edges count once.
+    """
+    rgb = check_image(image)
+    h0, w0 = rgb.shape[:2]
+    scale = min(1.0, 1024 / max(h0, w0))
+    gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    if scale < 1.0:
+        gray = cv2.resize(gray, (round(w0 * scale), round(h0 * scale)), interpolation=cv2.INTER_AREA)
+    short = min(gray.shape)
+    r_min = max(3, round((min_radius if min_radius is not None else 0.01 * min(h0, w0)) * scale))
+    r_max = max(r_min + 1, round((max_radius if max_radius is not None else 0.5 * min(h0, w0)) * scale))
+    if r_min >= short:
+        raise ValueError(f"min_radius {min_radius} is larger than the image ({w0}x{h0})")
+    blurred = cv2.GaussianBlur(gray, (5, 5), 1.2)
+    # The "ALT" variant scores how complete each circle is, so it rarely invents circles in texture or text.
+    found = cv2.HoughCircles(blurred, cv2.HOUGH_GRADIENT_ALT, dp=1.5, minDist=max(2.0, r_min * 1.5),
+                             param1=300, param2=0.8, minRadius=r_min, maxRadius=r_max)
+    circles = [] if found is None else [tuple(float(v) / scale for v in c[:3]) for c in found.reshape(-1, 3)]
+    boxes = [Box(x - r, y - r, x + r, y + r).clamp(w0, h0) for x, y, r in circles]
+    keep = nms(boxes, [r for _, _, r in circles], 0.5)
+    # A circle centred inside a bigger one is a detail of that object (a coin's rim, a ring's inner edge).
+    keep = [j for j in keep if not any(
+        circles[i][2] > circles[j][2]
+        and np.hypot(circles[i][0] - circles[j][0], circles[i][1] - circles[j][1]) < 0.8 * circles[i][2]
+        for i in keep
+    )]
+    # Reading order for stable numbering.
+    keep.sort(key=lambda i: (round(circles[i][1] / max(circles[i][2], 1.0)), circles[i][0]))
+    detections = [
+        Detection(n, "round object", boxes[i], 1.0, None,
+                  {"center": [round(circles[i][0], 1), round(circles[i][1], 1)], "radius": round(circles[i][2], 1)})
+        for n, i in enumerate(keep, 1)
+    ]
+    notes = [f"{len(circles) - len(keep)} overlapping or nested circle(s) merged"] if len(keep) < len(circles) else []
+    return CountResult("round objects", len(detections), detections, "Hough circles", (w0, h0), {}, notes,
+                       annotate(rgb, detections))
+
+
+def detect_objects(
+    image: Image.Image, label: str, backend: str = "auto", weights: str | None = None, min_score: float = 0.25
+) -> CountResult:
+    """Detect and count ``label`` objects: faces (Haar cascade), people (HOG), or any class of a YOLO model.
+
+    See ``vision_tools.detect_objects.detect_objects``; re-exported here so counting has one entry module.
+    """
+    from vision_tools.detect_objects import detect_objects as _detect
+
+    return _detect(image, label, backend=backend, weights=weights, min_score=min_score)
