@@ -56,7 +56,7 @@ def _drive(current: Run, registry: Any, policy: Policy, max_turns: int, emit: Ev
         ctx = Context(current.question, current.image, registry, current.steps, max_turns, turn,
                       force_answer=force, repair_hint=repair_hint)
         emit(Event("step_started", current))
-        step = _take_turn(ctx, policy, models, skills, registry)
+        step = _take_turn(ctx, policy, models, skills, registry, lambda s: emit(Event("action", current, s)))
         current.steps.append(step)
         emit(Event("step", current, step))
         if step.kind == "answer" and step.status != "error":
@@ -68,7 +68,8 @@ def _drive(current: Run, registry: Any, policy: Policy, max_turns: int, emit: Ev
     current.error = f"no valid answer after {max_turns} turns and a forced final turn"
 
 
-def _take_turn(ctx: Context, policy: Policy, models: protocol.Names, skills: protocol.Names, registry: Any) -> Step:
+def _take_turn(ctx: Context, policy: Policy, models: protocol.Names, skills: protocol.Names, registry: Any,
+               on_action: Callable[[Step], None]) -> Step:
     started = time.perf_counter()
     reply = policy.next_turn(ctx)
     policy_ms = (time.perf_counter() - started) * 1000
@@ -83,6 +84,7 @@ def _take_turn(ctx: Context, policy: Policy, models: protocol.Names, skills: pro
             step.status = "forced"
     elif isinstance(action, protocol.Search) and not ctx.force_answer:
         step.kind, step.model, step.skill, step.query = "search", action.model, action.skill, action.query
+        on_action(step)  # the pair is chosen; a UI can say "Tools@@OCR: reading text…" while the skill runs
         _execute_search(step, ctx, registry)
     elif isinstance(action, protocol.Search):
         step.status, step.error = "error", "the turn limit was reached but the policy searched instead of answering"

@@ -90,9 +90,9 @@ class Run:
 
 @dataclass
 class Event:
-    """Emitted by the loop: ``run_started``, ``step_started`` (policy is thinking), ``step`` (a finished step),
-    ``run_finished``."""
+    """Emitted by the loop: ``run_started``, ``step_started`` (the policy is thinking), ``action`` (a search was
+    chosen and its skill is running; ``step`` is partly filled), ``step`` (a finished step), ``run_finished``."""
 
-    kind: Literal["run_started", "step_started", "step", "run_finished"]
+    kind: Literal["run_started", "step_started", "action", "step", "run_finished"]
     run: Run
     step: Step | None = None

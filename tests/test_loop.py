@@ -30,7 +30,9 @@ def test_search_then_answer_records_every_step(registry, image) -> None:
         "<think>Echo it.</think>\n<search> Tools@@Echo: repeat hello </search>",
         "<think>The echo said hello.</think>\n<answer>hello</answer>",
     ])
-    result = run("say hello", image, registry=registry, policy=policy, on_event=events.append)
+    at_emit = []  # what each event's step looked like at the moment it was emitted
+    result = run("say hello", image, registry=registry, policy=policy,
+                 on_event=lambda e: (events.append(e), at_emit.append(e.step and (e.step.skill, e.step.observation))))
 
     assert result.status == "done" and result.answer == "hello" and not result.forced_answer
     search, answer = result.steps
@@ -42,7 +44,8 @@ def test_search_then_answer_records_every_step(registry, image) -> None:
     assert search.latency_ms >= search.policy_ms + search.tool_ms + search.expert_ms
     assert answer.kind == "answer" and answer.think == "The echo said hello."
     kinds = [e.kind for e in events]
-    assert kinds == ["run_started", "step_started", "step", "step_started", "step", "run_finished"]
+    assert kinds == ["run_started", "step_started", "action", "step", "step_started", "step", "run_finished"]
+    assert at_emit[2] == ("Echo", None)  # the action event comes before the skill has run
     assert result.trajectory()[1] == "<information>64x48 repeat hello</information>"
 
 
