@@ -19,6 +19,7 @@ from typing import Any
 from tqdm import tqdm
 
 from agents.answers import match_answer
+from agents.handbook import record_feedback
 
 
 class DatasetError(ValueError):
@@ -70,6 +71,8 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
                     "answer": None, "correct": False, "run_id": None, "latency_ms": 0.0, "error": str(exc),
                     "pairs": [], "skill_expected": item.skill}
         pairs = [f"{s.model}@@{s.skill}" for s in result.steps if s.kind == "search"]
+        if result.id:  # the result lands: the handbook learns from it at once (the router's next run sees it)
+            record_feedback(maestro.store, result.id, maestro.registry)
         return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                 "answer": result.answer, "correct": match_answer(result.answer, item.answer),
                 "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "status": result.status,

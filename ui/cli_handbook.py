@@ -1,0 +1,70 @@
+"""``maestro handbook show|rebuild``: the router's skill handbook (per expert, skill and Level-2 success and cost).
+
+Registered on the ``app`` of ``ui.cli`` when that module imports this one (as a ``handbook`` sub-command group).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+# Always the importable ``ui.cli`` (even under ``python -m ui.cli``): its ``__main__`` block runs that module's app.
+from ui import cli as _cli
+
+friendly_errors = _cli.friendly_errors
+DataDir, RegistryOpt, DbOpt = _cli.DataDir, _cli.RegistryOpt, _cli.DbOpt
+
+handbook_app = typer.Typer(no_args_is_help=True, help="The router's skill handbook: success posteriors and cost.")
+_cli.app.add_typer(handbook_app, name="handbook")
+
+
+@handbook_app.command("rebuild")
+@friendly_errors
+def rebuild_command(data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
+    """Recompute the handbook from every stored run, rating and evaluation result."""
+    from agents.config import Settings
+    from agents.handbook import rebuild_handbook
+    from agents.registry import load_registry
+    from storage import open_store
+
+    settings = Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry)
+    loaded = load_registry(settings.registry_path, settings.skills_paths)
+    with open_store(settings.data_dir, settings.db_url) as store:
+        count = rebuild_handbook(store, loaded)
+    typer.echo(f"handbook rebuilt: {count} (expert, skill, Level-2) rows")
+
+
+@handbook_app.command("show")
+@friendly_errors
+def show_command(
+        skill: Annotated[str | None, typer.Option("--skill", help="Only this skill.")] = None,
+        expert: Annotated[str | None, typer.Option("--expert", help="Only this expert.")] = None,
+        pooled: Annotated[bool, typer.Option("--pooled", help="One row per (expert, skill), Level-2 pooled.")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the rows as a JSON list.")] = False,
+        data_dir: DataDir = None, db: DbOpt = None) -> None:
+    """Print the handbook: Beta(α, β), posterior mean, evidence and mean cost per call."""
+    from agents.config import Settings
+    from agents.handbook import handbook_rows, skill_summary
+    from storage import open_store
+
+    settings = Settings.resolve(data_dir=data_dir, db_url=db)
+    with open_store(settings.data_dir, settings.db_url) as store:
+        rows = skill_summary(store) if pooled else handbook_rows(store)
+    rows = [r for r in rows if (skill is None or r["skill"] == skill) and (expert is None or r["expert"] == expert)]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        typer.echo("the handbook is empty: rate some runs or run an evaluation")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("skill", "Level-2", "expert", "α", "β", "mean", "runs", "calls", "latency ms", "tokens", "money")
+    for r in rows:
+        table.add_row(r["skill"], r["level2"], r["expert"], f"{r['alpha']:.1f}", f"{r['beta']:.1f}",
+                      f"{r['mean']:.3f}", str(r["runs"]), str(r["calls"]), f"{r['latency_ms']:.0f}",
+                      f"{r['tokens']:.0f}", f"{r['money']:.4f}")
+    Console().print(table)
