@@ -16,25 +16,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-#: Canonical RGB of each colour name the tools speak; nearest (in Lab) wins. Synonyms map onto these names.
-PALETTE: dict[str, tuple[int, int, int]] = {
-    "red": (220, 30, 30),
-    "orange": (255, 140, 0),
-    "yellow": (245, 210, 0),
-    "green": (40, 160, 60),
-    "cyan": (0, 190, 210),
-    "blue": (30, 90, 220),
-    "purple": (130, 50, 180),
-    "pink": (255, 110, 180),
-    "brown": (140, 80, 30),
-    "black": (15, 15, 15),
-    "gray": (128, 128, 128),
-    "white": (250, 250, 250),
-}
-SYNONYMS = {
-    "grey": "gray", "violet": "purple", "magenta": "pink", "navy": "blue", "teal": "cyan", "turquoise": "cyan",
-    "lime": "green", "gold": "yellow", "crimson": "red", "maroon": "brown",
-}
+from vision_tools.colour import NAMES, canonical_name, classify_pixels
+
 #: Shape kinds the classifier can return (plus "other" and "line", which are never counted as shapes).
 SHAPES = ("circle", "ellipse", "triangle", "square", "rectangle", "quadrilateral", "pentagon", "hexagon",
           "heptagon", "octagon", "star")
@@ -69,12 +52,8 @@ class Shape:
 
 
 def normalise_colour(name: str) -> str:
-    """A colour name in the palette's spelling, or ValueError listing the names understood."""
-    key = name.strip().lower()
-    key = SYNONYMS.get(key, key)
-    if key not in PALETTE:
-        raise ValueError(f"unknown colour {name!r}; use one of {', '.join(PALETTE)}")
-    return key
+    """A colour name in the project palette's spelling (``vision_tools.colour``), or ValueError."""
+    return canonical_name(name)
 
 
 def normalise_shape(name: str) -> str:
@@ -92,20 +71,10 @@ def _lab(rgb: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(rgb.astype(np.float32) / 255.0, cv2.COLOR_RGB2Lab)
 
 
-_PALETTE_LAB = _lab(np.array([list(PALETTE.values())], dtype=np.uint8))[0]
-
-
 def colour_name(rgb: tuple[int, int, int] | np.ndarray) -> str:
-    """The palette name nearest to ``rgb``; achromatic colours by lightness so dark blue is not called black."""
-    pixel = np.asarray(rgb, dtype=np.uint8).reshape(1, 1, 3)
-    hsv = cv2.cvtColor(pixel, cv2.COLOR_RGB2HSV_FULL)[0, 0].astype(float)
-    sat, val = hsv[1] / 255.0, hsv[2] / 255.0
-    if sat < 0.18 or val < 0.2:
-        return "black" if val < 0.3 else ("white" if val > 0.88 else "gray")
-    lab = _lab(pixel)[0, 0]
-    chromatic = [i for i, n in enumerate(PALETTE) if n not in ("black", "gray", "white")]
-    dist = np.linalg.norm(_PALETTE_LAB[chromatic] - lab, axis=1)
-    return list(PALETTE)[chromatic[int(np.argmin(dist))]]
+    """The project palette's name for one colour (the same naming ``vision_tools.colour`` uses everywhere)."""
+    pixel = np.asarray(rgb, dtype=np.float64).clip(0, 255).round().astype(np.uint8).reshape(1, 1, 3)
+    return NAMES[int(classify_pixels(pixel)[0, 0])]
 
 
 def background_model(lab: np.ndarray) -> np.ndarray:
@@ -128,8 +97,10 @@ def background_model(lab: np.ndarray) -> np.ndarray:
         coef, *_ = np.linalg.lstsq(design[keep], values[keep], rcond=None)
         resid = np.linalg.norm(values - design @ coef, axis=1)
         keep = resid < max(6.0, 3.0 * float(np.median(resid)))
-    gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
-    return (coef[0][None, None, :] + (gx / w)[..., None] * coef[1] + (gy / h)[..., None] * coef[2]).astype(np.float32)
+    coef = coef.astype(np.float32)
+    ramp_x = (np.arange(w, dtype=np.float32) / w)[None, :, None] * coef[1]
+    ramp_y = (np.arange(h, dtype=np.float32) / h)[:, None, None] * coef[2]
+    return (coef[0] + ramp_x) + ramp_y
 
 
 def _colour_clusters(
@@ -139,13 +110,13 @@ def _colour_clusters(
     pts, pix = lab[fg], rgb[fg]
     if len(pts) == 0:
         return []
-    if len(pts) > 200_000:  # a fixed subsample keeps the histogram cheap on big fills
-        pick = np.random.default_rng(0).choice(len(pts), 200_000, replace=False)
+    if len(pts) > 80_000:  # a fixed subsample keeps the histogram cheap on big fills
+        pick = np.random.default_rng(0).choice(len(pts), 80_000, replace=False)
         pts, pix = pts[pick], pix[pick]
-    bins, inverse, counts = np.unique(
-        np.floor(pts / 6.0).astype(np.int32), axis=0, return_inverse=True, return_counts=True
-    )
-    inverse = inverse.reshape(-1)
+    q = np.floor(pts / 6.0).astype(np.int64) + 64  # Lab/6 fits in 0..127 per channel: one integer key per bin
+    keys, inverse, counts = np.unique(q[:, 0] * 16384 + q[:, 1] * 128 + q[:, 2], return_inverse=True,
+                                      return_counts=True)
+    bins = np.column_stack([keys // 16384, (keys // 128) % 128, keys % 128]) - 64
     centres_q = (bins.astype(np.float32) + 0.5) * 6.0
     order = np.argsort(-counts)
     used = np.zeros(len(bins), dtype=bool)
@@ -339,7 +310,10 @@ def find_shapes(rgb: np.ndarray, min_area_frac: float = 1.5e-4) -> list[Shape]:
     labels = _assign(work, bg_rgb, fg, centres)
     shapes: list[Shape] = []
     fg_u8 = fg.astype(np.uint8)
+    sizes = np.bincount(labels.reshape(-1) + 1, minlength=len(centres) + 1)[1:]
     for k, centre in enumerate(centres):
+        if sizes[k] < min_area / 3:
+            continue
         mask = _drop_specks((labels == k).astype(np.uint8))
         if int(mask.sum()) < min_area / 3:
             continue
