@@ -139,6 +139,26 @@ def test_other_colours_and_touching_lines() -> None:
     assert count_line_crossings(crossing, "green", "orange").count == 2
 
 
+@pytest.mark.parametrize(
+    "degrees",
+    [
+        pytest.param(6.0, marks=pytest.mark.xfail(strict=True, reason="known gap: very shallow thick crossings split")),
+        pytest.param(10.0, marks=pytest.mark.xfail(strict=True, reason="known gap: very shallow thick crossings split")),
+        15.0,
+        20.0,
+    ],
+)
+def test_shallow_crossing_counted_once(degrees: float) -> None:
+    # At a shallow angle the covered line is hidden for a long stretch; it is still one crossing.
+    slope = math.tan(math.radians(degrees))
+    red = [(0.0, 300.0), (600.0, 300.0)]
+    blue = [(0.0, 300.0 - 300.0 * slope), (600.0, 300.0 + 300.0 * slope)]
+    result = count_line_crossings(_render_lines(600, 4, blue, red, ("blue", "red")))
+    assert result.count == 1, result.summary()
+    (x, y), = result.points
+    assert abs(x - 300) < 20 and abs(y - 300) < 6
+
+
 # --- rendered circles ------------------------------------------------------------------------------------------
 
 
