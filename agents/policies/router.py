@@ -132,7 +132,7 @@ class RouterPolicy:
                      ) -> dict[str, Any]:
         """Every expert scored for ``skill`` on ``question``: posterior, cost, value and score (not yet chosen)."""
         spec = self.registry.skill(skill).spec
-        level2 = choose_level2(spec.level2, f"{question}\n{question}").level2.id
+        level2 = choose_level2(spec.level2, f"{question}\n{question}").level2.name  # as steps store it
         names = self.registry.skill_names
         rows = []
         for expert in self.registry.experts:
