@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, Select, exists, func, select, update
+from sqlalchemy import Engine, Select, case, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload, sessionmaker
 
@@ -47,6 +49,39 @@ def _latest_verdict() -> Any:
     """The newest whole-run verdict of the outer run, as a correlated scalar subquery."""
     return (select(Rating.verdict).where(Rating.run_id == Run.id, Rating.step_index.is_(None))
             .order_by(Rating.id.desc()).limit(1).correlate(Run).scalar_subquery())
+
+
+@dataclass
+class RatingRow:
+    """One rating with the question and answer of its run (``Store.recent_ratings``)."""
+
+    id: int
+    created_at: datetime
+    rater: str
+    verdict: str
+    run_id: str
+    question: str
+    answer: str | None
+    corrected_answer: str | None
+    comment: str | None
+    step_marks: dict[str, Any]
+    step_index: int | None = None
+
+
+@dataclass
+class PairStats:
+    """How often an (expert, skill) pair was called, and how its rated runs were judged (``Store.pair_stats``)."""
+
+    model: str
+    skill: str
+    calls: int
+    runs: int
+    rated_runs: int
+    correct_runs: int
+
+    @property
+    def correct_share(self) -> float | None:
+        return self.correct_runs / self.rated_runs if self.rated_runs else None
 
 
 class Store:
@@ -234,6 +269,32 @@ class Store:
         with self._read() as session:
             rows = session.scalars(select(Rating).where(Rating.run_id == run_id).order_by(Rating.id)).all()
             return [convert.rating_record(r) for r in rows]
+
+    def recent_ratings(self, limit: int = 50, offset: int = 0) -> list[RatingRow]:
+        """Ratings newest first (whole-run and per-step), each with its run's question and answer."""
+        query = (select(Rating, Run.question, Run.answer).join(Run, Run.id == Rating.run_id)
+                 .order_by(Rating.id.desc()).limit(max(0, int(limit))).offset(max(0, int(offset))))
+        with self._read() as session:
+            return [RatingRow(id=r.id, created_at=r.created_at, rater=r.rater, verdict=r.verdict, run_id=r.run_id,
+                              question=question, answer=answer, corrected_answer=r.corrected_answer,
+                              comment=r.comment, step_marks=dict(r.step_marks or {}), step_index=r.step_index)
+                    for r, question, answer in session.execute(query)]
+
+    def pair_stats(self) -> list[PairStats]:
+        """Per (expert, skill): search calls, distinct runs, runs with a whole-run rating, and those whose latest
+        whole-run verdict is correct; most called first."""
+        latest = (select(Rating.run_id, func.max(Rating.id).label("rid")).where(Rating.step_index.is_(None))
+                  .group_by(Rating.run_id).subquery())
+        verdicts = select(Rating.run_id, Rating.verdict).join(latest, Rating.id == latest.c.rid).subquery()
+        correct = case((verdicts.c.verdict == "correct", verdicts.c.run_id), else_=None)
+        calls = func.count(Step.id)
+        query = (select(Step.model, Step.skill, calls, func.count(func.distinct(Step.run_id)),
+                        func.count(func.distinct(verdicts.c.run_id)), func.count(func.distinct(correct)))
+                 .outerjoin(verdicts, verdicts.c.run_id == Step.run_id).where(Step.kind == "search")
+                 .group_by(Step.model, Step.skill).order_by(calls.desc(), Step.model, Step.skill))
+        with self._read() as session:
+            return [PairStats(model or "", skill or "", int(n), int(runs), int(rated), int(right))
+                    for model, skill, n, runs, rated, right in session.execute(query)]
 
     # -- images and datasets -------------------------------------------------------------------------------------
     def _record_image(self, ref: ImageRef, size: int) -> None:
