@@ -89,6 +89,8 @@ def classify_pixels(rgb: np.ndarray) -> np.ndarray:
     warm = (out == _INDEX["orange"]) | ((out == _INDEX["yellow"]) & (hue < 50.0)) | (reddish & (hue < 14.0))
     out[warm & (val < 0.66) & (val >= 0.18) & ~(reddish & (sat > 0.75))] = _INDEX["brown"]
     out[(out == _INDEX["orange"]) & (sat < 0.5) & (val < 0.85)] = _INDEX["brown"]
+    # Yellow loses its identity faster than other hues when washed out or darkened: khaki and olive are not yellow.
+    out[(out == _INDEX["yellow"]) & ((sat < 0.4) | (val < 0.45))] = _INDEX["gray"]
     # Achromatic: low saturation (scaled so that dark pixels need more saturation to count as coloured).
     achromatic = (sat < 0.18) | ((sat < 0.35) & (val < 0.35))
     out[achromatic] = _INDEX["gray"]

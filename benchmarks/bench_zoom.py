@@ -1,0 +1,91 @@
+"""Needle benchmark on 4K images: how often ``find_region`` finds the needle, and latency per tool call.
+
+Run from the repository root: ``python -m benchmarks.bench_zoom [--n 30] [--seed 0]``. For each item the tool is
+asked for the item's ``meta.target`` (what an orchestrator would pass: "red star", "yellow label", "HARBOR"):
+
+- shape and word items are found when the best match's box overlaps the true box (IoU >= 0.3) and, judged like the
+  agent's answer, its quadrant is the answer;
+- label items are found when OCR (``read_text``) on the best match's crop reads the word.
+
+Latency is reported per call: ``find_region`` per kind, and the follow-up ``read_text`` on a crop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from agents.answers import match_answer
+from benchmarks.synthetic import needles
+from vision_tools.boxes import Box
+from vision_tools.image_io import load_image
+from vision_tools.ocr import read_text
+from vision_tools.zoom import find_region
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--show-errors", action="store_true")
+    args = parser.parse_args()
+
+    found: dict[str, list[bool]] = defaultdict(list)
+    timings: dict[str, list[float]] = defaultdict(list)
+    errors = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        started = time.perf_counter()
+        items = needles.generate(out, args.n, seed=args.seed)
+        generation = time.perf_counter() - started
+        read_text(load_image(out / items[0]["image"]).crop((0, 0, 400, 200)))  # model warm-up, not timed
+        for item in items:
+            image = load_image(out / item["image"])
+            meta = item["meta"]
+            kind = "text" if meta["kind"] == "word" else "auto"
+            started = time.perf_counter()
+            result = find_region(image, meta["target"], kind=kind)
+            timings[f"find_region[{meta['kind']}]"].append(time.perf_counter() - started)
+            best = result.matches[0] if result.matches else None
+            truth = Box(*meta["box"])
+            if best is None:
+                ok, got = False, "(nothing)"
+            elif meta["kind"] == "label":
+                started = time.perf_counter()
+                reading = read_text(best.crop)
+                timings["read_text[label crop]"].append(time.perf_counter() - started)
+                got = " ".join(reading.text.split())
+                ok = match_answer(got, item["answer"], kind="exact")
+            else:
+                got = f"{best.quadrant} iou={best.box.iou(truth):.2f} {best.label}"
+                ok = best.box.iou(truth) >= 0.3 and match_answer(best.quadrant, item["answer"], kind="exact")
+            found[item["category"]].append(ok)
+            if not ok:
+                errors.append((item["id"], meta["target"], item["answer"], got))
+
+    print(f"Needle benchmark: {len(items)} images of {needles.SIZE[0]}x{needles.SIZE[1]}, seed {args.seed} "
+          f"(generated in {generation:.1f} s)")
+    print(f"{'category':<16}{'n':>4}{'found':>9}")
+    for category in sorted(found):
+        n = len(found[category])
+        print(f"{category:<16}{n:>4}{sum(found[category]) / n:>9.1%}")
+    everything = [v for vs in found.values() for v in vs]
+    print(f"{'all':<16}{len(everything):>4}{sum(everything) / len(everything):>9.1%}")
+    for name, values in sorted(timings.items()):
+        print(f"{name:<24} n={len(values):>3} p50 {statistics.median(values):.3f} s  p95 {percentile(values, 95):.3f} s")
+    if args.show_errors:
+        for error in errors:
+            print("  MISS", *error, sep=" | ")
+
+
+if __name__ == "__main__":
+    main()
