@@ -388,20 +388,26 @@ def _shapes_of_mask(
         if own_hull is None or cv2.contourArea(own_hull) < 0.5 * cv2.contourArea(contour):
             continue
         kind, info = _classify(contour, own_hull)
-        parts = [contour]
-        if filled and kind in ("other",) and info.get("solidity", 1.0) < 0.9:
+        parts: list[tuple[np.ndarray, str, dict[str, float]]] = [(contour, kind, info)]
+        # A filled blob that is not convex may be same-colour shapes touching: split it at the necks and keep the
+        # split only when every piece is then a recognisable shape.
+        if filled and kind != "star" and info.get("solidity", 1.0) < 0.93:
             blob = np.zeros_like(mask)
             cv2.drawContours(blob, [contour], -1, 1, thickness=-1)
             pieces = _split_touching(blob)
             if len(pieces) > 1:
-                parts = [max(cv2.findContours(pc, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0],
-                             key=cv2.contourArea) for pc in pieces]
-        for part in parts:
-            if part is not contour:
-                if cv2.contourArea(part) < min_area:
-                    continue
-                kind, info = _classify(part, _own_hull(part, own))
-                info["split"] = 1.0
+                split = []
+                for piece in pieces:
+                    cs = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0]
+                    if not cs:
+                        continue
+                    part = max(cs, key=cv2.contourArea)
+                    if cv2.contourArea(part) >= min_area:
+                        p_kind, p_info = _classify(part, _own_hull(part, own))
+                        split.append((part, p_kind, {**p_info, "split": 1.0}))
+                if len(split) > 1 and all(k not in ("other", "line") for _, k, _ in split):
+                    parts = split
+        for part, kind, info in parts:
             pts = part.reshape(-1, 2).astype(np.float32) / scale
             out.append(Shape(kind=kind, colour=name, rgb=rgb_t, contour=pts, filled=filled,
                              depth=depth // 2, extra=info))
