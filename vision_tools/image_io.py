@@ -8,6 +8,7 @@ can act on. The pixel limit is checked from the header, before any pixel is deco
 from __future__ import annotations
 
 import io
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -30,9 +31,16 @@ def load_image(source: str | Path | bytes | Image.Image, max_pixels: int = MAX_P
     else:
         data = _read_bytes(source)
         try:
-            image = Image.open(io.BytesIO(data))
+            with warnings.catch_warnings():
+                # Pillow warns (and past 2x its own limit raises) about big headers; our limit below decides.
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                image = Image.open(io.BytesIO(data))
         except UnidentifiedImageError as exc:
             raise ImageError("not an image: the file is not in a format Pillow can read (PNG, JPEG, WebP, ...)") from exc
+        except Image.DecompressionBombError as exc:
+            raise ImageError(f"image too large: {exc}; downscale it first") from exc
+        except (OSError, SyntaxError, ValueError) as exc:  # a recognised format with a corrupt header
+            raise ImageError(f"broken image: the header could not be read ({exc})") from exc
     width, height = image.size
     if width < 1 or height < 1:
         raise ImageError(f"empty image: {width}x{height} pixels")

@@ -1,0 +1,161 @@
+"""load_image on real encoded files of every awkward kind: each becomes 8-bit RGB or a clear ImageError."""
+
+from __future__ import annotations
+
+import io
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision_tools.image_io import MAX_PIXELS, ImageError, load_image
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _encode(image: Image.Image, fmt: str = "PNG", **params: object) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format=fmt, **params)
+    return buffer.getvalue()
+
+
+def _png_header_only(width: int, height: int) -> bytes:
+    """A PNG whose header claims ``width`` x ``height`` but whose pixel data is one compressed row: cheap to make,
+    and decoding it would fail, so a "too large" refusal proves the header was checked before decoding."""
+    def chunk(kind: bytes, payload: bytes) -> bytes:
+        return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit grayscale
+    idat = zlib.compress(b"\x00" + b"\x00" * width)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+def test_empty_bytes_are_refused() -> None:
+    with pytest.raises(ImageError, match="empty"):
+        load_image(b"")
+
+
+def test_not_an_image_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.png"
+    path.write_text("this is a text file with a .png name\n")
+    with pytest.raises(ImageError, match="not an image"):
+        load_image(path)
+
+
+def test_missing_file_and_directory_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ImageError, match="not found"):
+        load_image(tmp_path / "nope.png")
+    with pytest.raises(ImageError, match="not a file"):
+        load_image(tmp_path)
+
+
+def test_one_pixel_image_loads() -> None:
+    image = load_image(_encode(Image.new("RGB", (1, 1), (10, 200, 30))))
+    assert image.mode == "RGB" and image.size == (1, 1)
+    assert image.getpixel((0, 0)) == (10, 200, 30)
+
+
+def test_grayscale_becomes_equal_channel_rgb() -> None:
+    gray = Image.fromarray(np.tile(np.arange(0, 256, 4, dtype=np.uint8), (8, 1)), mode="L")
+    image = load_image(_encode(gray))
+    array = np.asarray(image)
+    assert image.mode == "RGB" and image.size == (64, 8)
+    assert (array[..., 0] == array[..., 1]).all() and (array[..., 1] == array[..., 2]).all()
+    assert array[0, 0, 0] == 0 and array[0, -1, 0] == 252
+
+
+def test_sixteen_bit_png_is_scaled_to_eight_bits() -> None:
+    values = np.array([[1000, 2000, 3000, 65000]], dtype=np.uint16)
+    png = _encode(Image.fromarray(values))
+    assert Image.open(io.BytesIO(png)).mode.startswith("I")  # really a 16-bit file
+    array = np.asarray(load_image(png))[0, :, 0].astype(int)
+    assert array[0] == 0 and array[-1] == 255
+    assert array[0] < array[1] < array[2] < array[3]
+
+
+def test_rgba_is_composited_on_white() -> None:
+    rgba = Image.new("RGBA", (3, 1))
+    rgba.putdata([(255, 0, 0, 255), (0, 0, 255, 0), (0, 0, 0, 128)])
+    image = load_image(_encode(rgba))
+    assert image.mode == "RGB"
+    assert image.getpixel((0, 0)) == (255, 0, 0)
+    assert image.getpixel((1, 0)) == (255, 255, 255)
+    assert all(120 <= c <= 135 for c in image.getpixel((2, 0)))  # half-transparent black over white
+
+
+def test_palette_with_transparency_is_composited() -> None:
+    palette_image = Image.new("P", (2, 1))
+    palette_image.putpalette([0, 128, 0] + [255, 0, 255] + [0, 0, 0] * 254)
+    palette_image.putdata([0, 1])
+    png = _encode(palette_image, transparency=1)
+    assert "transparency" in Image.open(io.BytesIO(png)).info
+    image = load_image(png)
+    assert image.getpixel((0, 0)) == (0, 128, 0)
+    assert image.getpixel((1, 0)) == (255, 255, 255)  # the magenta index is transparent, not magenta
+
+
+def test_cmyk_jpeg_becomes_rgb() -> None:
+    cmyk = Image.new("CMYK", (32, 32), (0, 255, 255, 0))  # full magenta + yellow = red
+    jpeg = _encode(cmyk, "JPEG", quality=95)
+    assert Image.open(io.BytesIO(jpeg)).mode == "CMYK"
+    red, green, blue = load_image(jpeg).getpixel((16, 16))
+    assert red > 200 and green < 60 and blue < 60
+
+
+def test_exif_rotation_is_applied() -> None:
+    wide = Image.new("RGB", (40, 20), (0, 0, 255))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "rotate 90 CW to display"
+    image = load_image(_encode(wide, "JPEG", exif=exif.tobytes()))
+    assert image.size == (20, 40)
+
+
+def test_truncated_png_is_refused(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    png = _encode(Image.fromarray(rng.integers(0, 255, (200, 200, 3), dtype=np.uint8)))
+    path = tmp_path / "cut.png"
+    path.write_bytes(png[: len(png) // 2])
+    with pytest.raises(ImageError, match="broken image"):
+        load_image(path)
+
+
+def test_pixel_limit_applies_to_pil_images_too() -> None:
+    with pytest.raises(ImageError, match="too large"):
+        load_image(Image.new("RGB", (100, 100)), max_pixels=5_000)
+
+
+def test_huge_png_is_refused_from_its_header_in_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "huge.png"
+    path.write_bytes(_png_header_only(10_000, 10_000))
+    assert path.stat().st_size < 50_000
+    assert MAX_PIXELS < 10_000 * 10_000
+    # In a fresh interpreter so that its peak memory is this load alone: decoding 10000x10000 would need
+    # 100 MB (gray) and 300 MB (RGB); refusing from the header needs nothing beyond the interpreter itself.
+    script = (
+        "import resource, sys\n"
+        "from vision_tools.image_io import ImageError, load_image\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "try:\n"
+        "    load_image(sys.argv[1])\n"
+        "    print('LOADED')\n"
+        "except ImageError as exc:\n"
+        "    print('REFUSED', exc)\n"
+        "print('GROWTH_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, capture_output=True, text=True,
+                          timeout=120, check=True)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("REFUSED image too large: 10000x10000"), done.stdout + done.stderr
+    growth_kb = int(lines[-1].split()[1])
+    assert growth_kb < 50_000, f"memory grew by {growth_kb} kB while refusing"
+
+
+def test_header_beyond_pillows_own_bomb_limit_is_an_image_error(tmp_path: Path) -> None:
+    # Pillow itself raises DecompressionBombError past 2x its limit (~179 MP); that must surface as ImageError.
+    with pytest.raises(ImageError, match="too large"):
+        load_image(_png_header_only(20_000, 20_000))
