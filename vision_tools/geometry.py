@@ -155,6 +155,17 @@ def _angle_at(a: Segment, b: Segment, vertex: tuple[float, float]) -> float:
     return math.degrees(math.acos(max(-1.0, min(1.0, cos))))
 
 
+def _stroke_width(gray: np.ndarray) -> float:
+    """Thickness of the thicker strokes: twice the 90th-percentile distance-to-edge along the ink ridges."""
+    border = np.concatenate([gray[0], gray[-1], gray[:, 0], gray[:, -1]])
+    ink = (np.abs(gray.astype(np.int16) - int(np.median(border))) > 60).astype(np.uint8)
+    if not ink.any():
+        return 0.0
+    dist = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
+    ridge = (dist >= cv2.dilate(dist, np.ones((3, 3), np.uint8))) & (dist > 0)
+    return float(2.0 * np.percentile(dist[ridge], 90))
+
+
 def _on_circle(seg: np.ndarray, circles: list[tuple[float, float, float]], tol: float) -> bool:
     for cx, cy, r in circles:
         pts = [seg[:2], seg[2:], (seg[:2] + seg[2:]) / 2]
@@ -213,7 +224,7 @@ def geometry_primitives(image: Image.Image, read_labels: bool = True, min_length
     # Short LSD pieces along a circle are the circle, not lines.
     segs = [s for s in segs if not _on_circle(s, circles_w, max(3.0, 0.03 * min(gray.shape)))]
     # Both edges of a stroke are ~stroke-width apart; pieces of one line are collinear with small gaps.
-    near = max(5.0, 0.01 * max(gray.shape))
+    near = max(5.0, 0.01 * max(gray.shape), 1.5 * _stroke_width(gray))
     merged = _merge(segs, angle_tol=3.0, dist_tol=near, gap_tol=max(4.0, 2 * min_len / 3))
     merged = _merge(merged, angle_tol=2.0, dist_tol=near, gap_tol=max(4.0, min_len))
     lines = [Segment(*(float(v) / scale for v in m)) for m in merged
