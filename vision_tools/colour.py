@@ -149,16 +149,17 @@ def name_colour(image: Image.Image, region: Box | None = None) -> ColourResult:
     classes = classify_pixels(rgb)
     counts = np.bincount(classes.ravel(), minlength=len(NAMES))
     total = int(counts.sum())
-    shares = {NAMES[i]: counts[i] / total for i in range(len(NAMES)) if counts[i]}
+    shares = {NAMES[i]: float(counts[i] / total) for i in range(len(NAMES)) if counts[i]}
 
     background = _background_class(classes)
     keep = np.ones(classes.shape, dtype=bool)
     chromatic_idx = [_INDEX[n] for n in CHROMATIC]
     is_chromatic = np.isin(classes, chromatic_idx)
-    # An object is present when a meaningful share of the region is coloured; then paper-like pixels
+    # An object is present when a share of the region is coloured; then paper-like pixels
     # (white/gray/black) and the border colour are background. Otherwise only the border colour is dropped,
     # and if nothing remains the region simply is its background colour.
-    if is_chromatic.mean() >= 0.03:
+    # 0.5% is enough: thin coloured lines on white paper are what such an image is about.
+    if is_chromatic.mean() >= 0.005 and is_chromatic.sum() >= 20:
         keep &= is_chromatic
     if background is not None and (keep & (classes != _INDEX[background])).sum() >= max(4, 0.02 * total):
         keep &= classes != _INDEX[background]
