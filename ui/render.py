@@ -2,9 +2,12 @@
 
 The Ask tab re-reads the run from storage after every step and calls ``render_run``; the Replay and Rate tabs call
 it on the same record later. Each step becomes a collapsible message (title ``Model@@Skill · Level-2``, status,
-duration, tokens) with its tool calls nested inside, followed by the tools' annotated evidence images from the
-image store (Gradio 6 renders only text inside a collapsible message); the final answer is a plain message so it
-stands out. Text that came from images or experts is escaped, so it cannot inject links, images or HTML.
+duration, tokens) whose body says why that pair was chosen (the policy's routing reasons, the router's posteriors,
+costs and scores per candidate, λ) and which Level-2 sub-skill ran and why, with its tool calls nested inside,
+followed by the tools' annotated evidence images from the image store (Gradio 6 renders only text inside a
+collapsible message); the final answer is a plain message so it stands out. While a skill runs, the live page
+shows a pending step titled with the chosen pair and a short verb phrase (``Tools@@OCR · reading text…``). Text
+that came from images or experts is escaped, so it cannot inject links, images or HTML.
 """
 
 from __future__ import annotations
@@ -20,6 +23,14 @@ ImageFile = Callable[[str], Path | None]
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
 _KIND_ICON = {"think": "💭", "search": "🔍", "answer": "✅"}
+#: What a pending step says while its skill runs, by canonical Level-1 skill name (lower case).
+SKILL_VERBS = {"ocr": "reading text", "chart": "reading the chart", "counting": "counting",
+               "diagram-reasoning": "tracing the diagram", "embodied-scene": "looking around the scene",
+               "geometric": "measuring the figure", "perception": "looking closely", "python-code": "running code",
+               "science": "working through the science"}
+#: Routing keys shown on their own lines (everything else scalar goes on one "other" line).
+_ROUTING_MAIN = ("policy", "skill_reason", "expert_reason", "lambda", "candidates", "skill_scores", "violations",
+                 "explore", "skill", "expert", "model")
 
 
 def md_escape(text: str | None) -> str:
@@ -58,6 +69,66 @@ def step_title(step: Any) -> str:
     return " · ".join(parts)
 
 
+def action_verb(skill: str | None, resolve: Callable[[str], str | None] | None = None) -> str:
+    """A short verb phrase for a skill at work (``reading text…``); aliases resolve first, unknown skills say
+    ``working…``."""
+    name = (resolve(skill) if resolve is not None and skill else None) or skill or ""
+    verb = SKILL_VERBS.get(name.strip().lower())
+    return f"{verb}…" if verb else "working…"
+
+
+def _num(value: Any, digits: int = 2) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return md_escape(str(value))
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def _candidate_line(c: dict[str, Any], chosen: str | None) -> str:
+    cost = c.get("cost") if isinstance(c.get("cost"), dict) else {}
+    measured = ", ".join(f"{k} {_num(v, 1 if k != 'money' else 4)}" for k, v in cost.items() if v is not None)
+    mark = " ✔" if chosen and c.get("expert") == chosen else ""
+    parts = [f"Beta({_num(c.get('alpha'), 1)}, {_num(c.get('beta'), 1)})", f"mean {_num(c.get('mean'))}",
+             f"evidence {_num(c.get('evidence'), 1)} ({md_escape(str(c.get('source', '?')))})",
+             f"cost {_num(c.get('cost_norm'))}" + (f" [{measured}]" if measured else ""),
+             f"value {_num(c.get('value'))}", f"score {_num(c.get('score'))}"]
+    return f"- {md_escape(str(c.get('expert', '?')))}{mark}: " + " · ".join(parts)
+
+
+def routing_text(step: Any) -> str:
+    """The step's routing record as compact Markdown: policy, why this skill, why this expert, and for the
+    learned router each candidate's posterior, cost, value and score with λ. Empty when nothing was recorded."""
+    routing = getattr(step, "routing", None) or {}
+    if not isinstance(routing, dict) or not routing:
+        return ""
+    bits = [f"{md_escape(str(routing['policy']))} policy"] if "policy" in routing else []
+    if "lambda" in routing:
+        lam = routing["lambda"]
+        bits.append(f"λ {lam:g}" if isinstance(lam, int | float) else f"λ {md_escape(str(lam))}")
+    lines = ["**Routing**" + (f" ({', '.join(bits)})" if bits else "")]
+    if routing.get("skill_reason"):
+        lines.append(f"- skill: {md_escape(str(routing['skill_reason']))}")
+    if routing.get("expert_reason"):
+        lines.append(f"- expert: {md_escape(str(routing['expert_reason']))}")
+    scores = routing.get("skill_scores")
+    if isinstance(scores, dict) and scores:
+        ranked = ", ".join(f"{md_escape(str(k))} {_num(v.get('score') if isinstance(v, dict) else v)}"
+                           for k, v in list(scores.items())[:5])
+        lines.append(f"- skill scores: {ranked}")
+    candidates = routing.get("candidates")
+    if isinstance(candidates, list) and candidates:
+        lines.append("- candidates" + (" (exploring: Thompson samples)" if routing.get("explore") else "") + ":")
+        lines.extend("  " + _candidate_line(c, getattr(step, "model", None)) for c in candidates
+                     if isinstance(c, dict))
+    violations = routing.get("violations")
+    if isinstance(violations, list) and violations:
+        lines.append("- protocol problems: " + "; ".join(md_escape(str(v)) for v in violations))
+    other = [f"{md_escape(str(k))} {_num(v)}" for k, v in routing.items()
+             if k not in _ROUTING_MAIN and (v is None or isinstance(v, str | int | float))]
+    if other:
+        lines.append("- " + " · ".join(other))
+    return "\n".join(lines)
+
+
 def _timings(step: Any) -> str:
     line = f"{ms(step.latency_ms)} (policy {ms(step.policy_ms)}, tools {ms(step.tool_ms)}, expert {ms(step.expert_ms)})"
     return f"*{line} · tokens {step.tokens_in} in / {step.tokens_out} out*"
@@ -72,6 +143,8 @@ def _step_body(step: Any) -> str:
         if step.level2:
             reason = f" — {md_escape(step.level2_reason)}" if step.level2_reason else ""
             lines.append(f"**Level-2:** {md_escape(step.level2)}{reason}")
+    if routing := routing_text(step):
+        lines.append(routing)
     if step.kind == "answer" and step.answer is not None:
         lines.append(f"**Answer:** {md_escape(step.answer)}")
     if step.error:
@@ -118,11 +191,23 @@ def _evidence_messages(step: Any, image_file: ImageFile) -> list[gr.ChatMessage]
     return out
 
 
-def pending_message(index: int) -> gr.ChatMessage:
-    """The placeholder shown while step ``index`` (0-based) is in flight."""
-    return gr.ChatMessage(role="assistant", content="The orchestrator is choosing the next (expert, skill) call…",
-                          metadata={"title": f"⏳ Step {index + 1} · working…", "id": f"pending-{index}",
-                                    "status": "pending"})
+def pending_message(index: int, action: Any = None,
+                    resolve: Callable[[str], str | None] | None = None) -> gr.ChatMessage:
+    """The placeholder shown while step ``index`` (0-based) is in flight: "choosing…" until the policy has picked a
+    pair, then (``action``: the partly filled step of the loop's ``action`` event) the pair, a verb phrase for its
+    skill, the query and the routing reasons."""
+    if action is None or not getattr(action, "skill", None):
+        return gr.ChatMessage(role="assistant", content="The orchestrator is choosing the next (expert, skill) call…",
+                              metadata={"title": f"⏳ Step {index + 1} · working…", "id": f"pending-{index}",
+                                        "status": "pending"})
+    title = f"⏳ Step {index + 1} · {action.model}@@{action.skill} · {action_verb(action.skill, resolve)}"
+    lines = [f"**Query:** {md_escape(action.query)}"]
+    if action.think:
+        lines.insert(0, f"**Thinking:** {md_escape(action.think)}")
+    if routing := routing_text(action):
+        lines.append(routing)
+    return gr.ChatMessage(role="assistant", content="\n\n".join(lines),
+                          metadata={"title": title, "id": f"pending-{index}", "status": "pending"})
 
 
 def question_messages(question: str, image: dict[str, str] | None) -> list[gr.ChatMessage]:
@@ -132,9 +217,12 @@ def question_messages(question: str, image: dict[str, str] | None) -> list[gr.Ch
     return out
 
 
-def render_run(run: Any, image_file: ImageFile, *, in_flight: bool = False) -> list[gr.ChatMessage]:
+def render_run(run: Any, image_file: ImageFile, *, in_flight: bool = False, action: Any = None,
+               resolve: Callable[[str], str | None] | None = None) -> list[gr.ChatMessage]:
     """Chat messages for ``run`` (a ``storage.RunRecord``): question and image, one collapsible message per step
-    with its tool calls nested, then the answer or what went wrong. ``in_flight`` adds the pending next step."""
+    with its tool calls nested, then the answer or what went wrong. ``in_flight`` adds the pending next step,
+    titled from ``action`` (the loop's chosen, still running step) when that is the step in flight; ``resolve``
+    maps skill aliases to canonical names for its verb phrase."""
     messages = question_messages(run.question, _file(run.image_id, image_file))
     for step in run.steps:
         parent = f"step-{step.index}"
@@ -145,7 +233,8 @@ def render_run(run: Any, image_file: ImageFile, *, in_flight: bool = False) -> l
         messages.extend(_evidence_messages(step, image_file))
     if in_flight or run.status == "running":
         if in_flight:
-            messages.append(pending_message(len(run.steps)))
+            current = action if action is not None and getattr(action, "index", None) == len(run.steps) else None
+            messages.append(pending_message(len(run.steps), current, resolve))
         return messages
     messages.append(final_message(run))
     return messages

@@ -1,5 +1,5 @@
-"""The Maestro web application (Gradio 6 Blocks): Ask, Replay, Rate and Registry tabs, plus the places where the
-Export and Handbook tabs will go.
+"""The Maestro web application (Gradio 6 Blocks): Ask, Replay, Rate, Registry, Export and Handbook tabs, plus
+``EXTRA_TABS`` where later tabs plug in.
 
 ``build_app(maestro)`` builds the page; ``launch(...)`` opens the application object on the configured data
 directory and serves it. ``launch_options(maestro)`` holds what every server of this app needs (image store on the
@@ -18,6 +18,8 @@ import gradio as gr
 from agents.config import Settings
 from agents.runtime import Maestro
 from ui.web_ask import build_ask_tab
+from ui.web_export import build_export_tab, exports_dir
+from ui.web_handbook import build_handbook_tab
 from ui.web_rate import build_rate_tab
 from ui.web_registry import build_registry_tab
 from ui.web_replay import Filters, build_replay_tab, open_run, table_page
@@ -29,7 +31,7 @@ TITLE = "Maestro"
 INTRO = (f"Ask a question about an image and watch the orchestrator call (expert, skill) pairs step by step. "
          f"Uploads up to {MAX_BYTES // (1024 * 1024)} MB and {MAX_PIXELS / 1e6:.0f} megapixels.")
 
-#: Later tabs (Export of training data, the skill handbook) register here: (tab id, label, builder).
+#: Later tabs register here: (tab id, label, builder).
 #: A builder is called inside its ``gr.Tab`` with the ``Maestro`` and returns nothing.
 EXTRA_TABS: list[tuple[str, str, Callable[[Maestro], None]]] = []
 
@@ -75,6 +77,10 @@ def build_app(maestro: Maestro) -> gr.Blocks:
                 rate = build_rate_tab(maestro)
             with gr.Tab("Registry", id="registry") as registry_tab:
                 registry = build_registry_tab(maestro)
+            with gr.Tab("Export", id="export") as export_tab:
+                export = build_export_tab(maestro)
+            with gr.Tab("Handbook", id="handbook") as handbook_tab:
+                handbook = build_handbook_tab(maestro)
             for tab_id, label, builder in EXTRA_TABS:
                 with gr.Tab(label, id=tab_id):
                     builder(maestro)
@@ -86,6 +92,9 @@ def build_app(maestro: Maestro) -> gr.Blocks:
         registry_tab.select(registry["quick"], None, registry["quick_outputs"], concurrency_limit=None,
                             api_name=False).then(registry["checked"], None, registry["checked_outputs"],
                                                  concurrency_limit=None, api_name=False)
+        export_tab.select(export["refresh"], None, export["outputs"], concurrency_limit=None, api_name=False)
+        handbook_tab.select(handbook["refresh"], handbook["inputs"], handbook["outputs"], concurrency_limit=None,
+                            api_name=False)
 
         def on_load(request: gr.Request) -> tuple[Any, ...]:
             rows, page, _, caption = table_page(maestro, Filters(), 1)
@@ -101,10 +110,13 @@ def build_app(maestro: Maestro) -> gr.Blocks:
 
 
 def launch_options(maestro: Maestro) -> dict[str, Any]:
-    """Keyword arguments for ``Blocks.launch`` that the app needs wherever it is served."""
+    """Keyword arguments for ``Blocks.launch`` that the app needs wherever it is served: the image store and the
+    export folder (its files are offered for download) on the allowed paths, nothing else of the data directory."""
     images = Path(maestro.store.data_dir) / "images"
-    images.mkdir(parents=True, exist_ok=True)
-    return {"allowed_paths": [str(images)], "max_file_size": MAX_BYTES, "head": SHORTCUTS_JS, "css": CSS,
+    exports = exports_dir(maestro)
+    for folder in (images, exports):
+        folder.mkdir(parents=True, exist_ok=True)
+    return {"allowed_paths": [str(images), str(exports)], "max_file_size": MAX_BYTES, "head": SHORTCUTS_JS, "css": CSS,
             "footer_links": ["api", "settings"]}
 
 

@@ -2,8 +2,10 @@
 
 ``maestro.ask`` runs in a worker thread; its events go through a queue to a generator that, after each event,
 re-reads the run from storage and renders it with ``ui.render.render_run`` — the same function Replay uses, so a
-live run and its replay are identical by construction. Chat events share their own concurrency group, so rating
-and browsing never queue behind a run.
+live run and its replay are identical by construction. The loop's ``action`` event (a pair chosen, its skill not
+yet finished) titles the pending step, e.g. ``Tools@@OCR · reading text…``. Chat events share their own
+concurrency group, so rating and browsing never queue behind a run. A saved thumbs rating goes straight to the
+skill handbook (``ui.web_handbook.feedback``), so routing learns from it at once.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import gradio as gr
 
 from agents.runtime import InputError, Maestro
 from agents.types import Event
-from ui import render
+from ui import render, web_handbook
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,8 @@ def ask_stream(maestro: Maestro, image: str | None, question: str) -> Iterator[t
     run_id = ""
     yield history, run_id
     errors: list[str] = []
+    action: Any = None  # the chosen step whose skill is running, until storage holds it finished
+    skill_names = maestro.registry.skill_names.resolve
     finished = False
     while not finished:
         batch = _drain(events)  # the worker may be ahead: render once per batch, from what storage holds now
@@ -93,11 +97,14 @@ def ask_stream(maestro: Maestro, image: str | None, question: str) -> Iterator[t
         for item in batch:
             if isinstance(item, Event):
                 run_id = item.run.id or run_id
+                if item.kind == "action":
+                    action = item.step
             elif isinstance(item, tuple):
                 errors.append(item[1])
         record = maestro.store.get_run(run_id) if run_id else None
         if record is not None:
-            history = render.render_run(record, resolve, in_flight=_in_flight(record))
+            history = render.render_run(record, resolve, in_flight=_in_flight(record), action=action,
+                                        resolve=skill_names)
         if errors:
             shown = [m for m in history if (m.metadata or {}).get("status") != "pending"]
             yield shown + [render.error_message(e) for e in errors], run_id
@@ -137,7 +144,8 @@ def save_quick_rating(maestro: Maestro, run_id: str, verdict: str, corrected: st
     maestro.store.add_rating(run_id, rater=rater_name(request), verdict=verdict, corrected_answer=corrected)
     label = "👍 correct" if verdict == "correct" else "👎 incorrect"
     extra = f", corrected answer: {render.md_escape(corrected)}" if corrected else ""
-    return f"Saved: {label}{extra} (rated as {render.md_escape(rater_name(request))})."
+    learned = web_handbook.feedback(maestro, run_id)
+    return f"Saved: {label}{extra} (rated as {render.md_escape(rater_name(request))}).{learned}"
 
 
 def build_ask_tab(maestro: Maestro) -> None:

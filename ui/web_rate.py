@@ -2,7 +2,8 @@
 
 The rater's name is the login name (``gr.Request.username``), ``anonymous`` without ``--auth``. Keyboard shortcuts
 (bound in ``ui.web.SHORTCUTS_JS`` while this tab is visible): 1/2/3 pick correct/incorrect/partial, N loads the next
-run, S skips it, Ctrl+Enter saves.
+run, S skips it, Ctrl+Enter saves. Every saved rating also goes to the skill handbook at once
+(``ui.web_handbook.feedback``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import gradio as gr
 
 from agents.runtime import Maestro
-from ui import render
+from ui import render, web_handbook
 from ui.web_ask import image_file, rater_name
 from ui.web_queries import count_ratings, recent_ratings
 
@@ -64,7 +65,8 @@ def submit_rating(maestro: Maestro, run_id: str, verdict: str | None, corrected:
         return "Pick a verdict first: 1 correct, 2 incorrect, 3 partial."
     maestro.store.add_rating(run_id, rater=rater, verdict=verdict, corrected_answer=(corrected or "").strip() or None,
                              comment=(comment or "").strip() or None, step_marks=parse_marks(marks))
-    return f"Saved **{verdict}** for run `{run_id}` as {render.md_escape(rater)}."
+    learned = web_handbook.feedback(maestro, run_id)
+    return f"Saved **{verdict}** for run `{run_id}` as {render.md_escape(rater)}.{learned}"
 
 
 def history_rows(maestro: Maestro) -> tuple[list[list[str]], str]:
