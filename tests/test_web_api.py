@@ -1,7 +1,9 @@
 """The web application through its HTTP API (gradio_client against a real server on a free port): asking streams
 and stores a run, replay renders it identically, ratings land in storage under the login name, filters and
-pages work, bad input becomes a chat message, oversized uploads are refused, and a run in flight never holds up
-rating or browsing."""
+pages work, bad input becomes a chat message, oversized uploads are refused, a run in flight never holds up
+rating or browsing, a chosen pair shows as a titled pending step while its skill runs, each step says why it was
+routed there, the Export endpoint writes training files with a manifest and serves them as a zip, and the Handbook
+endpoint shows what a rating taught the router."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import json
 import re
 import socket
 import threading
+import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,8 +26,10 @@ from PIL import Image, ImageDraw, ImageFont
 
 from agents.config import Settings
 from agents.policies.base import ScriptedPolicy
+from agents.policies.router import RouterPolicy
 from agents.runtime import Maestro
 from storage import StepRecord
+from ui import render
 from ui.web import launch
 from ui.web_queries import pair_stats
 from ui.web_rate import parse_marks
@@ -300,3 +306,125 @@ def test_rating_and_browsing_do_not_wait_behind_a_run(data_dir: Path, sign_png: 
         assert run_id == slow.id and "awake" in texts(chat[-1])
     finally:
         server.close()
+
+
+def test_a_chosen_pair_shows_as_a_titled_pending_step_while_its_skill_runs(data_dir: Path, sign_png: Path) -> None:
+    policy = ScriptedPolicy(["<think>rest first</think><search>Tools@@Sleepy: 3</search>",
+                             "<think>rested</think><answer>awake</answer>"])
+    maestro = Maestro.open(Settings.resolve(data_dir=data_dir, registry_path=FIXTURES / "registry_echo.yaml"),
+                           policy=policy)
+    server = Served(maestro)
+    try:
+        job = server.client().submit(handle_file(str(sign_png)), "nap, then answer", api_name="/ask")
+        titled = None
+        deadline = time.monotonic() + 60
+        while titled is None and not job.done() and time.monotonic() < deadline:
+            for chat, _, _ in job.outputs():
+                pending = [m for m in chat if m["metadata"].get("status") == "pending"]
+                if pending and "Sleepy" in pending[-1]["metadata"].get("title", ""):
+                    titled = pending[-1]
+            time.sleep(0.05)
+        assert titled is not None, "no pending step named the chosen pair while the skill slept"
+        # Sleepy is not in the verb map: the generic phrase, and the query it was sent.
+        assert titled["metadata"]["title"] == "⏳ Step 1 · Tools@@Sleepy · working…"
+        assert "**Query:** 3" in texts(titled)
+        chat, run_id, _ = job.result(timeout=60)
+        assert not [m for m in chat if m["metadata"].get("status") == "pending"], "the finished step replaced it"
+        (step, _) = maestro.store.get_run(run_id).steps
+        done = next(m for m in chat if m["metadata"].get("id") == "step-0")
+        assert "Tools@@Sleepy" in done["metadata"]["title"] and step.observation == "woke up"
+    finally:
+        server.close()
+    # Known skills get a verb phrase, aliases included (resolved through the real registry's names).
+    registry = Maestro.open(Settings.resolve(data_dir=data_dir)).registry
+    step = StepRecord(index=2, kind="search", model="Tools", skill="Text-Reading", query="the sign")
+    title = render.pending_message(2, step, registry.skill_names.resolve).metadata["title"]
+    assert title == "⏳ Step 3 · Tools@@Text-Reading · reading text…"
+
+
+def test_each_step_says_why_it_was_routed_live_and_in_replay(data_dir: Path, sign_png: Path) -> None:
+    maestro = Maestro.open(Settings.resolve(data_dir=data_dir))
+    maestro.policy = RouterPolicy(maestro.registry, maestro.store, use_embeddings=False, seed=7)
+    server = Served(maestro)
+    try:
+        client = server.client()
+        live, run_id, _ = client.predict(handle_file(str(sign_png)), SIGN_QUESTION, api_name="/ask")
+        replayed, _ = client.predict(run_id, api_name="/replay")
+        assert normalised(replayed) == normalised(live)
+        record = maestro.store.get_run(run_id)
+        search = next(s for s in record.steps if s.kind == "search")
+        body = unescape(texts(next(m for m in replayed if m["metadata"].get("id") == f"step-{search.index}")))
+        assert f"**Routing** (router policy, λ {maestro.registry.orchestrator.cost_weight:g})" in body
+        assert f"skill: {search.routing['skill_reason']}" in body
+        assert f"expert: {search.routing['expert_reason']}" in body
+        for candidate in search.routing["candidates"]:
+            assert f"{candidate['expert']}" in body and f"score {candidate['score']:.2f}" in body
+        assert f"**Level-2:** {search.level2} — {search.level2_reason}" in body
+    finally:
+        server.close()
+
+
+def test_export_endpoint_writes_files_a_manifest_and_a_zip(served: Served, sign_png: Path) -> None:
+    maestro = served.maestro
+    good = maestro.ask(sign_png, SIGN_QUESTION)
+    bad = maestro.ask(sign_png, "What is written on the sign, exactly?")
+    maestro.ask(sign_png, "Which shop is this?")  # unrated: in no SFT/DPO file
+    maestro.store.add_rating(good.id, rater="a", verdict="correct")
+    maestro.store.add_rating(bad.id, rater="a", verdict="incorrect", corrected_answer="BAKERY")
+    client = served.client()
+    summary, listing, files = client.predict(["sft", "kto", "grpo"], "", "", "(any)", "(any)", "(any)", "(any)",
+                                             api_name="/export")
+    assert summary.startswith("exported 3 runs"), summary
+    folders = [p for p in (Path(maestro.store.data_dir) / "exports").iterdir() if p.is_dir()]
+    assert len(folders) == 1
+    manifest = json.loads((folders[0] / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["formats"] == ["sft", "kto", "grpo"] and manifest["runs_considered"] == 3
+    sft_lines = (folders[0] / "sft.jsonl").read_text(encoding="utf-8").splitlines()
+    assert manifest["counts"]["sft.jsonl"] == len(sft_lines) == 2, "the correct run and the corrected one"
+    assert f"sft.jsonl: {len(sft_lines)} rows" in summary
+    shown = {row[0]: row for row in listing["data"]}
+    assert shown["sft.jsonl"][1] == "2" and "manifest.json" in shown
+    assert any(name.startswith("images/ (1 files)") for name in shown), "one image, copied once"
+    assert Path(files[0]).name == f"{folders[0].name}.zip"
+    with zipfile.ZipFile(files[0]) as archive:
+        names = set(archive.namelist())
+        assert {"manifest.json", "sft.jsonl", "sft.parquet", "kto.jsonl", "grpo.jsonl"} <= names
+        assert archive.read("sft.jsonl").decode().splitlines() == sft_lines
+        assert any(n.startswith("images/") and n.endswith(".png") for n in names)
+    assert {Path(f).name for f in files[1:]} >= {"manifest.json", "sft.jsonl"}
+
+    only_bad, _, _ = client.predict(["sft"], "", "", "incorrect", "(any)", "(any)", "(any)", api_name="/export")
+    assert only_bad.startswith("exported 1 runs")
+    message, listing, files = client.predict(["sft"], "last tuesday", "", "(any)", "(any)", "(any)", "(any)",
+                                             api_name="/export")
+    assert message.startswith("⚠️") and "not an ISO date" in message and files is None
+    message, _, _ = client.predict([], "", "", "(any)", "(any)", "(any)", "(any)", api_name="/export")
+    assert "at least one format" in message
+
+
+def test_handbook_endpoint_shows_what_a_rating_taught(served: Served, sign_png: Path) -> None:
+    maestro = served.maestro
+    client = served.client()
+    caption, table = client.predict(False, api_name="/handbook")
+    assert table["data"] == [] or not any(table["data"][0]), "no ratings, no handbook rows"
+    assert "handbook is empty" in caption and f"λ (cost weight) = {maestro.registry.orchestrator.cost_weight:g}" \
+        in unescape(caption)
+    _, run_id, _ = client.predict(handle_file(str(sign_png)), SIGN_QUESTION, api_name="/ask")
+    line = client.predict(run_id, "", api_name="/rate_correct")
+    assert "handbook learned from it" in line
+    steps = maestro.store.get_run(run_id).steps
+    search = next(s for s in steps if s.kind == "search")
+    calls = sum(1 for s in steps if (s.kind, s.skill, s.level2, s.model) == ("search", search.skill, search.level2,
+                                                                               search.model))
+    _, table = client.predict(False, api_name="/handbook")
+    row = next(r for r in table["data"] if (r[0], r[1], r[2]) == (search.skill, search.level2, search.model))
+    # Beta(2, 1): mean 2/3; CDF x², so the 5% and 95% quantiles are √0.05 and √0.95.
+    assert row[3:8] == ["67%", "22% – 97%", "1", "1", str(calls)]
+    line = client.predict(run_id, "BAKERY!", api_name="/rate_incorrect")
+    assert "handbook learned from it" in line
+    _, table = client.predict(False, api_name="/handbook")
+    row = next(r for r in table["data"] if (r[0], r[2]) == (search.skill, search.model))
+    # The newer verdict replaces the older: Beta(1, 2), quantiles 1 − √0.95 and 1 − √0.05.
+    assert row[3:6] == ["33%", "3% – 78%", "1"]
+    _, pooled = client.predict(True, api_name="/handbook")
+    assert [r[1] for r in pooled["data"]] == ["*"] * len(pooled["data"])

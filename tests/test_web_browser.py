@@ -1,6 +1,7 @@
 """The web application in a real browser (Playwright driving Debian's Chromium): upload an image and ask, watch
 the steps and the answer appear, rate it, find it in Replay and open it (also by deep link), see the rating in the
-Rate tab's history, and rate a queued run with the keyboard. Screenshots go to ``test-artifacts/``."""
+Rate tab's history, rate a queued run with the keyboard, export training data and see the handbook after a
+rating. Screenshots go to ``test-artifacts/``."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from typing import Any
 import pytest
 
 from agents.config import Settings
+from agents.handbook import record_feedback
+from agents.policies.base import ScriptedPolicy
 from agents.runtime import Maestro
-from tests.test_web_api import SIGN_QUESTION, Served
+from tests.test_web_api import FIXTURES, SIGN_QUESTION, Served
 
 pytestmark = pytest.mark.browser
 
@@ -144,3 +147,54 @@ def test_registry_tab_shows_experts_skills_and_pairs(served: Served, page: Any) 
     sync_api.expect(page.locator("#registry-skills")).to_contain_text("Text Recognition")
     sync_api.expect(page.locator("#registry-pairs")).to_contain_text("Tools", timeout=20_000)
     shot(page, "06_registry")
+
+
+def test_export_and_handbook_tabs(served: Served, page: Any) -> None:
+    maestro = served.maestro
+    run = maestro.ask(EXAMPLES / "sign.png", SIGN_QUESTION)
+    maestro.store.add_rating(run.id, rater="anonymous", verdict="correct")
+    record_feedback(maestro.store, run.id, maestro.registry)
+    search = next(s for s in run.steps if s.kind == "search")
+
+    open_tab(page, "Export")
+    page.locator("#export-formats").get_by_text("dpo").click()  # untick one format
+    page.click("#export-button")
+    summary = page.locator("#export-summary textarea")
+    sync_api.expect(summary).to_have_value(re.compile(r"^exported 1 runs"), timeout=60_000)
+    listing = page.locator("#export-listing")
+    sync_api.expect(listing).to_contain_text("sft.jsonl", timeout=20_000)
+    sync_api.expect(listing).to_contain_text("manifest.json")
+    assert "dpo.jsonl" not in listing.inner_text()
+    sync_api.expect(page.locator("#export-download")).to_contain_text(".zip", timeout=20_000)
+    shot(page, "07_export")
+
+    open_tab(page, "Handbook")
+    table = page.locator("#handbook-table")
+    sync_api.expect(table).to_contain_text(search.model, timeout=20_000)
+    sync_api.expect(table).to_contain_text("67%")
+    sync_api.expect(page.locator("#handbook-caption")).to_contain_text("λ (cost weight)")
+    shot(page, "08_handbook")
+
+
+def test_live_step_title_while_the_skill_runs(data_dir: Path) -> None:
+    policy = ScriptedPolicy(["<think>rest first</think><search>Tools@@Sleepy: 4</search>",
+                             "<think>rested</think><answer>awake</answer>"])
+    maestro = Maestro.open(Settings.resolve(data_dir=data_dir, registry_path=FIXTURES / "registry_echo.yaml"),
+                           policy=policy)
+    server = Served(maestro)
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            tab = browser.new_page(viewport={"width": 1400, "height": 900})
+            tab.goto(server.url)
+            tab.set_input_files("#ask-image input[type=file]", str(EXAMPLES / "sign.png"))
+            tab.fill("#ask-question textarea", "nap, then answer")
+            tab.click("#ask-button")
+            chat = tab.locator("#ask-chat")
+            chat.get_by_text("Tools@@Sleepy · working…").first.wait_for(timeout=20_000)
+            shot(tab, "09_ask_pending_step")
+            chat.get_by_role("heading", name=ANSWER).wait_for(timeout=RUN_TIMEOUT_MS)
+            assert chat.get_by_text("working…").count() == 0
+            browser.close()
+    finally:
+        server.close()
