@@ -10,15 +10,13 @@ router (every run is then rated from ground truth and fed to the handbook), by k
 (expert, item's skill) pair; the oracle is the pair per skill with the best accuracy over the whole set. Printed
 per round: accuracy of router / keyword / oracle and each policy's share of calls per expert.
 
-Until ``skills/ocr`` reads ``ctx.expert.options`` itself, the benchmark overrides the OCR skill (same SKILL.md)
-through ``skills_paths`` with ``ocr_by_expert_backend`` below. Needs ``tesseract-ocr`` and ``pytesseract``.
+The OCR skill reads the engine from the calling expert's ``options``. Needs ``tesseract-ocr`` and ``pytesseract``.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import shutil
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -34,24 +32,9 @@ from agents.policies.router import RouterPolicy
 from agents.protocol import Search, render_turn
 from agents.runtime import Maestro
 from benchmarks.make_synthetic import build
-from skills.answer_format import format_answer
-from skills.base import SkillContext, SkillResult
-from vision_tools.ocr import read_text
 
 REPO = Path(__file__).resolve().parent.parent
 EXPERTS = ("Tess", "Rapid")
-
-
-def ocr_by_expert_backend(ctx: SkillContext) -> SkillResult:
-    """The OCR skill's transcription path, reading with the OCR engine the calling expert's options name."""
-    backend = (getattr(ctx.expert, "options", None) or {}).get("ocr_backend", "rapidocr")
-    result = ctx.trace.call("ocr.read_text", read_text, ctx.image, backend=backend)
-    if not result.lines:
-        return SkillResult(observation=f"OCR ({backend}) found no text in the image.")
-    text = " ".join(line.text for line in result.lines)
-    listing = "\n".join(f"{i + 1}. {line.text!r}" for i, line in enumerate(result.lines))
-    return SkillResult(observation=f"OCR lines ({backend}):\n{listing}\nTranscription: {text}",
-                       answer=format_answer(ctx.question, text), evidence={"lines": [x.text for x in result.lines]})
 
 
 class PairPolicy:
@@ -70,28 +53,22 @@ class PairPolicy:
 
 
 def setup(work: Path) -> Path:
-    """The benchmark's registry and OCR skill override under ``work``; returns the registry path."""
-    skill_dir = work / "skills" / "ocr"
-    skill_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO / "skills" / "ocr" / "SKILL.md", skill_dir / "SKILL.md")
-    (skill_dir / "skill.py").write_text('"""OCR with the engine the expert names (benchmark override)."""\n'
-                                        "from benchmarks.bench_routing import ocr_by_expert_backend as run  "
-                                        "# noqa: F401\n", encoding="utf-8")
+    """The benchmark's registry under ``work``; returns its path."""
+    work.mkdir(parents=True, exist_ok=True)
     registry = work / "registry.yaml"
-    registry.write_text(f"""
-orchestrator: {{policy: router, max_turns: 3, cost_weight: 0.1}}
-skills_paths: ["{work / 'skills'}"]
+    registry.write_text("""
+orchestrator: {policy: router, max_turns: 3, cost_weight: 0.1}
 experts:
   - name: Tess
     description: Tools with Tesseract as the OCR engine.
     backend: tools
     strengths: [OCR]
-    options: {{ocr_backend: tesseract}}
+    options: {ocr_backend: tesseract}
   - name: Rapid
     description: Tools with RapidOCR (PP-OCR) as the OCR engine.
     backend: tools
-    cost: {{per_call: 0.001}}
-    options: {{ocr_backend: rapidocr}}
+    cost: {per_call: 0.001}
+    options: {ocr_backend: rapidocr}
 """, encoding="utf-8")
     return registry
 

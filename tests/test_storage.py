@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from PIL import Image, ImageDraw, ImageFont
 
 from storage import (
@@ -23,6 +24,7 @@ from storage import (
     migrate,
     open_store,
 )
+from storage.db import alembic_config
 from storage.models import Base
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -260,7 +262,9 @@ def test_migrations_build_the_schema_from_empty_and_are_idempotent(data_dir: Pat
     with sqlite3.connect(data_dir / "maestro.db") as conn:
         tables = {r[0] for r in conn.execute("select name from sqlite_master where type='table'")}
         assert {"runs", "steps", "tool_calls", "images", "ratings", "datasets", "items"} <= tables
-        assert conn.execute("select version_num from alembic_version").fetchall() == [("0001",)]
+        heads = ScriptDirectory.from_config(alembic_config(store.url)).get_heads()
+        assert conn.execute("select version_num from alembic_version").fetchall() == [(h,) for h in heads]
+        assert len(heads) == 1  # one linear history: a second head means two migrations forked
         assert conn.execute("pragma journal_mode").fetchone() == ("wal",)
     with open_store(data_dir) as again:  # a second start keeps the data
         assert again.get_run(run_id).steps[0].model == "m"

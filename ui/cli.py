@@ -149,13 +149,10 @@ def web(host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     launch(host=host, port=port, auth=auth, share=share, data_dir=data_dir, registry=registry, db=db)
 
 
-from ui import cli_handbook  # noqa: E402,F401
-
-
 def main() -> None:
     """Entry point of the ``maestro`` console script."""
     # Importing a command module registers its commands on ``app`` (kept in their own files by topic).
-    from ui import cli_experts, cli_export  # noqa: F401
+    from ui import cli_experts, cli_export, cli_handbook  # noqa: F401
 
     app()
 

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import re
 
-from vision_tools.ocr import read_text
-
 from skills.answer_format import format_answer
 from skills.base import SkillContext, SkillResult
 from skills.runner import ask_expert
+from vision_tools.ocr import read_text
 
 _FIELD_RE = re.compile(r"(?:what is|what's|find|give)\s+(?:the\s+)?([a-z][a-z ]{1,30}?)(?:\s+on|\s+in|\s+of|\?|$)",
                        re.IGNORECASE)
 
 
 def run(ctx: SkillContext) -> SkillResult:
-    result = ctx.trace.call("ocr.read_text", read_text, ctx.image)
+    # An expert entry may pick the OCR engine (registry ``options: {ocr_backend: tesseract}``): two tools experts
+    # that differ for real, which the learned router can tell apart.
+    backend = (getattr(ctx.expert, "options", None) or {}).get("ocr_backend", "rapidocr")
+    result = ctx.trace.call("ocr.read_text", read_text, ctx.image, backend=backend)
     lines = result.lines
     evidence = "\n".join(
         f"{i + 1}. {line.text!r} box={line.box.as_list()} conf={line.confidence:.2f}" for i, line in enumerate(lines)
