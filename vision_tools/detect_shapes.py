@@ -255,9 +255,12 @@ def _classify(contour: np.ndarray, own_hull: np.ndarray | None = None) -> tuple[
     n = len(corners)
     poly_fill = float(cv2.contourArea(corners.astype(np.float32))) / own_area
     info.update({"vertices": n, "polygon_fill": round(poly_fill, 3)})
+    if 3 <= n <= 6 and poly_fill >= 0.9:
+        return _polygon_kind(corners, own_area), info
     ellipse_fill, axis_ratio = 0.0, 1.0
-    if len(own) >= 5:
-        (_, _), axes, _ = cv2.fitEllipse(own)
+    dense = _densify(own)
+    if len(dense) >= 5:
+        (_, _), axes, _ = cv2.fitEllipse(dense)
         ellipse_fill = own_area / (math.pi * axes[0] * axes[1] / 4 + 1e-6)
         axis_ratio = min(axes) / max(max(axes), 1e-6)
         info["ellipse_fill"] = round(ellipse_fill, 3)
@@ -265,14 +268,27 @@ def _classify(contour: np.ndarray, own_hull: np.ndarray | None = None) -> tuple[
     if 0.955 < ellipse_fill < 1.05:
         return ("circle" if axis_ratio > 0.88 else "ellipse"), info
     if 3 <= n <= 8 and poly_fill >= 0.85:
-        if n == 4:
-            (_, _), (qw, qh), _ = cv2.minAreaRect(corners.astype(np.float32))
-            rect_fill = own_area / max(qw * qh, 1e-6)
-            if rect_fill > 0.9:
-                return ("square" if min(qw, qh) / max(qw, qh) > 0.88 else "rectangle"), info
-            return "quadrilateral", info
-        return _POLYGON_NAMES[n], info
+        return _polygon_kind(corners, own_area), info
     return "other", info
+
+
+def _polygon_kind(corners: np.ndarray, area: float) -> str:
+    if len(corners) != 4:
+        return _POLYGON_NAMES[len(corners)]
+    (_, _), (qw, qh), _ = cv2.minAreaRect(corners.astype(np.float32))
+    if area / max(qw * qh, 1e-6) > 0.9:
+        return "square" if min(qw, qh) / max(qw, qh) > 0.88 else "rectangle"
+    return "quadrilateral"
+
+
+def _densify(hull: np.ndarray, step: float = 2.0) -> np.ndarray:
+    """Points every ``step`` pixels along a closed polygon, so fits are not biased to where vertices cluster."""
+    pts = hull.reshape(-1, 2).astype(np.float32)
+    out = []
+    for a, b in zip(pts, np.roll(pts, -1, axis=0), strict=True):
+        k = max(1, int(np.linalg.norm(b - a) / step))
+        out.append(a + (b - a) * (np.arange(k, dtype=np.float32)[:, None] / k))
+    return np.concatenate(out).astype(np.float32)
 
 
 def _split_touching(blob: np.ndarray) -> list[np.ndarray]:
