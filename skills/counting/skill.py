@@ -1,7 +1,8 @@
 """Counting skill: catalogue every instance with its box (so nothing is counted twice), then count.
 
 The detector is chosen by what the question names and what the image is: faces and people go to OpenCV's
-detectors; a named shape or colour goes to shape segmentation; an outline drawing of overlapping shapes (circles
+detectors; other objects go to YOLO when the expert entry configures weights (``options: {yolo_weights: PATH}``);
+a named shape or colour goes to shape segmentation; an outline drawing of overlapping shapes (circles
 or polygons drawn as thin strokes, nested squares) goes to the diagram primitives that trace outlines exactly.
 """
 
@@ -22,13 +23,18 @@ _FACES = re.compile(r"\bfaces?\b", re.IGNORECASE)
 
 def run(ctx: SkillContext) -> SkillResult:
     question, image, trace = ctx.question, ctx.image, ctx.trace
-    if _FACES.search(question) and hasattr(counting, "count_faces"):
-        result = trace.call("counting.count_faces", counting.count_faces, image)
-        return conclude(ctx, [result], result.answer)
-    if _PEOPLE.search(question) and hasattr(counting, "count_people"):
-        result = trace.call("counting.count_people", counting.count_people, image)
+    options = getattr(ctx.expert, "options", None) or {}
+    if _FACES.search(question) or _PEOPLE.search(question):
+        label = "face" if _FACES.search(question) else "person"
+        result = trace.call("counting.detect_objects", counting.detect_objects, image, label)
         return conclude(ctx, [result], result.answer)
     shape, colours = shape_in(question), colours_in(question)
+    noun = _counted_noun(question)
+    if shape is None and noun and options.get("yolo_weights"):
+        # A user who configured YOLO weights on this expert gets detection of any label the weights know.
+        result = trace.call("counting.detect_objects", counting.detect_objects, image, noun, backend="yolo",
+                            weights=options["yolo_weights"])
+        return conclude(ctx, [result], result.answer)
     colour = colours[0] if colours else None
     if shape is not None and colour is None and is_line_drawing(image):
         if shape in ("square", "rectangle"):
@@ -43,6 +49,15 @@ def run(ctx: SkillContext) -> SkillResult:
         return conclude(ctx, [result], result.answer if result.count else None,
                         note="No shape or colour was named; every classified shape was counted.")
     return conclude(ctx, [result], result.answer)
+
+
+def _counted_noun(question: str) -> str | None:
+    """The thing counted in "how many X ..." (singular), e.g. "cars" -> "car"."""
+    match = re.search(r"\bhow many ([a-z]+)", question.lower())
+    if not match:
+        return None
+    word = match.group(1)
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 def is_line_drawing(image) -> bool:
