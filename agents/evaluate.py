@@ -62,6 +62,7 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     name = Path(dataset).parent.name or Path(dataset).stem
+    _save_dataset(maestro.store, name, items)
 
     def one(item: Item) -> dict[str, Any]:
         try:
@@ -87,6 +88,21 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
     summary["dataset"] = str(dataset)
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary
+
+
+def _save_dataset(store: Any, name: str, items: list[Item]) -> None:
+    """Keep the evaluation set in storage (``datasets``/``items``), so exports can draw RL prompts from it."""
+    from storage import DatasetItem
+
+    rows = []
+    for item in items:
+        try:
+            image_id = store.images.put_bytes(item.image.read_bytes()).id
+        except (OSError, ValueError):  # a missing or broken image fails its own run, not the whole set
+            image_id = None
+        rows.append(DatasetItem(item_id=item.id, question=item.question, answer=item.answer, image_id=image_id,
+                                category=item.category, extra={"image": str(item.image), "skill": item.skill}))
+    store.save_dataset(name, rows)
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
