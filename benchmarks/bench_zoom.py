@@ -5,7 +5,8 @@ asked for the item's ``meta.target`` (what an orchestrator would pass: "red star
 
 - shape and word items are found when the best match's box overlaps the true box (IoU >= 0.3) and, judged like the
   agent's answer, its quadrant is the answer;
-- label items are found when OCR (``read_text``) on the best match's crop reads the word.
+- label items are found when OCR (``read_text``) on the best match's crop reads the word;
+- each shape item is also searched at 8K (pixels doubled) to show the downscale-first search holds its cost.
 
 Latency is reported per call: ``find_region`` per kind, and the follow-up ``read_text`` on a crop.
 """
@@ -18,6 +19,8 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+
+from PIL import Image
 
 from agents.answers import match_answer
 from benchmarks.synthetic import needles
@@ -37,6 +40,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show-errors", action="store_true")
+    parser.add_argument("--no-8k", dest="eight_k", action="store_false", help="skip the 8K copies of shape items")
     args = parser.parse_args()
 
     found: dict[str, list[bool]] = defaultdict(list)
@@ -71,6 +75,16 @@ def main() -> None:
             found[item["category"]].append(ok)
             if not ok:
                 errors.append((item["id"], meta["target"], item["answer"], got))
+            if meta["kind"] == "shape" and args.eight_k:
+                # The same scene at 8K (7680x4320, pixels doubled): the downscale-first search should cost the same.
+                big = image.resize((image.width * 2, image.height * 2), Image.Resampling.NEAREST)
+                started = time.perf_counter()
+                result = find_region(big, meta["target"])
+                timings["find_region[shape, 8K]"].append(time.perf_counter() - started)
+                big_truth = Box(*(2 * v for v in meta["box"]))
+                best = result.matches[0] if result.matches else None
+                found["needle_shape_8k"].append(best is not None and best.box.iou(big_truth) >= 0.3
+                                                and best.quadrant == item["answer"])
 
     print(f"Needle benchmark: {len(items)} images of {needles.SIZE[0]}x{needles.SIZE[1]}, seed {args.seed} "
           f"(generated in {generation:.1f} s)")

@@ -31,9 +31,9 @@ SHAPE_WORDS: dict[str, str] = {
 }
 #: Long side of the downscaled copy that colour and shape searches scan first.
 SEARCH_SIDE = 1600
-#: Detector size cap for the first text-search pass: at 2048 the detector took 6 s on a 4K image on this 2-core
-#: machine, at 1280 about 1 s, and 30 px words stay detectable (10 px in the detector's view).
-TEXT_SEARCH_SIDE = 1280
+#: Detector size cap for the first text-search pass. On 4K needles (30-44 px words) on the shared 2-core machine:
+#: 1280 took ~1.1 s a call but missed 3 of 7 words under 30 px; 1600 found 7/7 in ~2.3 s; 1920 took ~4.2 s.
+TEXT_SEARCH_SIDE = 1600
 QUADRANTS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
 
@@ -213,13 +213,13 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
         refined = _refine(full, coarse, colour)
         if refined is None:
             continue
-        box, found_shape, shape_score, solid = refined
+        box, found_shape, shape_score, solid, vivid = refined
         if shape is not None and found_shape != shape and not (shape == "rectangle" and found_shape == "square"):
             continue
         # Colour-only: solid, compact blobs (objects, labels) rank above strokes and thin lines, whatever their
         # size; a blob under ~20 px across is discounted as likely antialiasing or noise.
         size_factor = min(1.0, math.sqrt(box.area) / 20.0)
-        score = shape_score * size_factor if shape else solid * size_factor
+        score = shape_score * size_factor if shape else solid * size_factor * vivid
         label = " ".join(v for v in (colour, found_shape if shape else "region") if v)
         matches.append(RegionMatch(box, float(score), label, quadrant(box, (width, height))))
     matches = _dedupe(matches)
@@ -235,9 +235,10 @@ def _target_mask(rgb: np.ndarray, colour: str | None) -> np.ndarray:
     return np.isin(classes, chromatic)
 
 
-def _refine(full: np.ndarray, coarse: Box, colour: str | None) -> tuple[Box, str, float, float] | None:
+def _refine(full: np.ndarray, coarse: Box, colour: str | None) -> tuple[Box, str, float, float, float] | None:
     """The tight full-resolution box of the largest target-coloured blob inside ``coarse``, its shape and shape
-    confidence, and its solidity (blob area over bounding-box area, times how far from a thin stroke it is)."""
+    confidence, its solidity (blob area over bounding-box area, times how far from a thin stroke it is) and its
+    vividness (0.5-1 from the median saturation: a clear green beats a grayish one for "the green label")."""
     x0, y0, x1, y1 = coarse.as_list()
     if x1 - x0 < 2 or y1 - y0 < 2:
         return None
@@ -253,7 +254,10 @@ def _refine(full: np.ndarray, coarse: Box, colour: str | None) -> tuple[Box, str
     shape, score = classify_contour(contour)
     extent = cv2.contourArea(contour) / float(bw * bh)
     thickness = min(1.0, min(bw, bh) / (0.25 * max(bw, bh)))
-    return Box(x0 + bx, y0 + by, x0 + bx + bw, y0 + by + bh), shape, score, extent * thickness
+    inside = patch[mask.astype(bool)]
+    saturation = cv2.cvtColor(inside.reshape(-1, 1, 3), cv2.COLOR_RGB2HSV)[:, 0, 1] if len(inside) else np.zeros(1)
+    vivid = 0.5 + 0.5 * float(np.median(saturation)) / 255.0
+    return Box(x0 + bx, y0 + by, x0 + bx + bw, y0 + by + bh), shape, score, extent * thickness, vivid
 
 
 def classify_contour(contour: np.ndarray) -> tuple[str, float]:
@@ -286,8 +290,9 @@ def _search_text(image: Image.Image, target: str, max_results: int) -> list[Regi
     lines = find_text(image, target, ocr=read_text(image, max_det_side=TEXT_SEARCH_SIDE, annotate=False))
     if not lines and max(width, height) > TEXT_SEARCH_SIDE:
         # Small text vanishes in the capped detector view: read full-resolution tiles instead.
-        for box, piece in tile(image, tile_size=1600, overlap=200):
-            for line in find_text(piece, target):
+        # Costly (a 4K image is four detector passes at full size), hence only when the fast pass found nothing.
+        for box, piece in tile(image, tile_size=2048, overlap=200):
+            for line in find_text(piece, target, ocr=read_text(piece, max_det_side=2048, annotate=False)):
                 lines.append(type(line)(line.text, Box(line.box.x0 + box.x0, line.box.y0 + box.y0,
                                                        line.box.x1 + box.x0, line.box.y1 + box.y0), line.confidence))
     matches = [RegionMatch(line.box, match_score(line.text, target) * line.confidence, f"text {line.text!r}",

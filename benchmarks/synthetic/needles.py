@@ -122,7 +122,10 @@ def _haystack(rng: random.Random, avoid: tuple[str, ...]) -> Image.Image:
     draw = ImageDraw.Draw(image)
     palette = [rgb for name, rgb in CLUTTER_COLOURS.items() if name not in avoid]
     for _ in range(rng.randint(180, 300)):
-        colour = tuple(max(0, min(255, c + rng.randint(-20, 20))) for c in rng.choice(palette))
+        base = rng.choice(palette)
+        # Grays vary in lightness only; per-channel jitter would tint them into faint greens and blues.
+        jitter = [rng.randint(-20, 20)] * 3 if len(set(base)) == 1 else [rng.randint(-20, 20) for _ in range(3)]
+        colour = tuple(max(0, min(255, c + j)) for c, j in zip(base, jitter, strict=True))
         x, y = rng.randrange(SIZE[0]), rng.randrange(SIZE[1])
         roll = rng.random()
         if roll < 0.5:
