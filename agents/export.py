@@ -341,8 +341,14 @@ def _write_parquet(path: Path, rows: Sequence[dict[str, Any]]) -> int:
 
 
 def default_export_dir(data_dir: str | Path) -> Path:
-    """``<data_dir>/exports/<UTC timestamp>``: where an export goes when no folder is named."""
-    return Path(data_dir) / "exports" / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    """``<data_dir>/exports/<UTC timestamp>``: where an export goes when no folder is named (a new one each time)."""
+    root = Path(data_dir) / "exports"
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    target, n = root / stamp, 1
+    while target.exists():  # two exports in the same second must not share (and overwrite) a folder
+        n += 1
+        target = root / f"{stamp}-{n}"
+    return target
 
 
 def export_app(app: Any, out_dir: str | Path | None = None, **options: Any) -> Manifest:
