@@ -295,11 +295,25 @@ def _search_text(image: Image.Image, target: str, max_results: int) -> list[Regi
             for line in find_text(piece, target, ocr=read_text(piece, max_det_side=2048, annotate=False)):
                 lines.append(type(line)(line.text, Box(line.box.x0 + box.x0, line.box.y0 + box.y0,
                                                        line.box.x1 + box.x0, line.box.y1 + box.y0), line.confidence))
-    matches = [RegionMatch(line.box, match_score(line.text, target) * line.confidence, f"text {line.text!r}",
-                           quadrant(line.box, (width, height)), text=line.text) for line in lines]
+    matches = []
+    for line in lines:
+        box = _narrow_to_target(line.text, line.box, target)
+        matches.append(RegionMatch(box, match_score(line.text, target) * line.confidence, f"text {line.text!r}",
+                                   quadrant(box, (width, height)), text=line.text))
     matches = _dedupe(matches)
     matches.sort(key=lambda m: -m.score)
     return matches[:max_results]
+
+
+def _narrow_to_target(text: str, box: Box, target: str) -> Box:
+    """The part of a line's box where ``target`` sits, by character position (engines often merge a word with
+    its neighbours into one line); the whole box when the target is not literally in the text."""
+    start = text.casefold().find(target.strip().casefold())
+    if start < 0 or not text:
+        return box
+    end = start + len(target.strip())
+    per_char = box.width / len(text)
+    return Box(box.x0 + start * per_char, box.y0, box.x0 + end * per_char, box.y1)
 
 
 def _dedupe(matches: list[RegionMatch]) -> list[RegionMatch]:
