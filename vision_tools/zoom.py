@@ -199,15 +199,17 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
     full = np.asarray(image)
     small = full if factor == 1.0 else cv2.resize(
         full, (max(1, round(width * factor)), max(1, round(height * factor))), interpolation=cv2.INTER_AREA)
-    mask = _target_mask(small, colour)
-    count, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    mask = _target_mask(small, colour).astype(np.uint8)
+    # Closing joins the pieces of one object that dark print (a label's text) splits at the reduced scale.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     candidates = sorted(range(1, count), key=lambda i: -stats[i, cv2.CC_STAT_AREA])
     matches: list[RegionMatch] = []
     for i in candidates[: max(50, 10 * max_results)]:
         if stats[i, cv2.CC_STAT_AREA] < 3:
             break
         x, y, w, h = (int(v) for v in stats[i, :4])
-        margin = 2
+        margin = 3
         coarse = Box((x - margin) / factor, (y - margin) / factor, (x + w + margin) / factor,
                      (y + h + margin) / factor).clamp(width, height)
         refined = _refine(full, coarse, colour)
@@ -262,24 +264,41 @@ def _refine(full: np.ndarray, coarse: Box, colour: str | None) -> tuple[Box, str
 
 def classify_contour(contour: np.ndarray) -> tuple[str, float]:
     """Name the shape of a filled blob's outer contour (circle, triangle, square, rectangle, star, other) with a
-    0-1 confidence, from polygon fit, solidity and circularity."""
+    0-1 confidence, from polygon fit, solidity, convexity defects and circularity.
+
+    Perimeters are measured on the convex hull (and the polygon fit on the hull for convex shapes): a pixel
+    staircase, as on upscaled images, inflates the raw contour's length and would make circles look like polygons.
+    """
     area = float(cv2.contourArea(contour))
-    perimeter = float(cv2.arcLength(contour, True))
-    if area <= 0 or perimeter <= 0:
+    if area <= 0 or len(contour) < 3:
         return "other", 0.0
-    hull_area = float(cv2.contourArea(cv2.convexHull(contour)))
-    solidity = area / hull_area if hull_area else 0.0
-    circularity = 4 * math.pi * area / perimeter**2
-    vertices = len(cv2.approxPolyDP(contour, 0.04 * perimeter, True))
+    hull = cv2.convexHull(contour)
+    hull_area = float(cv2.contourArea(hull))
+    hull_perimeter = float(cv2.arcLength(hull, True))
+    if hull_area <= 0 or hull_perimeter <= 0:
+        return "other", 0.0
+    solidity = area / hull_area
+    circularity = 4 * math.pi * hull_area / hull_perimeter**2
     (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
-    aspect = min(rw, rh) / max(rw, rh) if max(rw, rh) else 0.0
-    if solidity < 0.75 and vertices >= 6:
-        return "star", min(1.0, 0.6 + (0.75 - solidity))
-    if vertices == 3 and solidity > 0.85:
+    size = max(rw, rh)
+    aspect = min(rw, rh) / size if size else 0.0
+    if solidity < 0.8:
+        # A star's concave corners: deep convexity defects, five of them for a five-pointed star.
+        indices = cv2.convexHull(contour, returnPoints=False)
+        try:
+            defects = cv2.convexityDefects(contour, indices)
+        except cv2.error:  # self-intersecting contours from one-pixel bridges
+            defects = None
+        deep = 0 if defects is None else int((defects[:, 0, 3] / 256.0 > 0.15 * size).sum())
+        if 4 <= deep <= 8 and 0.3 <= solidity <= 0.75:
+            return "star", max(0.0, 1.0 - abs(solidity - 0.55))
+        return "other", 0.3
+    vertices = len(cv2.approxPolyDP(hull, 0.04 * hull_perimeter, True))
+    if vertices == 3:
         return "triangle", solidity
     if vertices == 4 and solidity > 0.88:
         return ("square", aspect) if aspect > 0.8 else ("rectangle", solidity)
-    if circularity > 0.75 and solidity > 0.9:
+    if circularity > 0.88 and vertices > 4 and solidity > 0.9:
         return "circle", circularity
     return "other", 0.3
 

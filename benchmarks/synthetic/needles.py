@@ -82,8 +82,8 @@ def generate(out_dir: Path, n: int, seed: int = 0) -> list[dict]:
             question = f"What word is written on the small {colour} label?"
             answer, target = word, f"{colour} label"
         else:
-            image = _haystack(rng, avoid=())
             word = rng.choice([w for w in WORDS if len(w) >= 4]).upper()
+            image = _haystack(rng, avoid=(), banned_word=word)
             font = ImageFont.truetype(str(FONT_DIR / "DejaVuSans-Bold.ttf"), rng.randint(30, 44))
             left, top, right, bottom = font.getbbox(word)
             cx, cy = _free_spot(rng, 120 + (right - left) // 2)
@@ -114,7 +114,7 @@ def _free_spot(rng: random.Random, margin: int) -> tuple[int, int]:
             return x, y
 
 
-def _haystack(rng: random.Random, avoid: tuple[str, ...]) -> Image.Image:
+def _haystack(rng: random.Random, avoid: tuple[str, ...], banned_word: str = "") -> Image.Image:
     # Texture: a coarse random field blown up and blurred, so the background is not a flat colour.
     coarse = Image.effect_noise((SIZE[0] // 32, SIZE[1] // 32), 40).convert("RGB")
     base = Image.new("RGB", coarse.size, rng.choice(((225, 225, 220), (205, 210, 215), (235, 230, 215))))
@@ -138,7 +138,9 @@ def _haystack(rng: random.Random, avoid: tuple[str, ...]) -> Image.Image:
                          width=rng.randint(2, 6))
     font = ImageFont.truetype(str(FONT_DIR / "DejaVuSans.ttf"), 20)
     for _ in range(rng.randint(15, 30)):  # gray distractor text
-        draw.text((rng.randrange(SIZE[0] - 200), rng.randrange(SIZE[1] - 40)), rng.choice(WORDS), font=font,
+        # Never the needle word itself, in any case: the question would have two answers.
+        distractor = rng.choice([w for w in WORDS if w.casefold() != banned_word.casefold()])
+        draw.text((rng.randrange(SIZE[0] - 200), rng.randrange(SIZE[1] - 40)), distractor, font=font,
                   fill=(90, 90, 90))
     return image
 
