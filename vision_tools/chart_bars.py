@@ -9,12 +9,22 @@ position; when several bars share one label the chart is grouped, and the legend
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from vision_tools.boxes import Box
-from vision_tools.chart_axes import Text, find_legend, fit_axis, merge_words, reconcile, rows_of
+from vision_tools.chart_axes import (
+    Text,
+    find_legend,
+    fit_axis,
+    merge_words,
+    reconcile,
+    replace_region,
+    rows_of,
+    split_by_gaps,
+)
 from vision_tools.chart_pixels import Palette, Rect, cluster_1d
 from vision_tools.chart_result import DEFAULT_SERIES, AxisFit, ChartMark
 
@@ -69,7 +79,9 @@ def _drop_overlaps(bars: list[Rect], vertical: bool) -> list[Rect]:
 
 
 def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list[Text],
-               force: str | None = None) -> BarParse | None:
+               force: str | None = None, reread: Callable[[Box], list[Text]] | None = None) -> BarParse | None:
+    """The bar chart in ``rgb``, or None. ``reread(region)`` OCRs a region again, enlarged: it is used when
+    fewer tick or category labels were read than the bars call for (the detector misses small text at times)."""
     found = find_bars(rects, rgb.shape)
     if found is None:
         return None
@@ -78,25 +90,44 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         return None
     warnings: list[str] = []
     text_h = float(np.median([t.height for t in texts])) if texts else 12.0
-    inside = [t for t in texts if not any(_overlaps(t.box, r) for r in bars)]
     lo = min(r.x0 for r in bars) if vertical else min(r.y0 for r in bars)
     hi = max(r.x1 for r in bars) if vertical else max(r.y1 for r in bars)
     base = float(np.median([r.y1 if vertical else r.x0 for r in bars]))
-
-    # Value axis: numbers beside the bars (left/right for vertical bars, below for horizontal ones).
+    slots = _slots(bars, vertical)
+    pitch = (hi - lo) / max(1, slots)
+    h_img, w_img = rgb.shape[:2]
     if vertical:
-        side = [t for t in inside if t.box.x1 <= lo + 2 or t.box.x0 >= hi - 2]
+        tick_strip = Box(0, 0, lo - 1, min(h_img, base + 1.5 * text_h))
+        label_strip = Box(max(0, lo - pitch / 2), base - 2, min(w_img, hi + pitch / 2), min(h_img, base + 3.5 * text_h))
     else:
-        side = [t for t in inside if t.box.y0 >= max(r.y1 for r in bars) - 2]
-    fitted = fit_axis(side, "y" if vertical else "x")
-    axis, ticks = (fitted if fitted else (None, []))
-    tick_ids = {id(t) for t in ticks}
+        bottom = max(r.y1 for r in bars)
+        tick_strip = Box(max(0, base - 3 * text_h), bottom + 1, w_img, min(h_img, bottom + 3.5 * text_h))
+        label_strip = Box(0, max(0, lo - pitch / 2), base + 2, min(h_img, hi + pitch / 2))
 
-    legend = find_legend([t for t in inside if id(t) not in tick_ids], rgb, palette)
-    legend_ids = {id(t) for t, _ in legend}
-    free = [t for t in inside if id(t) not in tick_ids and id(t) not in legend_ids]
+    for attempt in range(2):
+        # Text printed on a bar is a value label, never a tick, category or legend entry.
+        outside = [t for t in texts if not any(_covers(r, t) for r in bars)]
+        # Value axis: numbers beside the bars (left/right for vertical bars, below for horizontal ones).
+        if vertical:
+            side = [t for t in outside if t.box.x1 <= lo + 2 or t.box.x0 >= hi - 2]
+        else:
+            side = [t for t in outside if t.box.y0 >= max(r.y1 for r in bars) - 2]
+        fitted = fit_axis(side, "y" if vertical else "x")
+        axis, ticks = (fitted if fitted else (None, []))
+        tick_ids = {id(t) for t in ticks}
 
-    labels = _category_labels(free, bars, vertical, base, lo, hi, text_h)
+        legend = find_legend([t for t in outside if id(t) not in tick_ids], rgb, palette)
+        legend_ids = {id(t) for t, _ in legend}
+        free = [t for t in texts if id(t) not in tick_ids and id(t) not in legend_ids]
+        labels = _category_labels(free, bars, vertical, base, lo, hi, text_h, rgb)
+        missing_labels = len(labels) < slots
+        if attempt == 1 or reread is None or not (missing_labels or len(ticks) < 3):
+            break
+        if len(ticks) < 3 and tick_strip.width > 4 and tick_strip.height > 4:
+            texts = replace_region(texts, reread(tick_strip), tick_strip)
+        if missing_labels and label_strip.width > 4 and label_strip.height > 4:
+            texts = replace_region(texts, reread(label_strip), label_strip)
+
     label_ids = {id(t) for t in labels}
     groups = _assign(bars, labels, vertical)
     grouped = any(len(g) > 1 for g in groups.values())
@@ -147,20 +178,29 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
                     warnings)
 
 
-def _overlaps(box: Box, r: Rect) -> bool:
-    return min(box.x1, r.x1) - max(box.x0, r.x0) > 2 and min(box.y1, r.y1) - max(box.y0, r.y0) > 2
+def _slots(bars: list[Rect], vertical: bool) -> int:
+    """How many category positions the bars occupy: bars that touch (a group) share one."""
+    count = 1
+    for a, b in zip(bars, bars[1:], strict=False):
+        gap = (b.x0 - a.x1) if vertical else (b.y0 - a.y1)
+        count += gap > 2
+    return count
+
+
+def _covers(r: Rect, t: Text) -> bool:
+    return r.x0 <= t.cx <= r.x1 and r.y0 <= t.cy <= r.y1
 
 
 def _category_labels(texts: list[Text], bars: list[Rect], vertical: bool, base: float, lo: float, hi: float,
-                     text_h: float) -> list[Text]:
+                     text_h: float, rgb: np.ndarray) -> list[Text]:
     """The first row (vertical bars) or column (horizontal bars) of text beyond the baseline."""
     pitch = (hi - lo) / max(1, len(bars))
     if vertical:
-        below = [t for t in texts if t.box.y0 >= base - 2 and t.cy <= base + 6 * text_h
+        below = [t for t in texts if t.box.y0 >= base - 0.5 * t.height and base < t.cy <= base + 6 * text_h
                  and lo - pitch <= t.cx <= hi + pitch]
         rows = rows_of(below)
-        return merge_words(rows[0]) if rows else []
-    left = [t for t in texts if t.box.x1 <= base + 2 and lo - pitch <= t.cy <= hi + pitch]
+        return split_by_gaps(merge_words(rows[0]), rgb) if rows else []
+    left = [t for t in texts if t.box.x1 <= base + 0.5 * t.height and t.cx < base and lo - pitch <= t.cy <= hi + pitch]
     if not left:
         return []
     # Labels are right-aligned against the axis; an axis title further left is not a label.

@@ -15,7 +15,15 @@ import cv2
 import numpy as np
 
 from vision_tools.boxes import Box
-from vision_tools.chart_axes import Text, find_legend, fit_axis, merge_words, reconcile, rows_of
+from vision_tools.chart_axes import (
+    Text,
+    find_legend,
+    fit_axis,
+    merge_words,
+    reconcile,
+    rows_of,
+    split_by_gaps,
+)
 from vision_tools.chart_pixels import Palette, colour_mask
 from vision_tools.chart_result import DEFAULT_SERIES, AxisFit, ChartMark
 
@@ -47,15 +55,18 @@ class _Trace:
     bottom: float
 
 
-def trace_lines(rgb: np.ndarray, palette: Palette) -> list[_Trace]:
-    """Every coloured polyline spanning a good part of the image width."""
+def trace_lines(rgb: np.ndarray, palette: Palette, keys: list[Box] = ()) -> list[_Trace]:
+    """Every coloured polyline spanning a good part of the image width; pieces inside ``keys`` (legend samples)
+    are left out, every other piece is kept (a line crossed by another one is cut into several)."""
     h, w = rgb.shape[:2]
     traces = []
     joiner = cv2.getStructuringElement(cv2.MORPH_RECT, (7, 7))
+    # Anti-aliased grey text comes within tolerance of dull colours (brown): lines are never grey.
+    coloured = rgb.max(axis=2).astype(np.int16) - rgb.min(axis=2) >= 20
     for index in palette.ink():
         if palette.chroma(index) < MIN_CHROMA:
             continue
-        mask = colour_mask(rgb, palette, index, tol=40).astype(np.uint8)
+        mask = (colour_mask(rgb, palette, index, tol=40) & coloured).astype(np.uint8)
         # Components of the dilated mask: dashes, markers and the gaps where another line crosses stay together.
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.dilate(mask, joiner), connectivity=8)
         if n <= 1:
@@ -65,7 +76,10 @@ def trace_lines(rgb: np.ndarray, palette: Palette) -> list[_Trace]:
         if longest < 0.2 * w:
             continue
         keep = np.zeros(n, dtype=bool)
-        keep[1:] = spans >= 0.15 * longest  # legend samples are short and separate
+        for k in range(1, n):
+            x, y, bw, bh, area = stats[k]
+            cx, cy = x + bw / 2, y + bh / 2
+            keep[k] = area > 80 and not any(b.x0 <= cx <= b.x1 and b.y0 <= cy <= b.y1 for b in keys)
         line = (mask > 0) & keep[labels]
         # A filled area (bars, a pie slice) is not a line: lines cover little of their bounding box.
         ys, xs = np.nonzero(line)
@@ -101,7 +115,9 @@ def value_row(trace: _Trace, x: float, near: int, far: int) -> float | None:
 
 
 def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text]) -> LineParse | None:
-    traces = trace_lines(rgb, palette)
+    legend = find_legend(texts, rgb, palette)
+    keys = [Box(t.box.x0 - 5 * t.height, t.box.y0, t.box.x0, t.box.y1) for t, _ in legend]
+    traces = trace_lines(rgb, palette, keys)
     if not traces:
         return None
     warnings: list[str] = []
@@ -114,16 +130,15 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text]) -> LinePar
     side = [t for t in texts if t.box.x1 <= left + 2 or t.box.x0 >= right - 2]
     fitted = fit_axis(side, "y")
     axis, ticks = fitted if fitted else (None, [])
-    used = {id(t) for t in ticks}
-    legend = find_legend([t for t in texts if id(t) not in used], rgb, palette)
-    used |= {id(t) for t, _ in legend}
+    legend = [(t, c) for t, c in legend if t not in ticks]
+    used = {id(t) for t in ticks} | {id(t) for t, _ in legend}
 
     pitch_guess = max(20.0, (right - left) / 10)
     below = [t for t in texts if id(t) not in used and t.box.y0 >= bottom - 2
              and left - pitch_guess <= t.cx <= right + pitch_guess]
     labels: list[Text] = []
     for row in rows_of(below):
-        row = merge_words(row)
+        row = split_by_gaps(merge_words(row), rgb)
         if len(row) >= 2 or (len(row) == 1 and right - left < 3 * text_h):
             labels = row
             break
@@ -145,7 +160,7 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text]) -> LinePar
             row = value_row(trace, label.cx, near, far)
             if row is not None:
                 points[(ti, li)] = (label.cx, row)
-    printed = _printed(numbers, points, text_h)
+    printed = _printed(numbers, points, text_h, axis)
     if axis is None and not printed:
         return None
     span = 0.0 if axis is None else max(v for _, v in axis.ticks) - min(v for _, v in axis.ticks)
@@ -185,18 +200,21 @@ def _series_names(traces: list[_Trace], legend: list[tuple[Text, int]], palette:
     return names
 
 
-def _printed(numbers: list[Text], points: dict[tuple[int, int], tuple[float, float]],
-             text_h: float) -> dict[tuple[int, int], Text]:
-    """Each printed number next to a point, assigned to the nearest point (one number per point)."""
+def _printed(numbers: list[Text], points: dict[tuple[int, int], tuple[float, float]], text_h: float,
+             axis: AxisFit | None) -> dict[tuple[int, int], Text]:
+    """Each printed number given to a point beside it (one number per point). Where lines run close, several
+    points are beside a number: the one whose measured value is nearest the number wins."""
     found: dict[tuple[int, int], tuple[float, Text]] = {}
     for t in numbers:
         best: tuple[float, tuple[int, int]] | None = None
         for key, (x, row) in points.items():
             dx = max(0.0, abs(t.cx - x) - t.box.width / 2)
             dy = max(0.0, t.box.y0 - row, row - t.box.y1)
-            dist = float(np.hypot(dx, dy))
-            if dist <= 2.0 * text_h and (best is None or dist < best[0]):
-                best = (dist, key)
+            if float(np.hypot(dx, dy)) > 2.0 * text_h:
+                continue
+            score = abs(axis.value_at(row) - t.number) if axis is not None else float(np.hypot(dx, dy))
+            if best is None or score < best[0]:
+                best = (score, key)
         if best is not None and (best[1] not in found or best[0] < found[best[1]][0]):
             found[best[1]] = (best[0], t)
     return {key: t for key, (_, t) in found.items()}

@@ -220,7 +220,7 @@ def _labels_around(texts: list[Text], found: list[_Slice], cx: float, cy: float,
             dx = max(t.box.x0 - cx, 0.0, cx - t.box.x1)
             dy = max(t.box.y0 - cy, 0.0, cy - t.box.y1)
             gap = math.hypot(dx, dy)  # nearest point of the text to the centre
-            if 0.9 * r <= gap <= 1.35 * r:
+            if 0.9 * r <= gap <= 1.2 * r:  # matplotlib puts labels at 1.1 r; a title sits beyond 1.25 r
                 candidates.append(t)
     pairs = []
     for t in candidates:

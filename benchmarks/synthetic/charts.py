@@ -17,6 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # headless: no display on the benchmark machines
 
+import matplotlib.colors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 KINDS = ("bar", "hbar", "grouped_bar", "line", "pie")
@@ -110,7 +111,10 @@ def random_spec(kind: str, rng: random.Random) -> ChartSpec:
 
 def render(spec: ChartSpec, path: Path, rng: random.Random) -> None:
     style = rng.choice(STYLES)
-    width, height = rng.choice([(6.4, 4.8), (8, 5), (7, 4.5), (5.5, 4.2), (9, 5.5)])
+    sizes = [(6.4, 4.8), (8, 5), (7, 4.5), (5.5, 4.2), (9, 5.5)]
+    if spec.kind != "hbar" and len(spec.categories) * max(map(len, spec.categories)) > 36:
+        sizes = sizes[1:2] + sizes[4:]  # long labels overlap on narrow figures, which no reader could split
+    width, height = rng.choice(sizes)
     dpi = rng.choice([80, 100, 100, 120])
     with plt.style.context(style):
         fig, ax = plt.subplots(figsize=(width, height), dpi=dpi)
@@ -124,6 +128,19 @@ def render(spec: ChartSpec, path: Path, rng: random.Random) -> None:
             plt.close(fig)
 
 
+def distinct_colours(rng: random.Random, k: int) -> list[str]:
+    """``k`` colours from ``COLORS`` that a reader can tell apart (no two within 60/255 on every channel)."""
+    chosen: list[str] = []
+    for name in rng.sample(COLORS, len(COLORS)):
+        rgb = matplotlib.colors.to_rgb(name)
+        if all(max(abs(a - b) for a, b in zip(rgb, matplotlib.colors.to_rgb(c), strict=True)) > 60 / 255
+               for c in chosen):
+            chosen.append(name)
+        if len(chosen) == k:
+            return chosen
+    raise ValueError(f"cannot pick {k} distinct colours")
+
+
 def _fmt(value: float) -> str:
     return f"{value:g}"
 
@@ -131,7 +148,7 @@ def _fmt(value: float) -> str:
 def _draw_bar(ax, spec: ChartSpec, rng: random.Random) -> None:
     values = [spec.values[c]["value"] for c in spec.categories]
     colors = rng.choice(["single", "single", "each"])
-    color = rng.choice(COLORS) if colors == "single" else rng.sample(COLORS, len(values))
+    color = rng.choice(COLORS) if colors == "single" else distinct_colours(rng, len(values))
     bars = ax.bar(spec.categories, values, color=color, width=rng.choice([0.5, 0.6, 0.8]))
     if spec.labels_printed:
         ax.bar_label(bars, labels=[_fmt(v) for v in values])
@@ -152,7 +169,7 @@ def _draw_hbar(ax, spec: ChartSpec, rng: random.Random) -> None:
 def _draw_grouped(ax, spec: ChartSpec, rng: random.Random) -> None:
     k = len(spec.series)
     width = rng.choice([0.8, 0.7]) / k
-    colors = rng.sample(COLORS, k)
+    colors = distinct_colours(rng, k)
     positions = range(len(spec.categories))
     for j, name in enumerate(spec.series):
         values = [spec.values[c][name] for c in spec.categories]
@@ -167,7 +184,7 @@ def _draw_grouped(ax, spec: ChartSpec, rng: random.Random) -> None:
 
 
 def _draw_line(ax, spec: ChartSpec, rng: random.Random) -> None:
-    colors = rng.sample(COLORS, len(spec.series))
+    colors = distinct_colours(rng, len(spec.series))
     marker = rng.choice(["o", "s", "", "o"])
     for j, name in enumerate(spec.series):
         values = [spec.values[c][name] for c in spec.categories]
@@ -184,7 +201,7 @@ def _draw_line(ax, spec: ChartSpec, rng: random.Random) -> None:
 
 def _draw_pie(ax, spec: ChartSpec, rng: random.Random) -> None:
     percents = [spec.values[c]["percent"] for c in spec.categories]
-    colors = rng.sample(COLORS, len(percents))
+    colors = distinct_colours(rng, len(percents))
     edge = {"edgecolor": "white", "linewidth": 1.5} if rng.random() < 0.5 else None
     legend = rng.random() < 0.3
     ax.pie(percents, labels=None if legend else spec.categories, colors=colors,
