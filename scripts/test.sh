@@ -4,10 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_env.sh test,transformers,router,train
-if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
-  echo "installing Debian's chromium for the browser tests..."
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null) \
-    || echo "WARNING: could not install chromium; browser tests will be skipped"
+# Debian packages the tests use for real: Chromium (browser tests) and Tesseract (second OCR back end).
+missing=""
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
+command -v tesseract >/dev/null || missing="$missing tesseract-ocr"
+if [ -n "$missing" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  echo "installing Debian packages:$missing"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null) \
+    || echo "WARNING: could not install$missing; the tests that need them will be skipped"
 fi
 .venv/bin/ruff check .
 exec .venv/bin/python -m pytest "$@"
