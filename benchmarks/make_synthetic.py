@@ -15,6 +15,9 @@ from pathlib import Path
 
 #: Generator module (benchmarks.synthetic.<name>) -> the Level-1 skill its questions need.
 KINDS = {"text": "OCR", "shapes": "Counting", "charts": "Chart", "needles": "Perception"}
+#: Categories whose questions need another skill than their generator's: reading the word on a coloured label is
+#: scene-text OCR (paper S7.3: locate the object, then read its text), not perception.
+SKILL_BY_CATEGORY = {"needle_label": "OCR"}
 
 
 def build(out_dir: Path, per_kind: int, seed: int, kinds: list[str] | None = None) -> list[dict]:
@@ -24,7 +27,7 @@ def build(out_dir: Path, per_kind: int, seed: int, kinds: list[str] | None = Non
         for item in module.generate(out_dir / kind, per_kind, seed=seed):
             item = dict(item)
             item["image"] = f"{kind}/{item['image']}"
-            item.setdefault("skill", KINDS[kind])
+            item.setdefault("skill", SKILL_BY_CATEGORY.get(item.get("category", ""), KINDS[kind]))
             item["category"] = f"{kind}:{item.get('category', kind)}"
             items.append(item)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -36,14 +36,18 @@ def run(ctx: SkillContext) -> SkillResult:
                             weights=options["yolo_weights"])
         return conclude(ctx, [result], result.answer)
     colour = colours[0] if colours else None
-    if shape is not None and colour is None and is_line_drawing(image):
-        if shape in ("square", "rectangle"):
-            result = trace.call("diagram.count_nested_squares", diagrams.count_nested_squares, image)
-        else:
-            result = trace.call("diagram.count_overlapping_shapes", diagrams.count_overlapping_shapes, image,
-                                shape=shape)
-        return conclude(ctx, [result], result.answer)
     result = trace.call("counting.count_shapes", counting.count_shapes, image, shape=shape, colour=colour)
+    mixed_scene = any(not label.startswith("unclassified") for label in result.others)
+    if shape is not None and colour is None and not mixed_scene and is_line_drawing(image):
+        # One kind of outline, drawn overlapping (Olympic rings, nested squares): segmentation merges touching
+        # outlines, so the diagram primitive that verifies each outline on the ink decides.
+        if shape in ("square", "rectangle"):
+            traced = trace.call("diagram.count_nested_squares", diagrams.count_nested_squares, image)
+        else:
+            traced = trace.call("diagram.count_overlapping_shapes", diagrams.count_overlapping_shapes, image,
+                                shape=shape)
+        return conclude(ctx, [result, traced], traced.answer,
+                        note="Outline drawing of one kind of shape: the outline tracer's count is used.")
     if shape is None and colour is None:
         # "How many objects?" with nothing named: the catalogue is evidence, but what counts is a judgement call.
         return conclude(ctx, [result], result.answer if result.count else None,

@@ -11,9 +11,13 @@ import re
 
 from skills.answer_format import format_answer
 from skills.base import SkillContext, SkillResult
+from skills.common import COLOUR_WORDS, conclude
 from skills.runner import ask_expert
 from vision_tools.ocr import read_text
+from vision_tools.zoom import find_region
 
+_OBJECT_RE = re.compile(r"\b(" + "|".join(COLOUR_WORDS) + r")\s+(?:label|sign|sticker|banner|tag|card|note|board|"
+                        r"plate|box|button|poster)\b", re.IGNORECASE)
 _FIELD_RE = re.compile(r"(?:what is|what's|find|give)\s+(?:the\s+)?([a-z][a-z ]{1,30}?)(?:\s+on|\s+in|\s+of|\?|$)",
                        re.IGNORECASE)
 
@@ -22,6 +26,14 @@ def run(ctx: SkillContext) -> SkillResult:
     # An expert entry may pick the OCR engine (registry ``options: {ocr_backend: tesseract}``): two tools experts
     # that differ for real, which the learned router can tell apart.
     backend = (getattr(ctx.expert, "options", None) or {}).get("ocr_backend", "rapidocr")
+    located = _locate_named_object(ctx)
+    if located is not None:
+        search, box = located
+        result = ctx.trace.call("ocr.read_text", read_text, ctx.image, region=box, backend=backend)
+        text = result.text.replace("\n", " ").strip()
+        return conclude(ctx, [search, result], text or None,
+                        note=f"Text read inside the {search.target} region only." if text else
+                        f"No text inside the {search.target} region.")
     result = ctx.trace.call("ocr.read_text", read_text, ctx.image, backend=backend)
     lines = result.lines
     evidence = "\n".join(
@@ -46,6 +58,15 @@ def run(ctx: SkillContext) -> SkillResult:
                            answer=format_answer(ctx.question, text), evidence=data)
     return SkillResult(observation=f"OCR lines:\n{evidence}\nThe tools read the text but cannot answer this "
                                    "question without a reasoning expert.", evidence=data)
+
+
+def _locate_named_object(ctx: SkillContext):
+    """For "the text on the <colour> <label|sign|...>": the object's region, found by a tiled colour search."""
+    match = _OBJECT_RE.search(ctx.question)
+    if not match:
+        return None
+    search = ctx.trace.call("zoom.find_region", find_region, ctx.image, match.group(1).lower(), kind="colour")
+    return (search, search.matches[0].box) if search.matches else None
 
 
 def _field_value(question: str, lines: list) -> str | None:

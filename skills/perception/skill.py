@@ -50,12 +50,12 @@ def run(ctx: SkillContext) -> SkillResult:
         colour = trace.call("colour.name_colour", name_colour, image, best)
         results.append(colour)
         answer = colour.name
+    elif _WHERE_Q.search(question):  # before text: "in which quadrant is the word 'X' written?" asks where
+        answer = quadrant(best, image.size)
     elif _TEXT_Q.search(question):
         text = trace.call("ocr.read_text", read_text, image, region=best)
         results.append(text)
         answer = text.text or None
-    elif _WHERE_Q.search(question):
-        answer = quadrant(best, image.size)
     outcome = conclude(ctx, results, answer)
     outcome.extra_images = crops
     return outcome
