@@ -48,7 +48,9 @@ class Text:
 
 def parse_number(text: str) -> tuple[float, bool] | None:
     """``(value, is_percent)`` for a printed number ("1,200", "−5", "$3.5k", "42%"), else None."""
-    s = text.strip().replace("\u2212", "-").replace("\u2013", "-").replace(" ", "")
+    s = text.strip().replace("\u2212", "-").replace("\u2013", "-")
+    # Tick marks are read as dashes: "800-" and "- 0" (a minus sign is never detached from its number).
+    s = re.sub(r"^[-_]\s+|[-_]+$", "", s.strip()).replace(" ", "")
     percent = s.endswith("%")
     s = s.rstrip("%").lstrip("$€£¥").rstrip("$€£¥")
     scale = 1.0
@@ -262,7 +264,11 @@ def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette) -> list[tu
             if c0 < t.box.x0 - 4.5 * h or c1 < t.box.x0 - 1.5 * h or c1 - c0 < 0.5 * h:
                 continue
             block = hit[rows[0]:rows[1] + 1, cols[0]:cols[1] + 1]
-            if block.mean() < 0.35 or block.sum() <= best_count:  # anti-aliased text is sparse; a key is solid
+            present = block.any(axis=0)
+            centroids = (block * np.arange(block.shape[0])[:, None]).sum(axis=0)[present] / block.sum(axis=0)[present]
+            if np.ptp(centroids) > max(2.0, 0.2 * h):
+                continue  # a key is level; a sloping line passing by the text is not a key
+            if block.mean() < 0.2 or block.sum() <= best_count:  # a key is solid (a line key with a marker less so)
                 continue
             best, best_count = index, int(block.sum())
         if best >= 0:
@@ -273,6 +279,17 @@ def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette) -> list[tu
             return abs(a.box.x0 - b.box.x0) <= 0.6 * a.height or abs(a.cy - b.cy) <= 0.4 * a.height
         entries = [(t, c) for t, c in entries if any(aligned(t, u) for u, _ in entries if u is not t)]
     return entries
+
+
+def legend_region(entries: list[tuple[Text, int]], missing: int, shape: tuple[int, ...]) -> Box:
+    """Where the ``missing`` legend entries that OCR did not read must be, around the ones it did: keys left of
+    the texts, further entries below (a column) or to the right (a row)."""
+    h = max(t.height for t, _ in entries)
+    x0 = min(t.box.x0 for t, _ in entries) - 5 * h
+    y0 = min(t.box.y0 for t, _ in entries) - (missing + 0.5) * 1.6 * h
+    x1 = max(t.box.x1 for t, _ in entries) + (missing + 1) * 10 * h
+    y1 = max(t.box.y1 for t, _ in entries) + (missing + 0.5) * 1.6 * h
+    return Box(x0, y0, x1, y1).clamp(shape[1], shape[0])
 
 
 def _run_near(flags: np.ndarray, centre: float) -> tuple[int, int] | None:

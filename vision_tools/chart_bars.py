@@ -19,6 +19,7 @@ from vision_tools.chart_axes import (
     Text,
     find_legend,
     fit_axis,
+    legend_region,
     merge_words,
     reconcile,
     replace_region,
@@ -121,8 +122,13 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         free = [t for t in texts if id(t) not in tick_ids and id(t) not in legend_ids]
         labels = _category_labels(free, bars, vertical, base, lo, hi, text_h, rgb)
         missing_labels = len(labels) < slots
-        if attempt == 1 or reread is None or not (missing_labels or len(ticks) < 3):
+        colours = len({b.colour for b in bars})
+        missing_keys = 0 < len(legend) < colours and slots < len(bars)  # grouped, legend partly read
+        if attempt == 1 or reread is None or not (missing_labels or len(ticks) < 3 or missing_keys):
             break
+        if missing_keys:
+            region = legend_region(legend, colours - len(legend), rgb.shape)
+            texts = replace_region(texts, reread(region), region)
         if len(ticks) < 3 and tick_strip.width > 4 and tick_strip.height > 4:
             texts = replace_region(texts, reread(tick_strip), tick_strip)
         if missing_labels and label_strip.width > 4 and label_strip.height > 4:

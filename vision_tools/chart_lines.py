@@ -9,6 +9,7 @@ next to the points are used when they agree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -19,8 +20,10 @@ from vision_tools.chart_axes import (
     Text,
     find_legend,
     fit_axis,
+    legend_region,
     merge_words,
     reconcile,
+    replace_region,
     rows_of,
     split_by_gaps,
 )
@@ -114,34 +117,57 @@ def value_row(trace: _Trace, x: float, near: int, far: int) -> float | None:
     return float(np.median(window)) if len(window) else None
 
 
-def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text]) -> LineParse | None:
+def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
+                reread: Callable[[Box], list[Text]] | None = None) -> LineParse | None:
+    """The line chart in ``rgb``, or None. ``reread(region)`` OCRs a region again, enlarged, when the tick labels
+    or the category labels read look incomplete."""
     legend = find_legend(texts, rgb, palette)
     keys = [Box(t.box.x0 - 5 * t.height, t.box.y0, t.box.x0, t.box.y1) for t, _ in legend]
     traces = trace_lines(rgb, palette, keys)
+    if reread is not None and 0 < len(legend) < len(traces):
+        region = legend_region(legend, len(traces) - len(legend), rgb.shape)
+        texts = replace_region(texts, reread(region), region)
+        legend = find_legend(texts, rgb, palette)
+        keys = [Box(t.box.x0 - 5 * t.height, t.box.y0, t.box.x0, t.box.y1) for t, _ in legend]
+        traces = trace_lines(rgb, palette, keys)
     if not traces:
         return None
     warnings: list[str] = []
+    h_img, w_img = rgb.shape[:2]
     text_h = float(np.median([t.height for t in texts])) if texts else 12.0
     left = min(t.x0 for t in traces)
     right = max(t.x1 for t in traces)
     bottom = max(t.bottom for t in traces)
     top = min(t.top for t in traces)
-
-    side = [t for t in texts if t.box.x1 <= left + 2 or t.box.x0 >= right - 2]
-    fitted = fit_axis(side, "y")
-    axis, ticks = fitted if fitted else (None, [])
-    legend = [(t, c) for t, c in legend if t not in ticks]
-    used = {id(t) for t in ticks} | {id(t) for t, _ in legend}
-
     pitch_guess = max(20.0, (right - left) / 10)
-    below = [t for t in texts if id(t) not in used and t.box.y0 >= bottom - 2
-             and left - pitch_guess <= t.cx <= right + pitch_guess]
-    labels: list[Text] = []
-    for row in rows_of(below):
-        row = split_by_gaps(merge_words(row), rgb)
-        if len(row) >= 2 or (len(row) == 1 and right - left < 3 * text_h):
-            labels = row
+    tick_strip = Box(0, 0, max(1, left - 1), min(h_img, bottom + 3 * text_h))
+    label_strip = Box(max(0, left - pitch_guess), bottom + 1, min(w_img, right + pitch_guess),
+                      min(h_img, bottom + 5 * text_h))
+
+    for attempt in range(2):
+        side = [t for t in texts if t.box.x1 <= left + 2 or t.box.x0 >= right - 2]
+        fitted = fit_axis(side, "y")
+        axis, ticks = fitted if fitted else (None, [])
+        legend = [(t, c) for t, c in legend if t not in ticks]
+        used = {id(t) for t in ticks} | {id(t) for t, _ in legend}
+        below = [t for t in texts if id(t) not in used and t.box.y0 >= bottom - 2
+                 and left - pitch_guess <= t.cx <= right + pitch_guess]
+        labels: list[Text] = []
+        for row in rows_of(below):
+            row = split_by_gaps(merge_words(row), rgb)
+            if len(row) >= 2 or (len(row) == 1 and right - left < 3 * text_h):
+                labels = row
+                break
+        xs = sorted(t.cx for t in labels)
+        gaps = np.diff(xs) if len(xs) > 1 else np.array([])
+        # Evenly spaced labels with one missing leave a double gap.
+        missing_labels = len(labels) < 2 or bool(len(gaps) and gaps.max() > 1.6 * gaps.min())
+        if attempt == 1 or reread is None or not (missing_labels or len(ticks) < 3):
             break
+        if len(ticks) < 3 and tick_strip.width > 4:
+            texts = replace_region(texts, reread(tick_strip), tick_strip)
+        if missing_labels and label_strip.height > 4:
+            texts = replace_region(texts, reread(label_strip), label_strip)
     if not labels:
         return None
     used |= {id(t) for t in labels}

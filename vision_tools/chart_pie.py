@@ -11,13 +11,14 @@ background-coloured samples (white separators) split runs of the same colour. Ea
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from vision_tools.boxes import Box
-from vision_tools.chart_axes import Text, find_legend, merge_words, rows_of
+from vision_tools.chart_axes import Text, find_legend, legend_region, merge_words, replace_region, rows_of
 from vision_tools.chart_pixels import Palette, background_mask, chebyshev
 from vision_tools.chart_result import PIE_SERIES, ChartMark
 
@@ -140,7 +141,10 @@ def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
     return runs
 
 
-def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text]) -> PieParse | None:
+def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text],
+              reread: Callable[[Box], list[Text]] | None = None) -> PieParse | None:
+    """The pie in ``rgb``, or None. ``reread(region)`` OCRs a region again, enlarged: used where a slice's label
+    should be (just outside the rim, in the direction of its middle) when none was read there."""
     disk = find_disk(rgb, palette)
     if disk is None:
         return None
@@ -162,6 +166,10 @@ def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text]) -> PieParse 
             percents[k] = t
     names: dict[int, str] = {}
     legend = find_legend([t for t in texts if math.hypot(t.cx - cx, t.cy - cy) > r], rgb, palette)
+    if reread is not None and 0 < len(legend) < len(found):
+        region = legend_region(legend, len(found) - len(legend), rgb.shape)
+        texts = replace_region(texts, reread(region), region)
+        legend = find_legend([t for t in texts if math.hypot(t.cx - cx, t.cy - cy) > r], rgb, palette)
     for text, colour in legend:
         for k, s in enumerate(found):
             if k not in names and np.abs(palette.colours[s.colour] - palette.colours[colour]).max() <= 40:
@@ -170,6 +178,12 @@ def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text]) -> PieParse 
                 break
     if not names:
         names = _labels_around(texts, found, cx, cy, r, used)
+        if names and reread is not None:
+            for k, s in enumerate(found):
+                if k not in names:
+                    label = _reread_label(s, cx, cy, r, rgb.shape, reread)
+                    if label is not None:
+                        names[k] = label
 
     table: dict[str, dict[str, float]] = {}
     marks: list[ChartMark] = []
@@ -238,6 +252,23 @@ def _labels_around(texts: list[Text], found: list[_Slice], cx: float, cy: float,
         taken.add(id(t))
     used |= taken
     return names
+
+
+def _reread_label(s: _Slice, cx: float, cy: float, r: float, shape: tuple[int, ...],
+                  reread: Callable[[Box], list[Text]]) -> str | None:
+    """The word read again just outside the rim in the direction of the slice's middle."""
+    theta = math.radians(s.mid_angle())
+    ax, ay = cx + 1.15 * r * math.cos(theta), cy - 1.15 * r * math.sin(theta)
+    # Labels on the right start at the rim and run right; on the left they end at it.
+    x0, x1 = (ax - 0.2 * r, ax + 0.8 * r) if math.cos(theta) >= 0 else (ax - 0.8 * r, ax + 0.2 * r)
+    region = Box(x0, ay - 0.2 * r, x1, ay + 0.2 * r).clamp(shape[1], shape[0])
+    if region.width < 8 or region.height < 8:
+        return None
+    words = [t for t in reread(region) if t.number is None or not t.percent]
+    words = [t for t in words if math.hypot(t.cx - cx, t.cy - cy) > r]
+    if not words:
+        return None
+    return min(words, key=lambda t: math.hypot(t.cx - ax, t.cy - ay)).text
 
 
 def _slice_box(s: _Slice, cx: float, cy: float, r: float) -> Box:

@@ -165,7 +165,7 @@ def match_name(query: str, names: list[str]) -> str | None:
         return exact[0]
     # OCR slips one or two characters ("Cherrles"); accept the best match only when it clearly beats the rest.
     scored = sorted(((SequenceMatcher(None, key, k).ratio(), name) for name, k in keys.items() if k), reverse=True)
-    if scored and scored[0][0] >= 0.8 and (len(scored) == 1 or scored[0][0] - scored[1][0] >= 0.1):
+    if scored and scored[0][0] >= 0.8 and (len(scored) == 1 or scored[0][0] - scored[1][0] >= 0.05):
         return scored[0][1]
     return None
 

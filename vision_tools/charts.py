@@ -64,7 +64,7 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
     reasons: list[str] = []
     result: ChartResult | None = None
     if kind in (None, "pie"):
-        pie = parse_pie(rgb, palette, texts)
+        pie = parse_pie(rgb, palette, texts, reread=lambda region: _read_texts(work, region))
         if pie is not None:
             result = ChartResult("pie", series=[PIE_SERIES], categories=pie.categories, table=pie.table,
                                  marks=pie.marks, warnings=pie.warnings)
@@ -81,7 +81,7 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
         else:
             reasons.append("no bars (no rectangles on a common baseline with an axis or printed values)")
     if result is None and kind in (None, "line"):
-        lines = parse_lines(rgb, palette, texts)
+        lines = parse_lines(rgb, palette, texts, reread=lambda region: _read_texts(work, region))
         if lines is not None and lines.table:
             result = ChartResult("line", series=lines.series, categories=lines.categories, table=lines.table,
                                  marks=lines.marks, axis=lines.axis, warnings=lines.warnings)
