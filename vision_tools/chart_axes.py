@@ -76,19 +76,38 @@ def make_texts(lines: list, scale: float) -> list[Text]:
     for line in lines:
         if line.box.height > max(3 * typical, 40 / scale):
             continue  # a whole shape read as one giant letter (a pie as "O")
+        if not any(ch.isalnum() for ch in line.text):
+            continue  # markers and tick marks read as "!", "-", "●"
         box = Box(line.box.x0 * scale, line.box.y0 * scale, line.box.x1 * scale, line.box.y1 * scale)
         if box.height > 2.5 * box.width and len(line.text) >= 3:
             continue
-        parsed = parse_number(line.text)
-        texts.append(Text(line.text, box, float(line.confidence), None if parsed is None else parsed[0],
+        text = re.sub(r"^(?:[-_|]+\s+)+|(?:\s+[-_|]+)+$", "", line.text)  # tick marks beside labels
+        parsed = parse_number(text)
+        texts.append(Text(text, box, float(line.confidence), None if parsed is None else parsed[0],
                           bool(parsed and parsed[1])))
     return texts
 
 
 def replace_region(texts: list[Text], new: list[Text], region: Box) -> list[Text]:
-    """``texts`` with those centred in ``region`` replaced by ``new`` (a second reading of that region)."""
-    kept = [t for t in texts if not (region.x0 <= t.cx <= region.x1 and region.y0 <= t.cy <= region.y1)]
-    return kept + [t for t in new if region.x0 <= t.cx <= region.x1 and region.y0 <= t.cy <= region.y1]
+    """``texts`` merged with ``new``, a second reading of ``region``: where two readings cover the same words the
+    more confident one stays; a text only one reading found stays too (each reading misses different words)."""
+    fresh = [t for t in new if region.x0 <= t.cx <= region.x1 and region.y0 <= t.cy <= region.y1]
+    out = list(fresh)
+    for old in texts:
+        clashes = [t for t in fresh if _shared(old.box, t.box) > 0.5]
+        if not clashes:
+            out.append(old)
+        elif all(old.box.iou(t.box) > 0.5 and old.confidence > t.confidence for t in clashes):
+            out = [t for t in out if t not in clashes] + [old]
+    return out
+
+
+def _shared(a: Box, b: Box) -> float:
+    """Overlap as a share of the smaller box."""
+    ix = max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))
+    iy = max(0.0, min(a.y1, b.y1) - max(a.y0, b.y0))
+    smaller = min(a.area, b.area)
+    return ix * iy / smaller if smaller > 0 else 0.0
 
 
 def fit_axis(texts: list[Text], orientation: str) -> tuple[AxisFit, list[Text]] | None:

@@ -94,7 +94,7 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
     lo = min(r.x0 for r in bars) if vertical else min(r.y0 for r in bars)
     hi = max(r.x1 for r in bars) if vertical else max(r.y1 for r in bars)
     base = float(np.median([r.y1 if vertical else r.x0 for r in bars]))
-    slots = _slots(bars, vertical)
+    slots = len(_slot_groups(bars, vertical))
     pitch = (hi - lo) / max(1, slots)
     h_img, w_img = rgb.shape[:2]
     if vertical:
@@ -121,7 +121,8 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         legend_ids = {id(t) for t, _ in legend}
         free = [t for t in texts if id(t) not in tick_ids and id(t) not in legend_ids]
         labels = _category_labels(free, bars, vertical, base, lo, hi, text_h, rgb)
-        missing_labels = len(labels) < slots
+        # Too few labels, or one read with doubt: the strip is read again, enlarged.
+        missing_labels = len(labels) < slots or any(t.confidence < 0.8 for t in labels)
         colours = len({b.colour for b in bars})
         missing_keys = 0 < len(legend) < colours and slots < len(bars)  # grouped, legend partly read
         if attempt == 1 or reread is None or not (missing_labels or len(ticks) < 3 or missing_keys):
@@ -134,6 +135,8 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         if missing_labels and label_strip.width > 4 and label_strip.height > 4:
             texts = replace_region(texts, reread(label_strip), label_strip)
 
+    if reread is not None and len(labels) < slots:
+        labels = labels + _read_missing(bars, labels, vertical, base, pitch, text_h, rgb, reread)
     label_ids = {id(t) for t in labels}
     groups = _assign(bars, labels, vertical)
     grouped = any(len(g) > 1 for g in groups.values())
@@ -184,13 +187,40 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
                     warnings)
 
 
-def _slots(bars: list[Rect], vertical: bool) -> int:
-    """How many category positions the bars occupy: bars that touch (a group) share one."""
-    count = 1
+def _slot_groups(bars: list[Rect], vertical: bool) -> list[list[Rect]]:
+    """The bars by category position: bars that touch (a group) share one."""
+    groups: list[list[Rect]] = [[bars[0]]]
     for a, b in zip(bars, bars[1:], strict=False):
         gap = (b.x0 - a.x1) if vertical else (b.y0 - a.y1)
-        count += gap > 2
-    return count
+        if gap > 2:
+            groups.append([])
+        groups[-1].append(b)
+    return groups
+
+
+def _read_missing(bars: list[Rect], labels: list[Text], vertical: bool, base: float, pitch: float, text_h: float,
+                  rgb: np.ndarray, reread: Callable[[Box], list[Text]]) -> list[Text]:
+    """Labels read one at a time under (or beside) the bar positions that have none: the detector that missed a
+    short word in a strip of them finds it alone in a small crop."""
+    found = []
+    h_img, w_img = rgb.shape[:2]
+    for group in _slot_groups(bars, vertical):
+        centre = float(np.mean([b.cx if vertical else b.cy for b in group]))
+        if any(abs((t.cx if vertical else t.cy) - centre) < pitch / 2 for t in labels):
+            continue
+        if vertical:
+            region = Box(centre - pitch / 2, base + 1, centre + pitch / 2, base + 2.5 * text_h)
+        else:
+            region = Box(max(0.0, base - 12 * text_h), centre - pitch / 2, base - 1, centre + pitch / 2)
+        region = region.clamp(w_img, h_img)
+        if region.width < 4 or region.height < 4:
+            continue
+        rows = rows_of(reread(region))
+        # The label is the fullest row: a tick mark under the axis may be read as a "1" above it.
+        words = merge_words(max(rows, key=lambda r: sum(ch.isalnum() for t in r for ch in t.text))) if rows else []
+        if words:
+            found.append(min(words, key=lambda t: abs((t.cx if vertical else t.cy) - centre)))
+    return found
 
 
 def _covers(r: Rect, t: Text) -> bool:

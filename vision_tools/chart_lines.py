@@ -161,7 +161,8 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
         xs = sorted(t.cx for t in labels)
         gaps = np.diff(xs) if len(xs) > 1 else np.array([])
         # Evenly spaced labels with one missing leave a double gap.
-        missing_labels = len(labels) < 2 or bool(len(gaps) and gaps.max() > 1.6 * gaps.min())
+        missing_labels = len(labels) < 2 or bool(len(gaps) and gaps.max() > 1.6 * gaps.min()) or any(
+            t.confidence < 0.8 for t in labels)
         if attempt == 1 or reread is None or not (missing_labels or len(ticks) < 3):
             break
         if len(ticks) < 3 and tick_strip.width > 4:

@@ -1,0 +1,292 @@
+"""Chart parsing on rendered charts: values within tolerance, labels matched, pie percentages, bad inputs.
+
+Charts are rendered with matplotlib (a test/benchmark dependency; skipped when missing) and one bar chart is drawn
+by hand with PIL and DejaVu fonts, so the parser is checked against more than one renderer. OCR is the real
+RapidOCR through ``vision_tools.ocr``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from vision_tools.chart_axes import parse_number
+from vision_tools.chart_result import match_name
+from vision_tools.charts import parse_chart
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+BAR = {"Mon": 12.0, "Tue": 25.0, "Wed": 7.5, "Thu": 18.0, "Fri": 30.0}
+HBAR = {"Paris": 420.0, "Berlin": 310.0, "Madrid": 150.0, "Rome": 260.0}
+GROUPED = {"North": {"Online": 48.0, "Store": 30.0}, "South": {"Online": 22.0, "Store": 41.0},
+           "East": {"Online": 35.0, "Store": 15.0}}
+LINE = {"Jan": {"Sales": 20.0, "Costs": 12.0}, "Feb": {"Sales": 34.0, "Costs": 18.0},
+        "Mar": {"Sales": 27.0, "Costs": 25.0}, "Apr": {"Sales": 45.0, "Costs": 21.0},
+        "May": {"Sales": 38.0, "Costs": 30.0}}
+PIE = {"Apples": 40.0, "Bananas": 25.0, "Cherries": 20.0, "Grapes": 15.0}
+
+
+def _png(fig) -> Image.Image:  # noqa: ANN001 - matplotlib figure
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    return Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
+
+
+@pytest.fixture(scope="module")
+def charts() -> dict[str, Image.Image]:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out: dict[str, Image.Image] = {}
+    fig, ax = plt.subplots(figsize=(6.4, 4.8))
+    ax.bar(list(BAR), list(BAR.values()), color="tab:blue")
+    ax.set_title("Sales per day")
+    out["bar"] = _png(fig)
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.8))
+    bars = ax.bar(list(BAR), list(BAR.values()), color=["#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"])
+    ax.bar_label(bars, labels=[f"{v:g}" for v in BAR.values()])
+    out["bar_labels"] = _png(fig)
+
+    with plt.style.context("ggplot"):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        ax.barh(list(HBAR), list(HBAR.values()), color="seagreen")
+        ax.set_title("Votes per city")
+        out["hbar"] = _png(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for j, (name, colour) in enumerate([("Online", "steelblue"), ("Store", "darkorange")]):
+        ax.bar([i + (j - 0.5) * 0.38 for i in range(3)], [row[name] for row in GROUPED.values()], 0.38,
+               label=name, color=colour)
+    ax.set_xticks(range(3), list(GROUPED))
+    ax.set_ylim(0, 60)
+    ax.legend(loc="upper right")
+    out["grouped"] = _png(fig)
+
+    with plt.style.context("seaborn-v0_8-whitegrid"):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for name, colour in [("Sales", "crimson"), ("Costs", "teal")]:
+            ax.plot(list(LINE), [row[name] for row in LINE.values()], marker="o", color=colour, label=name)
+        ax.set_ylim(0, 50)
+        ax.legend(loc="upper left")
+        out["line"] = _png(fig)
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.pie(list(PIE.values()), labels=list(PIE), autopct="%1.1f%%", startangle=90,
+           colors=["#d62728", "#ffbf00", "#8b0000", "#6a0dad"])
+    ax.set_title("Fruit sales")
+    out["pie"] = _png(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.pie(list(PIE.values()), colors=["tab:blue", "tab:orange", "tab:green", "tab:purple"],
+           wedgeprops={"edgecolor": "white", "linewidth": 1.5})
+    ax.legend(list(PIE), loc="center left", bbox_to_anchor=(1.0, 0.5))
+    out["pie_legend"] = _png(fig)
+    return out
+
+
+def _pil_bar_chart() -> Image.Image:
+    """A bar chart drawn by hand: axis 0-50 with ticks every 10, four bars, no printed values."""
+    image = Image.new("RGB", (640, 420), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(FONT, 16)
+    left, bottom, top = 70, 360, 40
+
+    def y_of(value: float) -> float:
+        return bottom - value * (bottom - top) / 50
+
+    draw.text((320, 8), "Stock levels", fill="black", font=ImageFont.truetype(FONT, 20), anchor="mt")
+    for tick in range(0, 60, 10):
+        draw.line([(left - 5, y_of(tick)), (left, y_of(tick))], fill="black", width=1)
+        draw.text((left - 8, y_of(tick)), str(tick), fill="black", font=font, anchor="rm")
+    draw.line([(left, top), (left, bottom), (620, bottom)], fill="black", width=2)
+    values = {"Red": 35, "Green": 20, "Blue": 45, "Gold": 12}
+    colours = [(200, 50, 50), (40, 160, 60), (40, 80, 200), (220, 170, 20)]
+    for i, ((name, value), colour) in enumerate(zip(values.items(), colours, strict=True)):
+        x0 = 100 + i * 130
+        draw.rectangle([x0, y_of(value), x0 + 80, bottom - 1], fill=colour)
+        draw.text((x0 + 40, bottom + 10), name, fill="black", font=font, anchor="mt")
+    return image
+
+
+def _close(got: float | None, truth: float, rel: float) -> bool:
+    return got is not None and abs(got - truth) <= rel * abs(truth)
+
+
+def test_bar_chart_values_from_the_axis(charts: dict[str, Image.Image]) -> None:
+    result = parse_chart(charts["bar"])
+    assert result.kind == "bar"
+    assert result.title == "Sales per day"
+    assert result.categories == list(BAR)
+    for category, truth in BAR.items():
+        assert _close(result.value(category), truth, 0.03), (category, result.value(category))
+    assert {m.source for m in result.marks} == {"axis"}
+    assert result.axis is not None and result.axis.orientation == "y" and len(result.axis.ticks) >= 4
+    assert result.extreme(highest=True) == "Fri" and result.extreme(highest=False) == "Wed"
+
+
+def test_printed_values_are_used_exactly(charts: dict[str, Image.Image]) -> None:
+    result = parse_chart(charts["bar_labels"])
+    assert result.kind == "bar"  # one colour per bar is still one series
+    for category, truth in BAR.items():
+        assert result.value(category) == truth
+    assert all(m.source == "label" and m.measured is not None and _close(m.measured, m.printed, 0.03)
+               for m in result.marks)
+
+
+def test_horizontal_bars(charts: dict[str, Image.Image]) -> None:
+    result = parse_chart(charts["hbar"])
+    assert result.kind == "hbar"
+    assert sorted(result.categories) == sorted(HBAR)
+    for category, truth in HBAR.items():
+        assert _close(result.value(category), truth, 0.03), (category, result.value(category))
+    assert result.axis is not None and result.axis.orientation == "x"
+
+
+def test_grouped_bars_take_series_names_from_the_legend(charts: dict[str, Image.Image]) -> None:
+    result = parse_chart(charts["grouped"])
+    assert result.kind == "grouped_bar"
+    assert result.series == ["Online", "Store"]
+    assert result.categories == list(GROUPED)
+    for category, row in GROUPED.items():
+        for series, truth in row.items():
+            assert _close(result.value(category, series), truth, 0.03), (category, series)
+    assert result.value("North") is None  # two series: the series must be named
+
+
+def test_line_chart_two_series(charts: dict[str, Image.Image]) -> None:
+    result = parse_chart(charts["line"])
+    assert result.kind == "line"
+    assert sorted(result.series) == ["Costs", "Sales"]
+    assert result.categories == list(LINE)
+    for category, row in LINE.items():
+        for series, truth in row.items():
+            assert _close(result.value(category, series), truth, 0.04), (category, series,
+                                                                           result.value(category, series))
+    assert result.extreme(True, "Sales") == "Apr"
+
+
+def test_pie_percentages_printed_and_cross_checked(charts: dict[str, Image.Image]) -> None:
+    result = parse_chart(charts["pie"])
+    assert result.kind == "pie"
+    assert result.title == "Fruit sales"
+    assert sorted(result.categories) == sorted(PIE)
+    for name, share in PIE.items():
+        assert result.value(name) == share  # the printed "40.0%" wins ...
+    for mark in result.marks:
+        assert mark.source == "printed"
+        assert abs(mark.measured - PIE[mark.category]) <= 1.5  # ... because the angle agrees with it
+
+
+def test_pie_shares_from_angles_with_legend_names(charts: dict[str, Image.Image]) -> None:
+    result = parse_chart(charts["pie_legend"])
+    assert result.kind == "pie"
+    assert sorted(result.categories) == sorted(PIE)
+    for name, share in PIE.items():
+        assert abs(result.value(name) - share) <= 1.5, (name, result.value(name))
+    assert {m.source for m in result.marks} == {"angle"}
+    assert abs(sum(row["percent"] for row in result.table.values()) - 100) < 0.5
+
+
+def test_hand_drawn_bar_chart() -> None:
+    result = parse_chart(_pil_bar_chart())
+    assert result.kind == "bar"
+    assert result.title == "Stock levels"
+    for category, truth in {"Red": 35, "Green": 20, "Blue": 45, "Gold": 12}.items():
+        assert _close(result.value(category), truth, 0.03), (category, result.value(category))
+
+
+def test_result_outputs(charts: dict[str, Image.Image]) -> None:
+    result = parse_chart(charts["grouped"])
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["kind"] == "grouped_bar" and data["found"] is True
+    assert data["table"]["South"]["Store"] == pytest.approx(41.0, rel=0.03)
+    assert all(len(m["box"]) == 4 and all(isinstance(v, int) for v in m["box"]) for m in data["marks"])
+    lines = result.markdown().splitlines()
+    assert lines[0] == "| category | Online | Store |" and len(lines) == 2 + len(GROUPED)
+    assert "\n" not in result.summary() and "grouped_bar" in result.summary()
+    assert result.annotated is not None and result.annotated.size == charts["grouped"].size
+    # The evidence is drawn: the annotated image differs from the chart where the bars are outlined.
+    assert np.abs(np.asarray(result.annotated, dtype=int) - np.asarray(charts["grouped"], dtype=int)).sum() > 0
+
+
+def test_large_image_boxes_in_original_pixels(charts: dict[str, Image.Image]) -> None:
+    small = charts["bar"]
+    big = small.resize((small.width * 4, small.height * 4), Image.Resampling.LANCZOS)
+    result = parse_chart(big)
+    assert result.kind == "bar"
+    for category, truth in BAR.items():
+        assert _close(result.value(category), truth, 0.03)
+    assert max(result.annotated.size) <= 1600
+    widest = max(m.box.x1 for m in result.marks)
+    assert widest > 0.6 * big.width  # boxes are in the 2560-px frame, not the 1600-px work frame
+
+
+def test_grayscale_chart_is_read(charts: dict[str, Image.Image]) -> None:
+    result = parse_chart(charts["bar"].convert("L"))
+    assert result.kind == "bar"
+    assert _close(result.value("Fri"), 30.0, 0.03)
+
+
+def test_kind_can_be_forced_and_a_wrong_kind_finds_nothing(charts: dict[str, Image.Image]) -> None:
+    assert parse_chart(charts["hbar"], kind="hbar").kind == "hbar"
+    result = parse_chart(charts["bar"], kind="pie")
+    assert result.kind is None and not result.found and "pie" in result.reason
+
+
+@pytest.mark.parametrize("name", ["blank", "text", "noise", "disk"])
+def test_not_a_chart_gives_a_clear_empty_result(name: str, tmp_path: Path) -> None:
+    image = Image.new("RGB", (480, 320), "white")
+    draw = ImageDraw.Draw(image)
+    if name == "text":
+        draw.text((30, 120), "OPEN LATE TODAY", fill="black", font=ImageFont.truetype(FONT, 40))
+    elif name == "noise":
+        image = Image.fromarray(np.random.default_rng(0).integers(0, 256, (320, 480, 3), dtype=np.uint8))
+    elif name == "disk":
+        draw.ellipse((140, 60, 340, 260), fill=(220, 40, 40))  # a red ball is not a pie
+    result = parse_chart(image)
+    assert result.kind is None and not result.found
+    assert result.reason
+    assert result.summary().startswith("No chart found")
+    assert result.markdown().startswith("_No chart found")
+    assert result.value("anything") is None
+    assert json.loads(json.dumps(result.to_dict()))["found"] is False
+
+
+def test_bad_inputs_raise_clear_value_errors() -> None:
+    with pytest.raises(ValueError, match="too small"):
+        parse_chart(Image.new("RGB", (1, 1)))
+    with pytest.raises(ValueError, match="PIL image"):
+        parse_chart(np.zeros((100, 100, 3), dtype=np.uint8))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown chart kind"):
+        parse_chart(Image.new("RGB", (200, 200)), kind="donut")
+
+
+def test_parse_number_reads_axis_labels() -> None:
+    assert parse_number("1,200") == (1200.0, False)
+    assert parse_number("\u22125") == (-5.0, False)  # matplotlib's minus sign
+    assert parse_number("42.5%") == (42.5, True)
+    assert parse_number("$3.5k") == (3500.0, False)
+    assert parse_number("800-") == (800.0, False)  # a tick mark read as a dash
+    assert parse_number("- 0") == (0.0, False)
+    assert parse_number("Tuesday") is None
+    assert parse_number("12 apples") is None
+
+
+def test_names_match_tolerantly_but_not_loosely() -> None:
+    names = ["Monday", "Tuesday", "Thuurday", "New York"]
+    assert match_name("monday", names) == "Monday"
+    assert match_name("new-york", names) == "New York"
+    assert match_name("Thursday", names) == "Thuurday"  # one OCR slip
+    assert match_name("Wednesday", names) is None
+    assert match_name("", names) is None
