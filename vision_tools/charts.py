@@ -33,7 +33,7 @@ KINDS = ("bar", "hbar", "grouped_bar", "line", "pie")
 #: Long side of the image the pixels are analysed at; also the annotated image's limit.
 WORK_SIDE = 1600
 #: Long side the OCR input is enlarged to (see ``_read_texts``).
-OCR_SIDE = 1100
+OCR_SIDE = 800
 #: Smallest side that can hold a readable chart.
 MIN_SIDE = 48
 _FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
@@ -103,9 +103,11 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
 def _read_texts(work: Image.Image, region: Box | None = None) -> list[Text]:
     """OCR of the chart (or of ``region`` of it), enlarged and framed, in work-image pixels.
 
-    Tick labels are small and the text detector misses digits under about 12 px and text touching the image edge
-    (measured on matplotlib renderings: 4 of 11 labels found at 800 px, all at 1100 px with a margin). The whole
-    chart is read at ``OCR_SIDE`` on the long side; a region, read again when labels are missing, at 2x.
+    The text detector misses small digits and short words at times, and text touching the image edge, so the
+    input gets a margin. The whole chart is read at ``OCR_SIDE`` or more on the long side; the parsers then read
+    again, at 2x, only the strips where ticks, labels or legend entries turned out to be missing. Measured on 50
+    synthetic charts: a first reading at 800 px with these re-reads is as accurate as one at 1100 px (no miss in
+    312 values) and a third faster (p50 0.89 s against 1.26 s).
     """
     x0, y0 = (0, 0) if region is None else (max(0, int(region.x0)), max(0, int(region.y0)))
     crop = work if region is None else work.crop((x0, y0, min(work.width, int(region.x1) + 1),
