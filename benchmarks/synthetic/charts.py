@@ -216,6 +216,13 @@ _DRAWERS = {"bar": _draw_bar, "hbar": _draw_hbar, "grouped_bar": _draw_grouped, 
             "pie": _draw_pie}
 
 
+def _clear_extremes(spec: ChartSpec, series: str, largest_only: bool = False) -> bool:
+    """Whether the largest (and smallest) value stands out by 3 % of the largest: a reader cannot rank near-ties."""
+    values = sorted(spec.values[c][series] for c in spec.categories)
+    margin = 0.03 * values[-1]
+    return values[-1] - values[-2] >= margin and (largest_only or values[1] - values[0] >= margin)
+
+
 def make_question(spec: ChartSpec, rng: random.Random) -> tuple[str, str, str]:
     """A question a person would ask about this chart, its answer, and the task name."""
     chart = KIND_WORDS[spec.kind]
@@ -224,10 +231,13 @@ def make_question(spec: ChartSpec, rng: random.Random) -> tuple[str, str, str]:
         if rng.random() < 0.75:
             return (f"What percentage is {category} in the pie chart?", _fmt(spec.values[category]["percent"]),
                     "percent")
-        best = max(spec.categories, key=lambda c: spec.values[c]["percent"])
-        return "Which slice is the largest in the pie chart?", best, "max"
+        if _clear_extremes(spec, "percent", largest_only=True):
+            best = max(spec.categories, key=lambda c: spec.values[c]["percent"])
+            return "Which slice is the largest in the pie chart?", best, "max"
+        return (f"What percentage is {category} in the pie chart?", _fmt(spec.values[category]["percent"]),
+                "percent")
     series = rng.choice(spec.series)
-    if rng.random() < 0.75:
+    if rng.random() < 0.75 or not _clear_extremes(spec, series):
         value = _fmt(spec.values[category][series])
         if len(spec.series) > 1:
             return f"In the {chart}, what is the value of the {series} series for {category}?", value, "value"
