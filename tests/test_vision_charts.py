@@ -290,3 +290,15 @@ def test_names_match_tolerantly_but_not_loosely() -> None:
     assert match_name("Thursday", names) == "Thuurday"  # one OCR slip
     assert match_name("Wednesday", names) is None
     assert match_name("", names) is None
+
+
+def test_blindtest_diagrams_are_not_charts(blindtest_dir: Path) -> None:
+    items = [json.loads(line) for line in (blindtest_dir / "items.jsonl").read_text().splitlines() if line]
+    picked = {}
+    for item in items:  # one of each kind: crossing coloured lines, grids, circles, nested squares, ...
+        picked.setdefault(item["category"], item)
+    assert len(picked) >= 4
+    for item in picked.values():
+        result = parse_chart(Image.open(blindtest_dir / item["image"]).convert("RGB"))
+        assert result.kind is None, (item["image"], result.summary())
+        assert result.reason

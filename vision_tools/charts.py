@@ -15,14 +15,15 @@ in original-image pixels.
 
 from __future__ import annotations
 
+import numpy as np
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from vision_tools.boxes import Box
 from vision_tools.chart_axes import Text, find_title, image_array, make_texts, to_image_box
-from vision_tools.chart_bars import parse_bars
-from vision_tools.chart_lines import parse_lines
-from vision_tools.chart_pie import parse_pie
-from vision_tools.chart_pixels import border_colour, filled_rects, find_palette
+from vision_tools.chart_bars import find_bars, parse_bars
+from vision_tools.chart_lines import parse_lines, trace_lines
+from vision_tools.chart_pie import find_disk, parse_pie, slices
+from vision_tools.chart_pixels import Palette, Rect, border_colour, filled_rects, find_palette
 from vision_tools.chart_result import PIE_SERIES, AxisFit, ChartMark, ChartResult
 from vision_tools.image_io import MAX_PIXELS, to_rgb
 from vision_tools.ocr import read_text
@@ -56,14 +57,23 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
     work = image if scale == 1.0 else image.resize((round(width * scale), round(height * scale)),
                                                    Image.Resampling.LANCZOS)
     rgb = image_array(work)
-    texts = _read_texts(work)
     palette = find_palette(rgb)
     if not palette.ink():
         return _none("the image has no coloured marks, only background and text", image.size, work)
+    # The shapes are checked before any OCR: an image with no disk of slices, no bars on a baseline and no
+    # coloured polyline is no chart, and reading all its text (seconds on a busy picture) would be wasted.
+    rects = filled_rects(rgb, palette)
+    present = _shapes(rgb, palette, rects, kind)
+    if not present:
+        wanted = {None: "no pie, bars or lines (no round disk of slices, no rectangles on a common baseline, "
+                        "no coloured polyline)",
+                  "pie": "no pie (no round disk of slices)", "line": "no lines (no coloured polyline)"}
+        return _none(wanted.get(kind, "no bars (no rectangles on a common baseline)"), image.size, work)
+    texts = _read_texts(work)
 
     reasons: list[str] = []
     result: ChartResult | None = None
-    if kind in (None, "pie"):
+    if "pie" in present:
         pie = parse_pie(rgb, palette, texts, reread=lambda region: _read_texts(work, region))
         if pie is not None:
             result = ChartResult("pie", series=[PIE_SERIES], categories=pie.categories, table=pie.table,
@@ -71,8 +81,8 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
             result.title = find_title(texts, pie.top, rgb.shape[0], pie.used_texts)[0]
         else:
             reasons.append("no pie (no round disk of slices)")
-    if result is None and kind in (None, "bar", "hbar", "grouped_bar"):
-        bars = parse_bars(rgb, palette, filled_rects(rgb, palette), texts, force=kind,
+    if result is None and "bars" in present:
+        bars = parse_bars(rgb, palette, rects, texts, force=kind,
                           reread=lambda region: _read_texts(work, region))
         if bars is not None and bars.table:
             result = ChartResult(bars.kind, series=bars.series, categories=bars.categories, table=bars.table,
@@ -80,7 +90,7 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
             result.title = find_title(texts, bars.plot_top, rgb.shape[0], bars.used_texts)[0]
         else:
             reasons.append("no bars (no rectangles on a common baseline with an axis or printed values)")
-    if result is None and kind in (None, "line"):
+    if result is None and "line" in present:
         lines = parse_lines(rgb, palette, texts, reread=lambda region: _read_texts(work, region))
         if lines is not None and lines.table:
             result = ChartResult("line", series=lines.series, categories=lines.categories, table=lines.table,
@@ -98,6 +108,20 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
         if result.axis is not None:
             result.axis = _rescale_axis(result.axis, scale)
     return result
+
+
+def _shapes(rgb: np.ndarray, palette: Palette, rects: list[Rect], kind: str | None) -> set[str]:
+    """Which chart shapes the pixels hold ("pie", "bars", "line"), among those ``kind`` allows."""
+    present = set()
+    if kind in (None, "pie"):
+        disk = find_disk(rgb, palette)
+        if disk is not None and len(slices(rgb, palette, *disk)) >= 2:
+            present.add("pie")
+    if kind in (None, "bar", "hbar", "grouped_bar") and find_bars(rects, rgb.shape) is not None:
+        present.add("bars")
+    if kind in (None, "line") and trace_lines(rgb, palette):
+        present.add("line")
+    return present
 
 
 def _read_texts(work: Image.Image, region: Box | None = None) -> list[Text]:
