@@ -32,7 +32,7 @@ class ChartMark:
     series: str
     value: float
     source: str  # "label" | "axis" | "printed" | "angle"
-    box: Box  # original-image pixels: the bar, a small square around the point, or the slice's bounding box
+    box: Box  # original-image pixels: the bar, a small square around the point or around the slice's middle
     measured: float | None = None  # from the geometry (axis or angle)
     printed: float | None = None  # from a number printed on the chart
     colour: tuple[int, int, int] = (0, 0, 0)

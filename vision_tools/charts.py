@@ -101,7 +101,7 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
     if result is None:
         return _none("; ".join(reasons), image.size, work)
     result.image_size = image.size
-    result.annotated = _draw(work, result, texts)
+    result.annotated = _draw(work, result)
     if scale != 1.0:
         for mark in result.marks:
             mark.box = to_image_box(mark.box, scale, image.size)
@@ -161,8 +161,9 @@ def _rescale_axis(axis: AxisFit, scale: float) -> AxisFit:
                    [(p / scale, v) for p, v in axis.ticks], axis.residual)
 
 
-def _draw(work: Image.Image, result: ChartResult, texts: list[Text]) -> Image.Image:
-    """The chart with each mark outlined and its value written beside it, and the axis ticks used."""
+def _draw(work: Image.Image, result: ChartResult) -> Image.Image:
+    """The chart with each mark outlined and its value written on it (green: a printed value confirmed by the
+    geometry; magenta: measured), and red ticks at the tick labels the axis was calibrated from."""
     out = work.copy()
     draw = ImageDraw.Draw(out)
     size = max(11, min(18, round(max(out.size) / 60)))
@@ -170,17 +171,25 @@ def _draw(work: Image.Image, result: ChartResult, texts: list[Text]) -> Image.Im
         font = ImageFont.truetype(_FONT, size)
     except OSError:
         font = ImageFont.load_default()
-    colours = {"label": (0, 150, 0), "printed": (0, 150, 0), "axis": (200, 0, 160), "angle": (200, 0, 160)}
+    colours = {"label": (0, 140, 0), "printed": (0, 140, 0), "axis": (200, 0, 160), "angle": (200, 0, 160)}
     for mark in result.marks:
         ink = colours.get(mark.source, (0, 0, 0))
         box = mark.box
+        text = f"{mark.category} {mark.value:.3g}%" if result.kind == "pie" else f"{mark.value:.4g}"
+        _, _, tw, th = draw.textbbox((0, 0), text, font=font)
         if result.kind == "pie":
             x, y = box.center
-            _label(draw, (x, y), f"{mark.category} {mark.value:.3g}%", ink, font)
+            _label(draw, (x - tw / 2, y - th / 2), text, ink, font)
             continue
         draw.rectangle(box.as_list(), outline=ink, width=2)
-        anchor = (box.x1 + 3, box.y0) if result.kind == "hbar" else (box.x0, box.y0 - size - 4)
-        _label(draw, anchor, f"{mark.value:.4g}", ink, font)
+        # Written inside the bar's end (a printed label usually sits just beyond it) or beside the point.
+        if result.kind == "hbar":
+            anchor = (max(box.x0 + 2, box.x1 - tw - 4), box.center[1] - th / 2)
+        elif result.kind == "line":
+            anchor = (box.x1 + 2, box.y1 + 1)
+        else:
+            anchor = (box.center[0] - tw / 2, box.y0 + 3 if box.height > th + 8 else box.y0 - th - 4)
+        _label(draw, anchor, text, ink, font)
     if result.axis is not None:
         for pos, _value in result.axis.ticks:
             if result.axis.orientation == "y":
