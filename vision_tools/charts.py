@@ -1,11 +1,15 @@
 """Chart parsing: bar, horizontal bar, grouped bar, line and pie charts to a data table.
 
-``parse_chart(image, kind=None) -> ChartResult`` reads the chart's text once with ``vision_tools.ocr.read_text``,
-finds the marks by colour (``chart_pixels``), calibrates the value axis from the tick labels (``chart_axes``) and
-hands over to the parser of the chart's kind (``chart_bars``, ``chart_lines``, ``chart_pie``). When ``kind`` is
-None the kinds are tried in the order pie, bars, line, each of which only accepts what it recognises: a disk of
-slices, rectangles on a common baseline, coloured polylines across a calibrated axis. An image with none of them
-gives a ``ChartResult`` with ``kind=None`` and a ``reason``, not an exception.
+``parse_chart(image, kind=None) -> ChartResult`` finds the marks by colour (``chart_pixels``) and, only if some
+chart shape is there, reads the text with ``vision_tools.ocr.read_text``; it calibrates the value axis from the
+tick labels (``chart_axes``) and hands over to the parser of the chart's kind (``chart_bars``, ``chart_lines``,
+``chart_pie``), which re-read, enlarged, the strips where ticks, labels or legend entries were missed. When
+``kind`` is None the kinds are tried in the order pie, bars, line, each of which only accepts what it recognises:
+a disk of slices, rectangles on a common baseline, coloured polylines across a calibrated axis. An image with none
+of them gives a ``ChartResult`` with ``kind=None`` and a ``reason``, not an exception.
+
+Not handled: stacked bars, negative bars, log axes, dark backgrounds, light-grey marks (taken for background),
+grey or black lines, rotated category labels the OCR cannot read.
 
 Values printed on the chart (bar-end labels, point annotations, pie percentages) are used when they agree with the
 geometry; ``ChartResult.marks`` records for every value whether it came from a label, the axis or a slice angle.
