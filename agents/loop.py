@@ -85,7 +85,7 @@ def _take_turn(ctx: Context, policy: Policy, models: protocol.Names, skills: pro
     elif isinstance(action, protocol.Search) and not ctx.force_answer:
         step.kind, step.model, step.skill, step.query = "search", action.model, action.skill, action.query
         on_action(step)  # the pair is chosen; a UI can say "Tools@@OCR: reading text…" while the skill runs
-        _execute_search(step, ctx, registry)
+        execute_search(step, ctx, registry)
     elif isinstance(action, protocol.Search):
         step.status, step.error = "error", "the turn limit was reached but the policy searched instead of answering"
     if parsed.violations and step.kind != "search":
@@ -95,8 +95,9 @@ def _take_turn(ctx: Context, policy: Policy, models: protocol.Names, skills: pro
     return step
 
 
-def _execute_search(step: Step, ctx: Context, registry: Any) -> None:
-    """Run the (expert, skill) pair; any failure becomes the step's error and an honest observation."""
+def execute_search(step: Step, ctx: Context, registry: Any) -> None:
+    """Run the (expert, skill) pair of a search ``step`` in place; any failure becomes the step's error and an
+    honest observation. Public because RL rollouts (training/) must produce exactly the app's observations."""
     limit = registry.orchestrator.observation_max_chars
     trace = ToolTrace()
     try:

@@ -27,7 +27,7 @@ from agents.answers import match_answer
 from agents.config import Settings
 from agents.handbook import handbook_rows, record_feedback
 from agents.policies.base import Context, PolicyTurn
-from agents.policies.keyword import KeywordPolicy, _answer_from
+from agents.policies.keyword import KeywordPolicy, answer_from_search
 from agents.policies.router import RouterPolicy
 from agents.protocol import Search, render_turn
 from agents.runtime import Maestro
@@ -47,7 +47,7 @@ class PairPolicy:
 
     def next_turn(self, ctx: Context) -> PolicyTurn:
         if ctx.searches:
-            return _answer_from(ctx.searches[-1], ctx.registry)
+            return answer_from_search(ctx.searches[-1], ctx.registry)
         return PolicyTurn(render_turn(f"Fixed pair {self.expert}@@{self.skill}.",
                                       Search(self.expert, self.skill, ctx.question)))
 

@@ -27,7 +27,7 @@ if str(_REPO) not in sys.path:
 
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register  # noqa: E402
 
-from agents.loop import _execute_search  # noqa: E402  (the app's own search step: same observations as inference)
+from agents.loop import execute_search  # noqa: E402  (the app's own search step: same observations as inference)
 from agents.policies.base import Context  # noqa: E402
 from agents.policies.vlm import CHARS_PER_TOKEN, FORCE_ANSWER  # noqa: E402
 from agents.protocol import Search, parse_turn, render_information, truncate_observation  # noqa: E402
@@ -101,7 +101,7 @@ class MaestroAgentLoop(AgentLoopBase):
                         query=action.query)
             image = images[0] if images else None
             ctx = Context(str(extra.get("question", "")), image, registry, steps, self.max_turns, turn)
-            await self.loop.run_in_executor(None, _execute_search, step, ctx, registry)
+            await self.loop.run_in_executor(None, execute_search, step, ctx, registry)
             steps.append(step)
             observation = truncate_observation(step.observation or "", self.observation_chars)
             # Before the forced final turn the app adds its notice; the policy sees the same here.

@@ -25,7 +25,7 @@ class KeywordPolicy:
         searches = ctx.searches
         last = searches[-1] if searches else None
         if last is not None and last.status == "ok":
-            return _answer_from(last, ctx.registry)
+            return answer_from_search(last, ctx.registry)
         if ctx.force_answer or len(searches) >= min(2, len(candidates)):
             reason = last.error if last is not None else "no skill and expert could be called"
             return PolicyTurn(render_turn(f"I could not get evidence: {reason}",
@@ -59,7 +59,9 @@ def _experts_for(registry: Any, skill: str) -> list[tuple[str, str]]:
     return out[:2]
 
 
-def _answer_from(step: Any, registry: Any) -> PolicyTurn:
+def answer_from_search(step: Any, registry: Any) -> PolicyTurn:
+    """The answer turn after a successful search: what the tools settled, the neural expert's final answer, or an
+    honest "could not determine" (shared by every policy that searches once and answers)."""
     if step.settled_answer is not None:
         think = f"The {step.skill} tools settled it: {step.settled_answer}."
         return PolicyTurn(render_turn(think, Answer(step.settled_answer)))

@@ -21,7 +21,7 @@ import numpy as np
 from agents import embeddings
 from agents.handbook import load_handbook, pool
 from agents.policies.base import Context, PolicyTurn
-from agents.policies.keyword import _answer_from
+from agents.policies.keyword import answer_from_search
 from agents.protocol import Answer, Search, render_turn
 from agents.skill_inference import infer_skills
 from skills.runner import choose_level2
@@ -56,7 +56,7 @@ class RouterPolicy:
         searches = ctx.searches
         last = searches[-1] if searches else None
         if last is not None and last.status == "ok":
-            return _answer_from(last, ctx.registry)
+            return answer_from_search(last, ctx.registry)
         tried = {(s.model, s.skill) for s in searches}
         if ctx.force_answer or len(searches) >= 2:
             reason = last.error if last is not None else "no skill and expert could be called"
