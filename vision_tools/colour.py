@@ -20,6 +20,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from vision_tools.boxes import Box
+from vision_tools.image_io import shrink
 
 #: Palette names in index order (``classify_pixels`` returns indices into this tuple), with representative sRGB
 #: values used only for drawing legends and for ``ColourResult.palette_rgb``.
@@ -196,9 +197,8 @@ def _background_class(classes: np.ndarray) -> str | None:
 
 
 def _annotate(image: Image.Image, box: Box, name: str) -> Image.Image:
-    scale = min(1.0, 1600 / max(image.size))
-    out = image.copy() if scale == 1.0 else image.resize(
-        (max(1, round(image.width * scale)), max(1, round(image.height * scale))), Image.Resampling.BILINEAR)
+    out, scale = shrink(image, 1600)
+    out = out.copy()
     draw = ImageDraw.Draw(out)
     rect = [box.x0 * scale, box.y0 * scale, box.x1 * scale, box.y1 * scale]
     draw.rectangle(rect, outline=(255, 0, 255), width=3)

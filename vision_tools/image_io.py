@@ -79,6 +79,21 @@ def to_rgb(image: Image.Image) -> Image.Image:
     return image.convert("RGB")
 
 
+def shrink(image: Image.Image, max_side: int) -> tuple[Image.Image, float]:
+    """``image`` scaled down (never up) to at most ``max_side`` on its long side, and the scale applied.
+
+    A whole-number box reduction comes first: averaging k x k blocks is several times cheaper than a bilinear
+    resize of a 4K image, and as smooth; the resize then covers the remaining factor under two."""
+    scale = min(1.0, max_side / max(image.size))
+    if scale == 1.0:
+        return image, 1.0
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    factor = int(1 / scale)
+    if factor >= 2:
+        image = image.reduce(factor)
+    return (image if image.size == size else image.resize(size, Image.Resampling.BILINEAR)), scale
+
+
 def _read_bytes(source: str | Path | bytes) -> bytes:
     if isinstance(source, bytes | bytearray):
         data = bytes(source)

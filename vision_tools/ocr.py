@@ -18,14 +18,16 @@ import unicodedata
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from vision_tools.boxes import Box
-from vision_tools.image_io import MAX_PIXELS, to_rgb
-from vision_tools.ocr_backends import OcrBackendUnavailable, get_backend
+from vision_tools.image_io import MAX_PIXELS, shrink, to_rgb
+from vision_tools.ocr_backends import DetectingBackend, OcrBackendUnavailable, Quad, RawLine, get_backend
 
-__all__ = ["OcrBackendUnavailable", "OcrLine", "OcrResult", "find_text", "match_score", "order_lines", "read_text"]
+__all__ = ["OcrBackendUnavailable", "OcrLine", "OcrResult", "Quad", "detect_lines", "find_text", "match_score",
+           "line_image", "order_lines", "read_quads", "read_text", "result_of"]
 
 #: Inputs whose long side is below this are upscaled (at most ``MAX_UPSCALE``x) before OCR.
 UPSCALE_TARGET = 640
@@ -113,27 +115,64 @@ def read_text(
     det_side = int(min(max(crop.size), max_det_side))
     raw = engine.recognize(np.asarray(crop), det_side=max(det_side, 32))
 
-    lines: list[OcrLine] = []
-    for text, points, confidence in raw:
-        text = fix_confusables(" ".join(text.split()))
-        if not text or confidence < min_confidence:
-            continue
-        xs = [p[0] for p in points]
-        ys = [p[1] for p in points]
-        line_box = Box(x0 + min(xs) / scale, y0 + min(ys) / scale, x0 + max(xs) / scale, y0 + max(ys) / scale)
-        lines.append(OcrLine(text, line_box.clamp(width, height), confidence))
-    rows = order_lines(lines)
-    result = OcrResult(
-        lines=[line for row in rows for line in row],
-        backend=engine.name,
-        region=Box(x0, y0, x1, y1),
-        image_size=(width, height),
-        scale=scale,
-        rows=rows,
-    )
+    lines = _to_lines(raw, (x0, y0), scale, (width, height), min_confidence)
+    result = result_of(lines, engine.name, Box(x0, y0, x1, y1), (width, height), scale)
     if annotate:
         result.annotated = draw_lines(image, result.lines, region=result.region if region is not None else None)
     return result
+
+
+def detect_lines(image: Image.Image, max_det_side: int = 1280, backend: str = "rapidocr") -> list[Quad]:
+    """Where the text lines of ``image`` are, without reading them: quads in original pixels, from the detector
+    run on a copy at most ``max_det_side`` on its long side. Raises ``OcrBackendUnavailable`` for back ends that
+    only read whole images (Tesseract, PaddleOCR)."""
+    image = _check_image(image)
+    engine = _detecting(backend)
+    side = max(32, max_det_side)
+    # The detector sees a shrunken copy anyway; shrinking here spares copying and converting all the pixels.
+    small, _ = shrink(image, side)
+    sx, sy = image.width / small.width, image.height / small.height
+    quads = engine.detect(np.asarray(small), det_side=int(min(max(small.size), side)))
+    return [[(x * sx, y * sy) for x, y in quad] for quad in quads]
+
+
+def read_quads(image: Image.Image, quads: list[Quad], backend: str = "rapidocr",
+               min_confidence: float = 0.5) -> list[OcrLine]:
+    """Read only the lines at ``quads`` (original pixels, as ``detect_lines`` gives them) at full resolution;
+    lines read with less than ``min_confidence``, or as nothing, are left out."""
+    image = _check_image(image)
+    engine = _detecting(backend)
+    pieces = [line_image(image, quad) for quad in quads]
+    usable = [i for i, piece in enumerate(pieces) if min(piece.shape[:2]) >= 2]
+    read = engine.read_lines([pieces[i] for i in usable])
+    raw: list[RawLine] = [(text, quads[i], confidence) for i, (text, confidence) in zip(usable, read, strict=True)]
+    return _to_lines(raw, (0, 0), 1.0, image.size, min_confidence)
+
+
+def line_image(image: Image.Image, quad: Quad) -> np.ndarray:
+    """The text line inside ``quad`` (corners clockwise from its top-left) as an upright RGB array: the quad's
+    bounding box is cut out, then warped to a rectangle as long and as tall as the quad's sides; a line much
+    taller than wide (vertical text) is turned to run left to right."""
+    corners = np.asarray(quad, dtype=np.float32)[:4]
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int).clip(0)
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 1
+    patch = np.asarray(image.crop((int(x0), int(y0), int(min(x1, image.width)), int(min(y1, image.height)))))
+    width = int(max(np.linalg.norm(corners[0] - corners[1]), np.linalg.norm(corners[3] - corners[2])))
+    height = int(max(np.linalg.norm(corners[0] - corners[3]), np.linalg.norm(corners[1] - corners[2])))
+    if width < 1 or height < 1 or min(patch.shape[:2]) < 1:
+        return np.zeros((0, 0, 3), np.uint8)
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    matrix = cv2.getPerspectiveTransform(corners - np.array([x0, y0], np.float32), target)
+    line = cv2.warpPerspective(patch, matrix, (width, height), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(np.rot90(line)) if height >= 1.5 * width else line
+
+
+def result_of(lines: list[OcrLine], backend: str, region: Box, image_size: tuple[int, int],
+              scale: float = 1.0) -> OcrResult:
+    """An ``OcrResult`` holding ``lines`` in reading order (for lines read piecemeal with ``read_quads``)."""
+    rows = order_lines(lines)
+    return OcrResult(lines=[line for row in rows for line in row], backend=backend, region=region,
+                     image_size=image_size, scale=scale, rows=rows)
 
 
 def order_lines(lines: list[OcrLine]) -> list[list[OcrLine]]:
@@ -205,9 +244,7 @@ def match_score(text: str, target: str) -> float:
 
 def draw_lines(image: Image.Image, lines: list[OcrLine], region: Box | None = None) -> Image.Image:
     """``image`` (at most 1600 px on the long side) with each line's box and number drawn on it."""
-    scale = min(1.0, 1600 / max(image.size))
-    out = image.convert("RGB") if scale == 1.0 else image.resize(
-        (max(1, round(image.width * scale)), max(1, round(image.height * scale))), Image.Resampling.BILINEAR)
+    out, scale = shrink(image if image.mode == "RGB" else image.convert("RGB"), 1600)
     out = out.copy()
     draw = ImageDraw.Draw(out)
     try:
@@ -243,6 +280,31 @@ def fix_confusables(text: str) -> str:
             word = f"{match.group(1)}{fixed}{match.group(3)}"
         words.append(word)
     return " ".join(words)
+
+
+def _to_lines(raw: list[RawLine], offset: tuple[int, int], scale: float, size: tuple[int, int],
+              min_confidence: float) -> list[OcrLine]:
+    """Engine lines (in the pixels of a crop at offset ``offset``, enlarged by ``scale``) as ``OcrLine``s in
+    original-image pixels, cleaned, without the unconfident and the empty."""
+    lines: list[OcrLine] = []
+    for text, points, confidence in raw:
+        text = fix_confusables(" ".join(text.split()))
+        if not text or confidence < min_confidence:
+            continue
+        xs = [p[0] for p in points]
+        ys = [p[1] for p in points]
+        box = Box(offset[0] + min(xs) / scale, offset[1] + min(ys) / scale,
+                  offset[0] + max(xs) / scale, offset[1] + max(ys) / scale)
+        lines.append(OcrLine(text, box.clamp(*size), confidence))
+    return lines
+
+
+def _detecting(backend: str) -> DetectingBackend:
+    engine = get_backend(backend)
+    if not (hasattr(engine, "detect") and hasattr(engine, "read_lines")):
+        raise OcrBackendUnavailable(f"the {engine.name} back end cannot detect text without reading it; "
+                                    "use read_text, or the rapidocr back end")
+    return engine  # type: ignore[return-value]
 
 
 def _normalise(text: str) -> str:

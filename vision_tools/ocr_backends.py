@@ -7,6 +7,10 @@ object, and on a 2-core machine parallel inference would only fight over the sam
 
 Optional back ends raise ``OcrBackendUnavailable`` with what to install when they are missing, and PaddleOCR also
 when its models cannot be fetched (it downloads them on first use; there is no network here).
+
+RapidOCR can also run its two halves apart (``DetectingBackend``): ``detect`` finds line quads without reading
+them and ``read_lines`` reads chosen lines only. A search for one word in a cluttered 4K image reads a few lines
+instead of all of them (``vision_tools.text_search``).
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+import cv2
 import numpy as np
 
-#: One detected line: its text, four corner points (x, y) in the input array's pixels, and a 0-1 confidence.
-RawLine = tuple[str, list[tuple[float, float]], float]
+#: Four corner points (x, y) of a text line, clockwise from its top-left, in the input array's pixels.
+Quad = list[tuple[float, float]]
+#: One detected line: its text, its quad, and a 0-1 confidence.
+RawLine = tuple[str, Quad, float]
 
 
 class OcrBackendUnavailable(RuntimeError):
@@ -36,14 +43,29 @@ class OcrBackend(Protocol):
         ...
 
 
+class DetectingBackend(OcrBackend, Protocol):
+    """A back end whose detector and recogniser can run apart."""
+
+    def detect(self, rgb: np.ndarray, det_side: int) -> list[Quad]:
+        """Quads of the text lines in ``rgb``, unread."""
+        ...
+
+    def read_lines(self, pieces: list[np.ndarray]) -> list[tuple[str, float]]:
+        """``(text, confidence)`` for each line image (RGB, rectified to upright, one line each)."""
+        ...
+
+
 @dataclass
 class RapidOcrBackend:
     """PP-OCR ONNX models shipped inside the ``rapidocr`` wheel, run by onnxruntime on the CPU."""
 
     name: str = "rapidocr"
-    #: onnxruntime threads per model. One by default: its thread pool spin-waits, and on a shared 2-core machine
-    #: two threads doubled the CPU per call and were slower in wall-clock too (measured, see bench_ocr).
-    threads: int = int(os.environ.get("MAESTRO_OCR_THREADS", "1"))
+    #: onnxruntime threads per model; 0 means one per core this process may use, at most ``MAX_AUTO_THREADS``.
+    #: Calls are serialised per engine (see the module docstring), so the threads never compete with each other.
+    threads: int = int(os.environ.get("MAESTRO_OCR_THREADS", "0"))
+    #: Lines the recogniser reads per batch. A batch is padded to its widest line; one at a time wasted no
+    #: padding and read chart labels faster than six (measured with bench_charts, see the README table).
+    rec_batch: int = int(os.environ.get("MAESTRO_OCR_REC_BATCH", "1"))
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -65,25 +87,69 @@ class RapidOcrBackend:
                 "Global.text_score": 0.3,
                 "Det.limit_type": "max",
                 "Det.limit_side_len": 960,
-                "EngineConfig.onnxruntime.intra_op_num_threads": max(1, self.threads),
+                "Rec.rec_batch_num": max(1, self.rec_batch),
+                "EngineConfig.onnxruntime.intra_op_num_threads": self.thread_count(),
                 "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+                # Reusing buffers between calls: the detector's input size changes with every image.
+                "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
             })
         return self._engine
 
+    def thread_count(self) -> int:
+        """The onnxruntime threads per model this back end uses."""
+        if self.threads > 0:
+            return self.threads
+        return max(1, min(MAX_AUTO_THREADS, len(os.sched_getaffinity(0))))
+
     def recognize(self, rgb: np.ndarray, det_side: int) -> list[RawLine]:
         with self._lock:
-            engine = self._load()
-            detector = engine._load_det_model()
-            detector.limit_side_len = int(det_side)
-            # RapidOCR expects OpenCV's BGR order for arrays.
-            output = engine(np.ascontiguousarray(rgb[..., ::-1]))
+            engine = self._set_det_side(det_side)
+            # RapidOCR keeps the use_* switches of its last call, so every call names all three.
+            output = engine(_bgr(rgb), use_det=True, use_cls=True, use_rec=True)
         if output is None or getattr(output, "txts", None) is None or output.boxes is None:
             return []
-        lines: list[RawLine] = []
-        for quad, text, score in zip(output.boxes, output.txts, output.scores, strict=False):
-            points = [(float(x), float(y)) for x, y in np.asarray(quad).reshape(-1, 2)]
-            lines.append((str(text), points, float(score)))
-        return lines
+        return [(str(text), _points(quad), float(score))
+                for quad, text, score in zip(output.boxes, output.txts, output.scores, strict=False)]
+
+    def detect(self, rgb: np.ndarray, det_side: int) -> list[Quad]:
+        with self._lock:
+            engine = self._set_det_side(det_side)
+            output = engine(_bgr(rgb), use_det=True, use_cls=False, use_rec=False)
+        boxes = getattr(output, "boxes", None)
+        return [] if boxes is None else [_points(quad) for quad in boxes]
+
+    def read_lines(self, pieces: list[np.ndarray]) -> list[tuple[str, float]]:
+        from rapidocr.ch_ppocr_rec import TextRecInput
+
+        if not pieces:
+            return []
+        with self._lock:
+            engine = self._load()
+            # The angle fix and recogniser of a full call, without its detector and whole-image resizing.
+            upright = engine._load_cls_model()([_bgr(piece) for piece in pieces]).img_list
+            output = engine._load_rec_model()(TextRecInput(img=upright))
+        read = [("", 0.0)] * len(pieces)
+        for i, (text, score) in enumerate(zip(output.txts or (), output.scores or (), strict=False)):
+            read[i] = (str(text), float(score))
+        return read
+
+    def _set_det_side(self, det_side: int):  # noqa: ANN202
+        engine = self._load()
+        engine._load_det_model().limit_side_len = int(det_side)
+        return engine
+
+
+#: Threads an automatic ``RapidOcrBackend.threads`` uses at most: beyond two, the small models gain little.
+MAX_AUTO_THREADS = 2
+
+
+def _bgr(rgb: np.ndarray) -> np.ndarray:
+    """RapidOCR expects OpenCV's BGR order for arrays (cvtColor copies a 4K image ~5x faster than slicing)."""
+    return cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2BGR)
+
+
+def _points(quad: np.ndarray) -> Quad:
+    return [(float(x), float(y)) for x, y in np.asarray(quad).reshape(-1, 2)]
 
 
 @dataclass
