@@ -5,19 +5,21 @@ asked for the item's ``meta.target`` (what an orchestrator would pass: "red star
 
 - shape and word items are found when the best match's box overlaps the true box (shapes: IoU >= 0.3; words:
   each box's centre lies in the other, as detector boxes are padded) and its quadrant is the answer;
-- label items are found when OCR (``read_text``) on the best match's crop reads the word;
+- label items are found when OCR (``read_text``) of the best match's box reads the word (as the OCR skill reads
+  "the text on the yellow label"; the padded crop would also show parts of the neighbouring words);
 - each shape item is also searched at 8K (pixels doubled) to show the downscale-first search holds its cost.
 
-Latency is reported per call: ``find_region`` per kind, and the follow-up ``read_text`` on a crop.
+Latency is reported per call: ``find_region`` per kind, and the follow-up ``read_text`` of the label's box.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from PIL import Image
@@ -28,6 +30,8 @@ from vision_tools.boxes import Box
 from vision_tools.image_io import load_image
 from vision_tools.ocr import read_text
 from vision_tools.zoom import find_region
+
+_EFFORT = re.compile(r"read (\d+) of (\d+) detected lines")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -56,6 +60,7 @@ def main() -> None:
     found: dict[str, list[bool]] = defaultdict(list)
     timings: dict[str, list[float]] = defaultdict(list)
     errors = []
+    efforts: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         started = time.perf_counter()
@@ -69,14 +74,16 @@ def main() -> None:
             started = time.perf_counter()
             result = find_region(image, meta["target"], kind=kind)
             timings[f"find_region[{meta['kind']}]"].append(time.perf_counter() - started)
+            if result.kind == "text":
+                efforts.append(result.effort)
             best = result.matches[0] if result.matches else None
             truth = Box(*meta["box"])
             if best is None:
                 ok, got = False, "(nothing)"
             elif meta["kind"] == "label":
                 started = time.perf_counter()
-                reading = read_text(best.crop)
-                timings["read_text[label crop]"].append(time.perf_counter() - started)
+                reading = read_text(image, region=best.box)
+                timings["read_text[label box]"].append(time.perf_counter() - started)
                 got = " ".join(reading.text.split())
                 ok = match_answer(got, item["answer"], kind="exact")
             else:
@@ -106,6 +113,12 @@ def main() -> None:
     print(f"{'all':<16}{len(everything):>4}{sum(everything) / len(everything):>9.1%}")
     for name, values in sorted(timings.items()):
         print(f"{name:<24} n={len(values):>3} p50 {statistics.median(values):.3f} s  p95 {percentile(values, 95):.3f} s")
+    if efforts:
+        counts = [tuple(int(v) for v in m.groups()) for m in map(_EFFORT.search, efforts) if m]
+        passes = Counter(effort.rsplit("(", 1)[-1].rstrip(")") for effort in efforts)
+        print(f"text search: lines read / detected, median {statistics.median(r for r, _ in counts):.0f} / "
+              f"{statistics.median(d for _, d in counts):.0f}; passes: "
+              + ", ".join(f"{name} {n}" for name, n in passes.most_common()))
     if args.show_errors:
         for error in errors:
             print("  MISS", *error, sep=" | ")

@@ -85,3 +85,22 @@ def to_pixels(
             raise ValueError("resized_size is required to convert boxes given in resized-input pixels")
         sx, sy = width / resized_size[0], height / resized_size[1]
     return Box(x0 * sx, y0 * sy, x1 * sx, y1 * sy).clamp(width, height)
+
+
+def tile_boxes(size: tuple[int, int], tile_size: int = 1024, overlap: int = 128) -> list[Box]:
+    """Boxes of overlapping ``tile_size`` tiles covering an image of ``size`` (w, h); edge tiles are shifted
+    inwards rather than shrunk, so every tile (of an image at least that big) has the full size."""
+    if tile_size < 1 or not 0 <= overlap < tile_size:
+        raise ValueError(f"need tile_size >= 1 and 0 <= overlap < tile_size; got {tile_size}, {overlap}")
+    width, height = size
+    return [Box(x, y, min(x + tile_size, width), min(y + tile_size, height))
+            for y in _tile_starts(height, tile_size, overlap) for x in _tile_starts(width, tile_size, overlap)]
+
+
+def _tile_starts(length: int, tile_size: int, overlap: int) -> list[int]:
+    if length <= tile_size:
+        return [0]
+    step = tile_size - overlap
+    starts = list(range(0, length - tile_size, step))
+    starts.append(length - tile_size)
+    return starts

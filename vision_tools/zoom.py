@@ -4,8 +4,8 @@
 upscales small crops so that a model or OCR sees enough pixels. ``tile`` cuts an image into overlapping tiles.
 ``find_region`` finds where a target is in images up to 8K: a colour ("red"), a shape ("star", "red star"), or a
 text string. Colour and shape searches run on a downscaled copy first (so 8K costs about what 1.5K costs), then
-refine each candidate on full-resolution pixels; text search runs the text detector on a size-capped copy while
-recognition reads full-resolution crops, and falls back to full-resolution tiles when that finds nothing.
+refine each candidate on full-resolution pixels. Text search (``vision_tools.text_search``) detects lines on a
+size-capped copy and reads, at full resolution, only the lines whose shape could hold the target.
 Every box returned is in original-image pixels.
 """
 
@@ -18,10 +18,11 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vision_tools.boxes import Box, BoxFrame, to_pixels
+from vision_tools.boxes import Box, BoxFrame, tile_boxes, to_pixels
 from vision_tools.colour import ALIASES, CHROMATIC, PALETTE, canonical_name, classify_pixels
-from vision_tools.image_io import MAX_PIXELS, to_rgb
-from vision_tools.ocr import find_text, match_score, read_text
+from vision_tools.image_io import MAX_PIXELS, shrink, to_rgb
+from vision_tools.ocr import match_score
+from vision_tools.text_search import search_text
 
 #: Shape words ``find_region`` understands, mapped to the classifier's names.
 SHAPE_WORDS: dict[str, str] = {
@@ -31,9 +32,6 @@ SHAPE_WORDS: dict[str, str] = {
 }
 #: Long side of the downscaled copy that colour and shape searches scan first.
 SEARCH_SIDE = 1600
-#: Detector size cap for the first text-search pass. On 4K needles (30-44 px words) on the shared 2-core machine:
-#: 1280 took ~1.1 s a call but missed 3 of 7 words under 30 px; 1600 found 7/7 in ~2.3 s; 1920 took ~4.2 s.
-TEXT_SEARCH_SIDE = 1600
 QUADRANTS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
 
@@ -81,16 +79,22 @@ class SearchResult:
     matches: list[RegionMatch]
     image_size: tuple[int, int]
     annotated: Image.Image | None = field(default=None, repr=False)
+    effort: str = ""  # how much was looked at, e.g. "read 3 of 21 detected lines (plausible)"
 
     def summary(self) -> str:
+        effort = f" [{self.effort}]" if self.effort else ""
         if not self.matches:
-            return f"{self.kind} search for {self.target!r} found nothing in the {self.image_size[0]}x{self.image_size[1]} image"
+            return (f"{self.kind} search for {self.target!r} found nothing in the {self.image_size[0]}x"
+                    f"{self.image_size[1]} image{effort}")
         best = "; ".join(f"{m.label} at {m.box.as_list()} ({m.quadrant}, score {m.score:.2f})" for m in self.matches[:3])
-        return f"{self.kind} search for {self.target!r}: {len(self.matches)} match(es); {best}"
+        return f"{self.kind} search for {self.target!r}: {len(self.matches)} match(es); {best}{effort}"
 
     def to_dict(self) -> dict:
-        return {"target": self.target, "kind": self.kind, "image_size": list(self.image_size),
-                "matches": [m.to_dict() for m in self.matches]}
+        out = {"target": self.target, "kind": self.kind, "image_size": list(self.image_size),
+               "matches": [m.to_dict() for m in self.matches]}
+        if self.effort:
+            out["effort"] = self.effort
+        return out
 
 
 def crop(
@@ -101,6 +105,7 @@ def crop(
     min_side: int = 448,
     pad: float = 0.0,
     max_side: int = 2048,
+    annotate: bool = True,
 ) -> CropResult:
     """Crop ``coords`` (in ``frame``) out of ``image``, padded by ``pad`` (a fraction of the box's width and height
     on each side), clamped to the image, and upscaled (LANCZOS) until its short side is at least ``min_side``
@@ -125,17 +130,8 @@ def crop(
     if scale > 1.0:
         piece = piece.resize((round(piece.width * scale), round(piece.height * scale)), Image.Resampling.LANCZOS)
     pixel_box = Box(x0, y0, x1, y1)
-    return CropResult(piece, pixel_box, scale, annotated=_annotate(image, [(pixel_box, "crop")]))
-
-
-def tile_boxes(size: tuple[int, int], tile_size: int = 1024, overlap: int = 128) -> list[Box]:
-    """Boxes of overlapping ``tile_size`` tiles covering an image of ``size`` (w, h); edge tiles are shifted
-    inwards rather than shrunk, so every tile (of an image at least that big) has the full size."""
-    if tile_size < 1 or not 0 <= overlap < tile_size:
-        raise ValueError(f"need tile_size >= 1 and 0 <= overlap < tile_size; got {tile_size}, {overlap}")
-    width, height = size
-    return [Box(x, y, min(x + tile_size, width), min(y + tile_size, height))
-            for y in _starts(height, tile_size, overlap) for x in _starts(width, tile_size, overlap)]
+    return CropResult(piece, pixel_box, scale,
+                      annotated=_annotate(image, [(pixel_box, "crop")]) if annotate else None)
 
 
 def tile(image: Image.Image, tile_size: int = 1024, overlap: int = 128) -> list[tuple[Box, Image.Image]]:
@@ -169,16 +165,17 @@ def find_region(
         raise ValueError(f"no shape named in {target!r}; known shapes: {', '.join(sorted(set(SHAPE_WORDS)))}")
     if kind not in ("auto", "text", "colour", "color", "shape"):
         raise ValueError(f"kind must be auto, text, colour or shape; got {kind!r}")
+    effort = ""
     if colour is None and shape is None:
-        matches = _search_text(image, target, max_results)
+        matches, effort = _search_text(image, target, max_results)
         found_kind = "text"
     else:
         matches = _search_blobs(image, colour, shape, max_results)
         found_kind = "+".join(k for k, v in (("colour", colour), ("shape", shape)) if v)
     for match in matches:
-        match.crop = crop(image, match.box, min_side=min_side, pad=pad).image
+        match.crop = crop(image, match.box, min_side=min_side, pad=pad, annotate=False).image
     annotated = _annotate(image, [(m.box, f"{i + 1}") for i, m in enumerate(matches)])
-    return SearchResult(target, found_kind, matches, image.size, annotated)
+    return SearchResult(target, found_kind, matches, image.size, annotated, effort)
 
 
 def _parse_target(target: str) -> tuple[str | None, str | None]:
@@ -303,25 +300,17 @@ def classify_contour(contour: np.ndarray) -> tuple[str, float]:
     return "other", 0.3
 
 
-def _search_text(image: Image.Image, target: str, max_results: int) -> list[RegionMatch]:
+def _search_text(image: Image.Image, target: str, max_results: int) -> tuple[list[RegionMatch], str]:
     width, height = image.size
-    # First pass: detector on a capped copy, recognition at full resolution.
-    lines = find_text(image, target, ocr=read_text(image, max_det_side=TEXT_SEARCH_SIDE, annotate=False))
-    if not lines and max(width, height) > TEXT_SEARCH_SIDE:
-        # Small text vanishes in the capped detector view: read full-resolution tiles instead.
-        # Costly (a 4K image is four detector passes at full size), hence only when the fast pass found nothing.
-        for box, piece in tile(image, tile_size=2048, overlap=200):
-            for line in find_text(piece, target, ocr=read_text(piece, max_det_side=2048, annotate=False)):
-                lines.append(type(line)(line.text, Box(line.box.x0 + box.x0, line.box.y0 + box.y0,
-                                                       line.box.x1 + box.x0, line.box.y1 + box.y0), line.confidence))
+    search = search_text(image, target)
     matches = []
-    for line in lines:
+    for line in search.lines:
         box = _narrow_to_target(line.text, line.box, target)
         matches.append(RegionMatch(box, match_score(line.text, target) * line.confidence, f"text {line.text!r}",
                                    quadrant(box, (width, height)), text=line.text))
     matches = _dedupe(matches)
     matches.sort(key=lambda m: -m.score)
-    return matches[:max_results]
+    return matches[:max_results], search.effort()
 
 
 def _narrow_to_target(text: str, box: Box, target: str) -> Box:
@@ -343,19 +332,9 @@ def _dedupe(matches: list[RegionMatch]) -> list[RegionMatch]:
     return kept
 
 
-def _starts(length: int, tile_size: int, overlap: int) -> list[int]:
-    if length <= tile_size:
-        return [0]
-    step = tile_size - overlap
-    starts = list(range(0, length - tile_size, step))
-    starts.append(length - tile_size)
-    return starts
-
-
 def _annotate(image: Image.Image, boxes: list[tuple[Box, str]]) -> Image.Image:
-    scale = min(1.0, 1600 / max(image.size))
-    out = image.copy() if scale == 1.0 else image.resize(
-        (max(1, round(image.width * scale)), max(1, round(image.height * scale))), Image.Resampling.BILINEAR)
+    out, scale = shrink(image, 1600)
+    out = out.copy()
     draw = ImageDraw.Draw(out)
     for box, label in boxes:
         rect = [box.x0 * scale, box.y0 * scale, box.x1 * scale, box.y1 * scale]
