@@ -13,30 +13,23 @@ from typing import Any
 from skills.answer_format import format_answer
 from skills.base import SkillContext, SkillResult
 from skills.runner import ask_expert
+from vision_tools.colour import ALIASES, PALETTE, canonical_name
+from vision_tools.shape_words import first_shape
 
-COLOUR_WORDS = ("red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "black", "white", "gray",
-                "grey", "cyan", "violet", "magenta")
-SHAPE_WORDS = {"circle": "circle", "circles": "circle", "triangle": "triangle", "triangles": "triangle",
-               "square": "square", "squares": "square", "rectangle": "rectangle", "rectangles": "rectangle",
-               "pentagon": "pentagon", "pentagons": "pentagon", "hexagon": "hexagon", "hexagons": "hexagon",
-               "star": "star", "stars": "star", "ellipse": "ellipse", "ellipses": "ellipse", "oval": "ellipse",
-               "ovals": "ellipse", "octagon": "octagon", "octagons": "octagon", "heptagon": "heptagon",
-               "heptagons": "heptagon"}
+#: Colour words a question may use: the palette's names and their aliases (``vision_tools.colour``).
+COLOUR_WORDS: tuple[str, ...] = (*PALETTE, *ALIASES)
 CANNOT_SETTLE = "The tools cannot settle this question without a reasoning expert."
 
 
 def colours_in(text: str) -> list[str]:
-    """Colour words in ``text``, in order of appearance (grey → gray)."""
+    """Colour words in ``text``, in order of appearance, as palette names (grey → gray, violet → purple)."""
     found = re.findall(r"\b(" + "|".join(COLOUR_WORDS) + r")\b", text.lower())
-    return ["gray" if c == "grey" else c for c in found]
+    return [canonical_name(word) for word in found]
 
 
 def shape_in(text: str) -> str | None:
-    """The first shape word in ``text``, singular."""
-    for word in re.findall(r"[a-z]+", text.lower()):
-        if word in SHAPE_WORDS:
-            return SHAPE_WORDS[word]
-    return None
+    """The first shape word in ``text``, as the shape classifier names it (``vision_tools.shape_words``)."""
+    return first_shape(text)
 
 
 def evidence_of(results: list[Any]) -> str:

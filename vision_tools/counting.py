@@ -19,7 +19,8 @@ import numpy as np
 from PIL import Image
 
 from vision_tools.boxes import Box
-from vision_tools.detect_shapes import find_shapes, normalise_colour, normalise_shape
+from vision_tools.detect_shapes import find_shapes, normalise_colour
+from vision_tools.shape_words import normalise_shape
 
 #: Smallest side an image may have for detection to mean anything.
 MIN_SIDE = 8

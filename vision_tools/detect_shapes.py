@@ -18,13 +18,6 @@ import numpy as np
 
 from vision_tools.colour import NAMES, canonical_name, classify_pixels
 
-#: Shape kinds the classifier can return (plus "other" and "line", which are never counted as shapes).
-SHAPES = ("circle", "ellipse", "triangle", "square", "rectangle", "quadrilateral", "pentagon", "hexagon",
-          "heptagon", "octagon", "star")
-SHAPE_SYNONYMS = {
-    "circles": "circle", "round": "circle", "disc": "circle", "disk": "circle", "oval": "ellipse",
-    "diamond": "square", "rhombus": "quadrilateral", "box": "square", "polygon": "pentagon",
-}
 _POLYGON_NAMES = {3: "triangle", 5: "pentagon", 6: "hexagon", 7: "heptagon", 8: "octagon"}
 #: Closing sizes (working pixels) tried in turn to bridge cuts that other colours make in a colour's outlines.
 BRIDGE_SIZES = (11, 21, 31)
@@ -54,17 +47,6 @@ class Shape:
 def normalise_colour(name: str) -> str:
     """A colour name in the project palette's spelling (``vision_tools.colour``), or ValueError."""
     return canonical_name(name)
-
-
-def normalise_shape(name: str) -> str:
-    """A shape name in the classifier's spelling (plural and synonyms accepted), or ValueError."""
-    key = name.strip().lower()
-    key = SHAPE_SYNONYMS.get(key, key)
-    if key not in SHAPES and key.endswith("s"):
-        key = SHAPE_SYNONYMS.get(key[:-1], key[:-1])
-    if key not in SHAPES:
-        raise ValueError(f"unknown shape {name!r}; use one of {', '.join(SHAPES)}")
-    return key
 
 
 def _lab(rgb: np.ndarray) -> np.ndarray:

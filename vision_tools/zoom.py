@@ -22,14 +22,9 @@ from vision_tools.boxes import Box, BoxFrame, tile_boxes, to_pixels
 from vision_tools.colour import ALIASES, CHROMATIC, PALETTE, canonical_name, classify_pixels
 from vision_tools.image_io import MAX_PIXELS, shrink, to_rgb
 from vision_tools.ocr import match_score
+from vision_tools.shape_words import SEARCHABLE, shape_name
 from vision_tools.text_search import search_text
 
-#: Shape words ``find_region`` understands, mapped to the classifier's names.
-SHAPE_WORDS: dict[str, str] = {
-    "star": "star", "circle": "circle", "dot": "circle", "disc": "circle", "disk": "circle", "ball": "circle",
-    "ellipse": "circle", "oval": "circle", "triangle": "triangle", "square": "square", "rectangle": "rectangle",
-    "box": "rectangle", "diamond": "square",
-}
 #: Long side of the downscaled copy that colour and shape searches scan first.
 SEARCH_SIDE = 1600
 QUADRANTS = ("top-left", "top-right", "bottom-left", "bottom-right")
@@ -162,7 +157,7 @@ def find_region(
     if kind in ("colour", "color") and colour is None:
         raise ValueError(f"no colour named in {target!r}; known colours: {', '.join(PALETTE)}")
     if kind == "shape" and shape is None:
-        raise ValueError(f"no shape named in {target!r}; known shapes: {', '.join(sorted(set(SHAPE_WORDS)))}")
+        raise ValueError(f"no shape named in {target!r}; searchable shapes: {', '.join(sorted(SEARCHABLE))}")
     if kind not in ("auto", "text", "colour", "color", "shape"):
         raise ValueError(f"kind must be auto, text, colour or shape; got {kind!r}")
     effort = ""
@@ -182,11 +177,11 @@ def _parse_target(target: str) -> tuple[str | None, str | None]:
     colour = shape = None
     for word in target.lower().replace("-", " ").split():
         word = word.strip(".,;:!?'\"")
-        singular = word[:-1] if word.endswith("s") and word[:-1] in SHAPE_WORDS else word
+        name = shape_name(word)
         if colour is None and (word in PALETTE or word in ALIASES):
             colour = canonical_name(word)
-        elif shape is None and singular in SHAPE_WORDS:
-            shape = SHAPE_WORDS[singular]
+        elif shape is None and name in SEARCHABLE:
+            shape = "circle" if name == "ellipse" else name  # the search's classifier calls ellipses circles
     return colour, shape
 
 

@@ -14,7 +14,7 @@ from skills.common import colours_in, conclude, shape_in
 from vision_tools.colour import name_colour
 from vision_tools.counting import count_shapes
 from vision_tools.ocr import read_text
-from vision_tools.zoom import SHAPE_WORDS as SEARCHABLE_SHAPES
+from vision_tools.shape_words import SEARCHABLE as SEARCHABLE_SHAPES
 from vision_tools.zoom import find_region, quadrant
 
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,40})[\"”']")
