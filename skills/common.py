@@ -14,6 +14,7 @@ from skills.answer_format import format_answer
 from skills.base import SkillContext, SkillResult
 from skills.runner import ask_expert
 from vision_tools.colour import ALIASES, PALETTE, canonical_name
+from vision_tools.diagram_common import HUE_RANGES
 from vision_tools.shape_words import first_shape
 
 #: Colour words a question may use: the palette's names and their aliases (``vision_tools.colour``).
@@ -22,9 +23,10 @@ CANNOT_SETTLE = "The tools cannot settle this question without a reasoning exper
 
 
 def colours_in(text: str) -> list[str]:
-    """Colour words in ``text``, in order of appearance, as palette names (grey → gray, violet → purple)."""
+    """Colour words in ``text``, in order of appearance, as palette names (grey → gray, violet → purple), except
+    the hues the diagram tools tell apart more finely than the palette (cyan, magenta), which stay as written."""
     found = re.findall(r"\b(" + "|".join(COLOUR_WORDS) + r")\b", text.lower())
-    return [canonical_name(word) for word in found]
+    return [word if word in HUE_RANGES else canonical_name(word) for word in found]
 
 
 def shape_in(text: str) -> str | None:

@@ -49,6 +49,19 @@ def test_counting_catalogues_shapes_by_colour(maestro) -> None:
     assert search.tool_calls[0].tool == "counting.count_shapes" and search.tool_calls[0].image is not None
 
 
+def test_colour_words_reach_the_tools_in_the_names_they_know(maestro) -> None:
+    # "violet" is the palette's purple; "cyan" is a hue the diagram tools keep apart from blue.
+    image = Image.new("RGB", (400, 300), "white")
+    draw = ImageDraw.Draw(image)
+    draw.line([(10, 40), (200, 260), (390, 40)], fill=(0, 200, 200), width=4)  # a cyan V
+    draw.line([(10, 150), (390, 160)], fill=(130, 50, 180), width=4)  # crossed once by each arm
+    draw.line([(10, 280), (390, 280)], fill=(30, 90, 220), width=4)  # blue, crossing nothing
+    run, search = ask(maestro, image, "How many times do the cyan and violet lines intersect?")
+    assert search.skill == "Diagram-Reasoning" and run.answer == "2"
+    call = search.tool_calls[0]
+    assert call.tool == "diagram.count_line_crossings" and "'cyan'" in str(call.args) and "'purple'" in str(call.args)
+
+
 def test_chart_values_come_from_the_parsed_table(maestro) -> None:
     pytest.importorskip("matplotlib")
     import io

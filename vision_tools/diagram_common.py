@@ -15,6 +15,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from vision_tools.boxes import Box
+from vision_tools.colour import ALIASES
 from vision_tools.image_io import to_rgb
 
 #: Smallest side a diagram may have; below this nothing can be measured.
@@ -83,6 +84,10 @@ def colour_mask(rgb: np.ndarray, colour: str | Sequence[int]) -> np.ndarray:
             raise ValueError(f"colour must be a name or an (r, g, b) triple, got {colour!r}")
         return np.abs(rgb.astype(np.float32) - target).max(axis=2) < 60
     name = colour.strip().lower().replace("grey", "gray")
+    if name not in HUE_RANGES and name in ALIASES:
+        # Diagrams keep two hues finer than the object palette (cyan, magenta); other aliases mean what they
+        # mean there ("violet" is purple, "navy" is blue).
+        name = ALIASES[name]
     hsv = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV_FULL).astype(np.float32)
     hue = hsv[..., 0] * (360.0 / 256.0)
     sat, val = hsv[..., 1] / 255.0, hsv[..., 2] / 255.0
