@@ -50,7 +50,7 @@ def test_a_word_in_4k_is_found_by_reading_only_the_lines_that_could_hold_it() ->
     search = search_text(image, "lighthouse")
     assert search.lines and search.lines[0].text == "LIGHTHOUSE"
     assert _centred(search.lines[0].box, truth)
-    assert search.passes == ["plausible"]
+    assert search.passes == ["plausible@1440"]
     # 41 words were detected; boxes holding about ten glyphs are read first, so the target is in the first few.
     assert search.detected >= 35
     assert search.read <= search.detected // 4
@@ -62,7 +62,7 @@ def test_a_target_merged_into_a_longer_line_is_found_in_the_second_pass() -> Non
                                fill=(10, 10, 10))
     search = search_text(image, "north gate")
     assert search.lines and "NORTH GATE" in search.lines[0].text
-    assert search.passes == ["plausible", "rest"]
+    assert search.passes == ["plausible@1440", "rest@1440"]
     assert search.read == search.detected
 
 
@@ -70,7 +70,16 @@ def test_nothing_found_reads_everything_then_tiles() -> None:
     image, _ = _haystack("BAKERY", (100, 100), distractors=10, seed=5)
     search = search_text(image, "zeppelin")
     assert search.lines == []
-    assert search.passes[-1] == "tiles" and search.read == search.detected
+    # The 1920 view found only the boxes already read at 1440, so nothing was read twice before the tiles.
+    assert search.passes == ["plausible@1440", "tiles"]
+    assert search.read == search.detected == 11
+
+
+def test_text_too_small_for_the_first_view_is_found_in_the_second() -> None:
+    image, truth = _haystack("TRAMWAY", (3000, 400), distractors=15, seed=2)
+    search = search_text(image, "tramway", detect_sides=(400, 1920))  # 36 px text is 4 px tall at 400
+    assert search.passes[-1] == "plausible@1920"
+    assert _centred(search.lines[0].box, truth)
 
 
 def test_small_images_are_read_whole() -> None:
@@ -124,7 +133,7 @@ def test_find_region_reports_how_much_it_read(tmp_path: Path) -> None:
     result = find_region(image, "observatory", kind="text")
     assert result.matches[0].quadrant == "bottom-left"
     assert _centred(result.matches[0].box, truth)
-    assert "detected lines (plausible)" in result.summary()
+    assert "detected lines (plausible@1440)" in result.summary()
     assert result.to_dict()["effort"].startswith("read ")
 
 

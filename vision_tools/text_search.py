@@ -2,11 +2,13 @@
 
 Reading a cluttered 4K image in full costs the detector over the whole image plus the recogniser on every line it
 finds. To find one word most lines need never be read: a line box's width-to-height ratio says roughly how many
-characters it holds, so the boxes whose ratio fits the target are read, a few at a time, most plausible first.
-Once one of them is the target (a match of at least ``SURE``), the unread boxes shaped like it are read too (a copy
-of the same word, at any size, has the same shape and glyph count) and the search ends. Otherwise the remaining boxes are read (a
-detector line that merged the target with its neighbours is longer than the target), and when even that finds
-nothing, full-resolution tiles are read (small text can vanish in the detector's capped view).
+characters it holds (and its count of ink blobs, how many letters), so the boxes that fit the target are read, a
+few at a time, most plausible first. Once one of them is the target (a match of at least ``SURE``), the unread
+boxes shaped like it are read too (a copy of the same word, at any size, has the same shape and glyph count) and
+the search ends. Otherwise the remaining boxes are read (a detector line that merged the target with its
+neighbours is longer than the target). The detector is touchy
+about scale, so when its first view yields nothing, a second, larger view is searched the same way, and only then
+full-resolution tiles (seconds on a 4K image).
 
 The price of stopping early: a copy of the target inside a merged, longer line, or in a much wider or narrower
 font, is not reported once a standalone copy was found. Images no larger than the detector's view, and back ends
@@ -36,9 +38,10 @@ from vision_tools.ocr import (
 )
 from vision_tools.ocr_backends import get_backend
 
-#: Long side of the detector's view in the first passes. On 4K needles (25-44 px words), 960 missed 3 of 20 words,
-#: 1280 found 20/20 at ~60 % of 1600's cost (benchmarks/bench_zoom.py).
-DETECT_SIDE = 1280
+#: Long sides of the detector's views, tried in turn. The detector is touchy about scale: on 50 cluttered 4K
+#: needle images (25-44 px words) a view of 1280 found 47 words (two images gave no box at all), 1600 found 49,
+#: 1440 and 1536 all 50; a second, larger view catches what the first misses before the costly tiles.
+DETECT_SIDES = (1440, 1920)
 #: A detector box holding n characters has width/height close to ``CHAR_ASPECT``·n (DejaVu and Liberation words of
 #: 3-10 letters: median 0.41, 5-95 % 0.29-0.60); boxes between ``PLAUSIBLE[0]``·n and ``PLAUSIBLE[1]``·n are read first.
 CHAR_ASPECT = 0.41
@@ -60,60 +63,67 @@ class TextSearch:
     """Lines matching the target, best first (boxes in original pixels), and what the search cost."""
 
     lines: list[OcrLine]
-    detected: int  # line boxes the detector found (0 when the image was read whole)
+    detected: int  # line boxes the detector views found, each counted once (0 when the image was read whole)
     read: int  # lines the recogniser read
-    passes: list[str] = field(default_factory=list)  # "whole", "plausible", "rest", "tiles", in order run
+    passes: list[str] = field(default_factory=list)  # "whole", "plausible@1440", "rest@1440", ..., "tiles"
 
     def effort(self) -> str:
-        """What was read, e.g. "read 3 of 21 detected lines (plausible)"."""
+        """What was read, e.g. "read 3 of 21 detected lines (plausible@1440)"."""
         if self.passes == ["whole"]:
             return f"read the whole image ({self.read} lines)"
         return f"read {self.read} of {self.detected} detected lines ({' + '.join(self.passes)})"
 
 
-def search_text(image: Image.Image, target: str, backend: str = "rapidocr", detect_side: int = DETECT_SIDE,
-                threshold: float = 0.8) -> TextSearch:
+def search_text(image: Image.Image, target: str, backend: str = "rapidocr",
+                detect_sides: tuple[int, ...] = DETECT_SIDES, threshold: float = 0.8) -> TextSearch:
     """Where ``target`` is written in ``image`` (an RGB image): matching lines as ``find_text`` scores them
     (case, accents, punctuation and spacing ignored; fuzzy down to ``threshold``)."""
     if not target.strip():
         raise ValueError("search_text needs a non-empty target")
     engine = get_backend(backend)
-    if max(image.size) <= detect_side or not hasattr(engine, "detect"):
-        whole = read_text(image, backend=backend, max_det_side=max(detect_side, 32), annotate=False)
+    long_side = max(image.size)
+    if long_side <= detect_sides[0] or not hasattr(engine, "detect"):
+        whole = read_text(image, backend=backend, max_det_side=max(detect_sides[0], 32), annotate=False)
         return TextSearch(find_text(image, target, ocr=whole, threshold=threshold), 0, len(whole.lines), ["whole"])
 
-    quads = detect_lines(image, max_det_side=detect_side, backend=backend)
-    first, rest = split_by_plausibility(quads, target, image)
-    search = TextSearch([], len(quads), 0)
+    search = TextSearch([], 0, 0)
     lines: list[OcrLine] = []
+    read_boxes: list[Box] = []
 
     def read(group: list[Quad]) -> bool:
         """Read ``group`` too; True when the best match so far is a sure one."""
         nonlocal lines
         lines += read_quads(image, group, backend=backend)
+        read_boxes.extend(_bounds(quad) for quad in group)
         search.read += len(group)
         search.lines = find_text(image, target, ocr=_as_result(lines, engine.name, image), threshold=threshold)
         return bool(search.lines) and match_score(search.lines[0].text, target) >= SURE
 
-    if first:
-        search.passes.append("plausible")
-        for start in range(0, len(first), CHUNK):
-            if read(first[start:start + CHUNK]):
-                # Another copy of the same text, at any size and in a like font, has the same box shape: read the
-                # unread boxes shaped like the hit, so that copies are reported too, and stop.
-                hit = search.lines[0].box
-                shape = hit.width / max(hit.height, 1e-6)
-                letters = sum(ch.isalnum() for ch in search.lines[0].text)
-                twins = [quad for quad in first[start + CHUNK:] if abs(math.log(aspect(quad) / shape)) < TWIN
-                         and abs(glyph_count(image, quad) - letters) <= 1]
-                if twins:
-                    read(twins)
-                return search
-    if rest:
-        search.passes.append("rest")
-        read(rest)
-    if search.lines:
-        return search
+    for side in sorted({min(side, long_side) for side in detect_sides}):
+        # Boxes already read in an earlier view are not read again.
+        quads = [quad for quad in detect_lines(image, max_det_side=side, backend=backend)
+                 if all(_bounds(quad).iou(done) < 0.5 for done in read_boxes)]
+        search.detected += len(quads)
+        first, rest = split_by_plausibility(quads, target, image)
+        if first:
+            search.passes.append(f"plausible@{side}")
+            for start in range(0, len(first), CHUNK):
+                if read(first[start:start + CHUNK]):
+                    # Another copy of the same text, at any size and in a like font, has the same box shape:
+                    # read the unread boxes shaped like the hit, so that copies are reported too, and stop.
+                    hit = search.lines[0].box
+                    shape = hit.width / max(hit.height, 1e-6)
+                    letters = sum(ch.isalnum() for ch in search.lines[0].text)
+                    twins = [quad for quad in first[start + CHUNK:] if abs(math.log(aspect(quad) / shape)) < TWIN
+                             and abs(glyph_count(image, quad) - letters) <= 1]
+                    if twins:
+                        read(twins)
+                    return search
+        if rest:
+            search.passes.append(f"rest@{side}")
+            read(rest)
+        if search.lines:
+            return search
     search.passes.append("tiles")
     search.lines = _search_tiles(image, target, backend, threshold)
     return search
@@ -176,6 +186,11 @@ def _search_tiles(image: Image.Image, target: str, backend: str, threshold: floa
             hits.append(OcrLine(line.text, shifted, line.confidence))
     hits.sort(key=lambda line: -match_score(line.text, target) * line.confidence)
     return hits
+
+
+def _bounds(quad: Quad) -> Box:
+    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+    return Box(min(xs), min(ys), max(xs), max(ys))
 
 
 def _as_result(lines: list[OcrLine], backend: str, image: Image.Image) -> OcrResult:

@@ -74,7 +74,7 @@ class SearchResult:
     matches: list[RegionMatch]
     image_size: tuple[int, int]
     annotated: Image.Image | None = field(default=None, repr=False)
-    effort: str = ""  # how much was looked at, e.g. "read 3 of 21 detected lines (plausible)"
+    effort: str = ""  # how much was looked at, e.g. "read 3 of 21 detected lines (plausible@1440)"
 
     def summary(self) -> str:
         effort = f" [{self.effort}]" if self.effort else ""
