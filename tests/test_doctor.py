@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -22,39 +19,25 @@ import pytest
 
 from agents.experts.serving import check_expert
 from agents.registry import ExpertSpec
+from tests.local_http import JsonHandler, models_reply, refused_url, serve
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-class ModelsHandler(BaseHTTPRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
-
+class ModelsHandler(JsonHandler):
     def do_GET(self) -> None:
-        body = json.dumps({"object": "list", "data": [{"id": "org/served", "object": "model"}]}).encode()
-        self.send_response(200 if self.path == "/v1/models" else 404)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.send_json(200 if self.path == "/v1/models" else 404, models_reply("org/served"))
 
 
 @pytest.fixture(scope="module")
 def up() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), ModelsHandler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve(ModelsHandler) as url:
+        yield f"{url}/v1"
 
 
 @pytest.fixture
 def down() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"  # closed again: connections are refused
+    return f"{refused_url()}/v1"
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from agents.experts.base import ExpertError, image_part, text_part
 from agents.experts.openai_backend import OpenAIExpert
+from tests.local_http import JsonHandler, models_reply, serve
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 ANSWER = "There are 3 circles."
@@ -43,19 +43,8 @@ class ServerState:
             return self.script.pop(0) if self.script else self.default
 
 
-class ChatHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class ChatHandler(JsonHandler):
     state: ServerState
-
-    def log_message(self, *args: Any) -> None:  # keep pytest output clean
-        pass
-
-    def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
@@ -67,14 +56,14 @@ class ChatHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path == "/v1/models":
-            self._send(200, json.dumps({"object": "list", "data": [{"id": "qwen-test", "object": "model"}]}).encode())
+            self.send_json(200, models_reply("qwen-test"))
         else:
-            self._send(404, b'{"error": {"message": "not found"}}')
+            self.send_json(404, {"error": {"message": "not found"}})
 
     def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers["Content-Length"]))
+        body = self.read_json()
         with self.state.lock:
-            self.state.requests.append(json.loads(body))
+            self.state.requests.append(body)
             self.state.headers.append(dict(self.headers))
         mode = self.state.next_mode()
         # The client may have given up already (timeout test).
@@ -86,20 +75,20 @@ class ChatHandler(BaseHTTPRequestHandler):
                  "choices": [{"index": 0, "message": {"role": "assistant", "content": ANSWER},
                               "finish_reason": "stop"}],
                  "usage": {"prompt_tokens": 321, "completion_tokens": 7, "total_tokens": 328}}
-        self._send(200, json.dumps(reply).encode())
+        self.send_json(200, reply)
 
     def _mode_slow(self) -> None:
         time.sleep(1.0)
         self._mode_ok()
 
     def _mode_e500(self) -> None:
-        self._send(500, b'{"error": {"message": "engine overloaded", "code": 500}}')
+        self.send_json(500, {"error": {"message": "engine overloaded", "code": 500}})
 
     def _mode_e400(self) -> None:
-        self._send(400, b'{"object": "error", "message": "max_tokens must be at most 32768", "code": 400}')
+        self.send_json(400, {"object": "error", "message": "max_tokens must be at most 32768", "code": 400})
 
     def _mode_malformed(self) -> None:
-        self._send(200, b'{"choices": [{"message": {"content": "trunc')
+        self.send_json(200, b'{"choices": [{"message": {"content": "trunc')
 
     def _start_stream(self) -> None:
         self.send_response(200)
@@ -134,14 +123,8 @@ class ChatHandler(BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, ServerState]]:
     state = ServerState()
-    handler = type("Handler", (ChatHandler,), {"state": state})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", state
-    httpd.shutdown()
-    httpd.server_close()
+    with serve(ChatHandler, state=state) as url:
+        yield f"{url}/v1", state
 
 
 @pytest.fixture

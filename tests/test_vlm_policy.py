@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +26,7 @@ from agents.registry import load_registry
 from agents.runtime import Maestro
 from agents.self_consistency import VotedRun, majority_vote, normalise_answer
 from agents.types import Run, Step
+from tests.local_http import JsonHandler, models_reply, serve
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 MODEL = "maestro-orchestrator-test"
@@ -40,43 +39,27 @@ class Script:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class ChatHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class ChatHandler(JsonHandler):
     script: Script
 
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
-        body = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
     def do_GET(self) -> None:
-        self._send(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
+        self.send_json(200, models_reply(MODEL))
 
     def do_POST(self) -> None:
-        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        request = self.read_json()
         with self.script.lock:
             self.script.requests.append(request)
             text = self.script.replies.pop(0) if self.script.replies else "<think>out of script</think>"
-        self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                      "finish_reason": "stop"}],
-                         "usage": {"prompt_tokens": 1000 + len(self.script.requests), "completion_tokens": 17}})
+        self.send_json(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                          "finish_reason": "stop"}],
+                             "usage": {"prompt_tokens": 1000 + len(self.script.requests), "completion_tokens": 17}})
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, Script]]:
     script = Script()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (ChatHandler,), {"script": script}))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", script
-    httpd.shutdown()
-    httpd.server_close()
+    with serve(ChatHandler, script=script) as url:
+        yield f"{url}/v1", script
 
 
 @pytest.fixture

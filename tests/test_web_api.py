@@ -8,7 +8,6 @@ endpoint shows what a rating taught the router."""
 from __future__ import annotations
 
 import hashlib
-import http.server
 import json
 import re
 import socket
@@ -29,6 +28,7 @@ from agents.policies.base import ScriptedPolicy
 from agents.policies.router import RouterPolicy
 from agents.runtime import Maestro
 from storage import StepRecord
+from tests.local_http import JsonHandler, models_reply, refused_url, serve
 from ui import render
 from ui.web import launch
 from ui.web_queries import pair_stats
@@ -237,47 +237,37 @@ def test_rate_queue_saves_verdict_marks_and_comment(served: Served, sign_png: Pa
     assert parse_marks(["1:good call", "x:good call", "1:made up", "2"]) == {"1": ["good call"]}
 
 
-class _ModelsHandler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        body = json.dumps({"data": [{"id": "served-model"}]}).encode() if self.path.endswith("/models") else b"{}"
-        self.send_response(200 if self.path.endswith("/models") else 404)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+class _ModelsHandler(JsonHandler):
+    def do_GET(self) -> None:
+        self.send_json(*((200, models_reply("served-model")) if self.path.endswith("/models") else (404, {})))
 
 
 def test_registry_health_and_pair_statistics(data_dir: Path, tmp_path: Path, sign_png: Path) -> None:
-    http_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ModelsHandler)
-    threading.Thread(target=http_server.serve_forever, daemon=True).start()
     registry = tmp_path / "registry.yaml"
-    registry.write_text(
-        "orchestrator: {policy: keyword}\nexperts:\n  - {name: Tools, backend: tools}\n"
-        f"  - {{name: Remote, backend: openai, base_url: 'http://127.0.0.1:{http_server.server_port}/v1',"
-        " model: served-model, timeout_s: 2}\n"
-        f"  - {{name: Down, backend: openai, base_url: 'http://127.0.0.1:{free_port()}/v1', model: x,"
-        " timeout_s: 2}\n", encoding="utf-8")
-    server = Served(Maestro.open(Settings.resolve(data_dir=data_dir, registry_path=registry)))
-    try:
-        rows = {r[0]: r for r in server.client().predict(api_name="/registry_health")["data"]}
-        assert rows["Tools"][4].endswith("yes")
-        assert rows["Remote"][4].endswith("yes") and "serving served-model" in rows["Remote"][6]
-        assert rows["Down"][4].endswith("no") and "unreachable" in rows["Down"][6]
-        store = server.maestro.store
-        runs = [server.maestro.ask(sign_png, SIGN_QUESTION) for _ in range(3)]
-        store.add_rating(runs[0].id, rater="a", verdict="correct")
-        store.add_rating(runs[1].id, rater="a", verdict="correct")
-        store.add_rating(runs[1].id, rater="b", verdict="incorrect")  # the latest verdict counts
-        stats = pair_stats(store)
-        searches = [(s.model, s.skill) for r in runs for s in r.steps if s.kind == "search"]
-        assert sum(p.calls for p in stats) == len(searches)
-        top = next(p for p in stats if (p.model, p.skill) == searches[0])
-        assert (top.runs, top.rated_runs, top.correct_runs) == (3, 2, 1)
-    finally:
-        server.close()
-        http_server.shutdown()
+    with serve(_ModelsHandler) as remote:
+        registry.write_text(
+            "orchestrator: {policy: keyword}\nexperts:\n  - {name: Tools, backend: tools}\n"
+            f"  - {{name: Remote, backend: openai, base_url: '{remote}/v1', model: served-model, timeout_s: 2}}\n"
+            f"  - {{name: Down, backend: openai, base_url: '{refused_url()}/v1', model: x, timeout_s: 2}}\n",
+            encoding="utf-8")
+        server = Served(Maestro.open(Settings.resolve(data_dir=data_dir, registry_path=registry)))
+        try:
+            rows = {r[0]: r for r in server.client().predict(api_name="/registry_health")["data"]}
+            assert rows["Tools"][4].endswith("yes")
+            assert rows["Remote"][4].endswith("yes") and "serving served-model" in rows["Remote"][6]
+            assert rows["Down"][4].endswith("no") and "unreachable" in rows["Down"][6]
+            store = server.maestro.store
+            runs = [server.maestro.ask(sign_png, SIGN_QUESTION) for _ in range(3)]
+            store.add_rating(runs[0].id, rater="a", verdict="correct")
+            store.add_rating(runs[1].id, rater="a", verdict="correct")
+            store.add_rating(runs[1].id, rater="b", verdict="incorrect")  # the latest verdict counts
+            stats = pair_stats(store)
+            searches = [(s.model, s.skill) for r in runs for s in r.steps if s.kind == "search"]
+            assert sum(p.calls for p in stats) == len(searches)
+            top = next(p for p in stats if (p.model, p.skill) == searches[0])
+            assert (top.runs, top.rated_runs, top.correct_runs) == (3, 2, 1)
+        finally:
+            server.close()
 
 
 def test_rating_and_browsing_do_not_wait_behind_a_run(data_dir: Path, sign_png: Path) -> None:
