@@ -159,3 +159,22 @@ def test_header_beyond_pillows_own_bomb_limit_is_an_image_error(tmp_path: Path) 
     # Pillow itself raises DecompressionBombError past 2x its limit (~179 MP); that must surface as ImageError.
     with pytest.raises(ImageError, match="too large"):
         load_image(_png_header_only(20_000, 20_000))
+
+
+def test_every_tool_refuses_the_same_inputs_with_the_same_words() -> None:
+    from vision_tools.charts import parse_chart
+    from vision_tools.colour import name_colour
+    from vision_tools.counting import count_shapes
+    from vision_tools.diagrams import count_line_crossings
+    from vision_tools.ocr import read_text
+    from vision_tools.zoom import find_region
+
+    tools = [read_text, lambda im: find_region(im, "red"), name_colour, count_shapes, parse_chart,
+             count_line_crossings]
+    huge = Image.new("L", (8000, 5001))  # 40.008 MP: one row over the limit
+    assert huge.width * huge.height > MAX_PIXELS
+    for tool in tools:
+        with pytest.raises(ValueError, match=r"over the 40 MP limit; crop or downscale it first"):
+            tool(huge)
+        with pytest.raises(ValueError, match="expected a PIL image, got ndarray"):
+            tool(np.zeros((64, 64, 3), np.uint8))

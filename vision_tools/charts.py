@@ -29,7 +29,7 @@ from vision_tools.chart_lines import parse_lines, trace_lines
 from vision_tools.chart_pie import find_disk, parse_pie, slices
 from vision_tools.chart_pixels import Palette, Rect, border_colour, filled_rects, find_palette
 from vision_tools.chart_result import PIE_SERIES, AxisFit, ChartMark, ChartResult
-from vision_tools.image_io import MAX_PIXELS, to_rgb
+from vision_tools.image_io import require_rgb
 from vision_tools.ocr import read_text
 
 __all__ = ["KINDS", "ChartMark", "ChartResult", "parse_chart"]
@@ -49,14 +49,8 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
     to detect it. Raises ``ValueError`` for inputs that are not usable images or an unknown ``kind``."""
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown chart kind {kind!r}; expected one of {', '.join(KINDS)} or None")
-    if not isinstance(image, Image.Image):
-        raise ValueError(f"expected a PIL image, got {type(image).__name__}")
+    image = require_rgb(image, MIN_SIDE, "hold a chart")
     width, height = image.size
-    if width < MIN_SIDE or height < MIN_SIDE:
-        raise ValueError(f"image is {width}x{height} px: too small to hold a chart (needs {MIN_SIDE} px a side)")
-    if width * height > MAX_PIXELS:
-        raise ValueError(f"image is {width * height / 1e6:.1f} MP, over the {MAX_PIXELS / 1e6:.0f} MP limit")
-    image = image if image.mode == "RGB" else to_rgb(image)
     scale = min(1.0, WORK_SIDE / max(width, height))
     work = image if scale == 1.0 else image.resize((round(width * scale), round(height * scale)),
                                                    Image.Resampling.LANCZOS)

@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from vision_tools.boxes import Box
-from vision_tools.image_io import shrink
+from vision_tools.image_io import require_rgb, shrink
 
 #: Palette names in index order (``classify_pixels`` returns indices into this tuple), with representative sRGB
 #: values used only for drawing legends and for ``ColourResult.palette_rgb``.
@@ -138,7 +138,7 @@ class ColourResult:
 
 def name_colour(image: Image.Image, region: Box | None = None) -> ColourResult:
     """Name the dominant object colour of ``image`` (or of ``region`` in it, original pixels) from ``PALETTE``."""
-    image = _check_image(image)
+    image = require_rgb(image)
     width, height = image.size
     box = Box(0, 0, width, height) if region is None else region.clamp(width, height)
     x0, y0, x1, y1 = (int(round(v)) for v in (box.x0, box.y0, box.x1, box.y1))
@@ -208,17 +208,9 @@ def _annotate(image: Image.Image, box: Box, name: str) -> Image.Image:
     return out
 
 
-def _check_image(image: Image.Image) -> Image.Image:
-    if not isinstance(image, Image.Image):
-        raise ValueError(f"expected a PIL image, got {type(image).__name__}")
-    if image.width < 1 or image.height < 1:
-        raise ValueError(f"empty image: {image.width}x{image.height}")
-    return image if image.mode == "RGB" else image.convert("RGB")
-
-
 def _as_array(image: Image.Image | np.ndarray) -> np.ndarray:
     if isinstance(image, Image.Image):
-        return np.asarray(_check_image(image))
+        return np.asarray(require_rgb(image))
     array = np.asarray(image)
     if array.ndim == 2:
         array = np.repeat(array[..., None], 3, axis=2)

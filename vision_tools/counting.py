@@ -20,12 +20,11 @@ from PIL import Image
 
 from vision_tools.boxes import Box
 from vision_tools.detect_shapes import find_shapes, normalise_colour
+from vision_tools.image_io import require_rgb
 from vision_tools.shape_words import normalise_shape
 
 #: Smallest side an image may have for detection to mean anything.
 MIN_SIDE = 8
-#: Largest image accepted (pixels); bigger ones must be downscaled or tiled first.
-MAX_PIXELS = 40_000_000
 ANNOTATED_MAX_SIDE = 1600
 _FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
@@ -89,16 +88,7 @@ class CountResult:
 
 def check_image(image: Image.Image) -> np.ndarray:
     """``image`` as an RGB uint8 array; ValueError for non-images and images too small or too large to use."""
-    if not isinstance(image, Image.Image):
-        raise ValueError(f"expected a PIL image, got {type(image).__name__}")
-    w, h = image.size
-    if min(w, h) < MIN_SIDE:
-        raise ValueError(f"image too small to count anything in: {w}x{h} pixels (need {MIN_SIDE} per side)")
-    if w * h > MAX_PIXELS:
-        raise ValueError(f"image too large: {w}x{h} exceeds {MAX_PIXELS / 1e6:.0f} MP; downscale or tile it first")
-    if image.mode != "RGB":
-        image = image.convert("RGBA").convert("RGB") if "A" in image.mode or image.mode == "P" else image.convert("RGB")
-    return np.asarray(image, dtype=np.uint8)
+    return np.asarray(require_rgb(image, MIN_SIDE, "count anything in"), dtype=np.uint8)
 
 
 def nms(boxes: list[Box], scores: list[float], iou_threshold: float = 0.5) -> list[int]:

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from vision_tools.boxes import Box
 from vision_tools.colour import ALIASES
-from vision_tools.image_io import to_rgb
+from vision_tools.image_io import require_rgb
 
 #: Smallest side a diagram may have; below this nothing can be measured.
 MIN_SIDE = 8
@@ -44,12 +44,7 @@ _MARK_COLOURS = ((230, 0, 120), (0, 150, 60), (255, 120, 0), (20, 90, 230), (140
 
 def as_rgb_array(image: Image.Image) -> np.ndarray:
     """``image`` as an HxWx3 uint8 array, any PIL mode accepted; ValueError for images too small to measure."""
-    if not isinstance(image, Image.Image):
-        raise ValueError(f"expected a PIL image, got {type(image).__name__}")
-    width, height = image.size
-    if min(width, height) < MIN_SIDE:
-        raise ValueError(f"image too small to analyse: {width}x{height} pixels (need at least {MIN_SIDE} per side)")
-    return np.asarray(to_rgb(image), dtype=np.uint8)
+    return np.asarray(require_rgb(image, MIN_SIDE, "analyse"), dtype=np.uint8)
 
 
 def background_colour(rgb: np.ndarray) -> np.ndarray:

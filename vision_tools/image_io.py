@@ -79,6 +79,23 @@ def to_rgb(image: Image.Image) -> Image.Image:
     return image.convert("RGB")
 
 
+def require_rgb(image: Image.Image, min_side: int = 1, purpose: str = "be used") -> Image.Image:
+    """``image`` as 8-bit RGB after the checks every tool makes on its input, or a ``ValueError`` saying which
+    failed: a PIL image, not empty, at least ``min_side`` pixels a side (too small to ``purpose`` otherwise), and at
+    most ``MAX_PIXELS`` (a decoded 40 MP image is ~120 MB; bigger ones are to be cropped or downscaled first)."""
+    if not isinstance(image, Image.Image):
+        raise ValueError(f"expected a PIL image, got {type(image).__name__}")
+    width, height = image.size
+    if width < 1 or height < 1:
+        raise ValueError(f"empty image: {width}x{height}")
+    if width < min_side or height < min_side:
+        raise ValueError(f"image is {width}x{height} px: too small to {purpose} (needs {min_side} px a side)")
+    if width * height > MAX_PIXELS:
+        raise ValueError(f"image is {width}x{height} = {width * height / 1e6:.1f} MP, over the "
+                         f"{MAX_PIXELS / 1e6:.0f} MP limit; crop or downscale it first")
+    return image if image.mode == "RGB" else to_rgb(image)
+
+
 def shrink(image: Image.Image, max_side: int) -> tuple[Image.Image, float]:
     """``image`` scaled down (never up) to at most ``max_side`` on its long side, and the scale applied.
 

@@ -23,7 +23,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from vision_tools.boxes import Box
-from vision_tools.image_io import MAX_PIXELS, shrink, to_rgb
+from vision_tools.image_io import require_rgb, shrink
 from vision_tools.ocr_backends import DetectingBackend, OcrBackendUnavailable, Quad, RawLine, get_backend
 
 __all__ = ["OcrBackendUnavailable", "OcrLine", "OcrResult", "Quad", "detect_lines", "find_text", "match_score",
@@ -99,7 +99,7 @@ def read_text(
 
     Raises ``ValueError`` for unusable inputs and ``OcrBackendUnavailable`` when the back end cannot run here.
     """
-    image = _check_image(image)
+    image = require_rgb(image, MIN_SIDE, "hold readable text")
     width, height = image.size
     box = Box(0, 0, width, height) if region is None else region.clamp(width, height)
     x0, y0 = int(np.floor(box.x0)), int(np.floor(box.y0))
@@ -126,7 +126,7 @@ def detect_lines(image: Image.Image, max_det_side: int = 1280, backend: str = "r
     """Where the text lines of ``image`` are, without reading them: quads in original pixels, from the detector
     run on a copy at most ``max_det_side`` on its long side. Raises ``OcrBackendUnavailable`` for back ends that
     only read whole images (Tesseract, PaddleOCR)."""
-    image = _check_image(image)
+    image = require_rgb(image, MIN_SIDE, "hold readable text")
     engine = _detecting(backend)
     side = max(32, max_det_side)
     # The detector sees a shrunken copy anyway; shrinking here spares copying and converting all the pixels.
@@ -140,7 +140,7 @@ def read_quads(image: Image.Image, quads: list[Quad], backend: str = "rapidocr",
                min_confidence: float = 0.5) -> list[OcrLine]:
     """Read only the lines at ``quads`` (original pixels, as ``detect_lines`` gives them) at full resolution;
     lines read with less than ``min_confidence``, or as nothing, are left out."""
-    image = _check_image(image)
+    image = require_rgb(image, MIN_SIDE, "hold readable text")
     engine = _detecting(backend)
     pieces = [line_image(image, quad) for quad in quads]
     usable = [i for i, piece in enumerate(pieces) if min(piece.shape[:2]) >= 2]
@@ -311,15 +311,3 @@ def _normalise(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(re.sub(r"[^\w]+", " ", stripped).replace("_", " ").split())
-
-
-def _check_image(image: Image.Image) -> Image.Image:
-    if not isinstance(image, Image.Image):
-        raise ValueError(f"expected a PIL image, got {type(image).__name__}")
-    width, height = image.size
-    if width < MIN_SIDE or height < MIN_SIDE:
-        raise ValueError(f"image is {width}x{height} px: too small to hold readable text (needs {MIN_SIDE} px a side)")
-    if width * height > MAX_PIXELS:
-        raise ValueError(f"image is {width}x{height} = {width * height / 1e6:.1f} MP, over the {MAX_PIXELS / 1e6:.0f} "
-                         "MP limit; crop or downscale it first")
-    return image if image.mode == "RGB" else to_rgb(image)

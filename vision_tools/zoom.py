@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw
 
 from vision_tools.boxes import Box, BoxFrame, tile_boxes, to_pixels
 from vision_tools.colour import ALIASES, CHROMATIC, PALETTE, canonical_name, classify_pixels
-from vision_tools.image_io import MAX_PIXELS, shrink, to_rgb
+from vision_tools.image_io import require_rgb, shrink
 from vision_tools.ocr import match_score
 from vision_tools.shape_words import SEARCHABLE, shape_name
 from vision_tools.text_search import search_text
@@ -105,7 +105,7 @@ def crop(
     """Crop ``coords`` (in ``frame``) out of ``image``, padded by ``pad`` (a fraction of the box's width and height
     on each side), clamped to the image, and upscaled (LANCZOS) until its short side is at least ``min_side``
     without its long side passing ``max_side``."""
-    image = _check_image(image)
+    image = require_rgb(image)
     width, height = image.size
     values = coords.as_list() if isinstance(coords, Box) else list(coords)
     if len(values) != 4 or not all(math.isfinite(float(v)) for v in values):
@@ -131,7 +131,7 @@ def crop(
 
 def tile(image: Image.Image, tile_size: int = 1024, overlap: int = 128) -> list[tuple[Box, Image.Image]]:
     """``(box, tile image)`` pairs covering ``image``, row by row."""
-    image = _check_image(image)
+    image = require_rgb(image)
     return [(box, image.crop(tuple(box.as_list()))) for box in tile_boxes(image.size, tile_size, overlap)]
 
 
@@ -152,7 +152,7 @@ def find_region(
     """Find ``target`` in ``image``: a colour name, a shape word, both ("red star"), or text (``kind="text"``, or
     ``"auto"`` when the target names no colour or shape). Matches carry boxes in original pixels and a padded,
     upscaled crop ready for a closer look."""
-    image = _check_image(image)
+    image = require_rgb(image)
     colour, shape = _parse_target(target) if kind != "text" else (None, None)
     if kind in ("colour", "color") and colour is None:
         raise ValueError(f"no colour named in {target!r}; known colours: {', '.join(PALETTE)}")
@@ -339,13 +339,3 @@ def _annotate(image: Image.Image, boxes: list[tuple[Box, str]]) -> Image.Image:
         draw.rectangle([cx - half_w, cy - half_h, cx + half_w, cy + half_h], outline=(255, 0, 255), width=3)
         draw.text((cx - half_w, max(0.0, cy - half_h - 12)), label, fill=(255, 0, 255))
     return out
-
-
-def _check_image(image: Image.Image) -> Image.Image:
-    if not isinstance(image, Image.Image):
-        raise ValueError(f"expected a PIL image, got {type(image).__name__}")
-    if image.width < 1 or image.height < 1:
-        raise ValueError(f"empty image: {image.width}x{image.height}")
-    if image.width * image.height > MAX_PIXELS:
-        raise ValueError(f"image is {image.width}x{image.height}, over the {MAX_PIXELS / 1e6:.0f} MP limit")
-    return image if image.mode == "RGB" else to_rgb(image)
