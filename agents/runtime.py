@@ -21,7 +21,7 @@ from agents.recorder import StorageRecorder
 from agents.registry import Registry, load_registry
 from agents.types import Event, Run
 from storage import open_store
-from vision_tools.image_io import load_image
+from vision_tools.image import load_image
 
 #: Longest question accepted, in characters.
 MAX_QUESTION_CHARS = 4000

@@ -1,7 +1,7 @@
 """BlindTest benchmark of the diagram primitives: accuracy per category and overall, latency per function.
 
 Run from the repository root: ``python -m benchmarks.bench_blindtest [--data DIR] [--category CAT] [--repeat N]``.
-Each item goes to the function that answers its category (``vision_tools.diagrams.TOOL_FOR_CATEGORY``); images
+Each item goes to the function that answers its category (``vision_tools.diagrams.letters.TOOL_FOR_CATEGORY``); images
 are decoded before timing so latency is the tool's own. Failures are listed by id with the tool's summary.
 """
 
@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from vision_tools.diagrams import TOOL_FOR_CATEGORY
-from vision_tools.image_io import load_image
+from vision_tools.image import load_image
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "blindtest-dev"
 FUNCTION_NAME = {

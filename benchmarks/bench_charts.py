@@ -19,9 +19,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from benchmarks.synthetic.charts import generate
-from vision_tools.chart_result import ChartResult, match_name, normalise_name
-from vision_tools.charts import parse_chart
-from vision_tools.image_io import load_image
+from vision_tools.charts import ChartResult, match_name, normalise_name, parse_chart
+from vision_tools.image import load_image
 
 _VALUE_RE = re.compile(r"what is the value of (?:the (?P<series>.+?) series for )?(?P<cat>.+?)(?: in the .*)?\?$",
                        re.IGNORECASE)

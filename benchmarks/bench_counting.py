@@ -25,8 +25,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from benchmarks.synthetic.shapes import generate
-from vision_tools.counting import count_round_objects, count_shapes
-from vision_tools.detect_shapes import find_shapes
+from vision_tools.detection import count_round_objects, count_shapes, find_shapes
 from vision_tools.geometry import geometry_primitives
 
 BLINDTEST = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "blindtest-dev"

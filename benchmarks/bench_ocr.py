@@ -18,8 +18,8 @@ from pathlib import Path
 
 from agents.answers import match_answer
 from benchmarks.synthetic import text as text_gen
-from vision_tools.image_io import load_image
-from vision_tools.ocr import read_text
+from vision_tools.image import load_image
+from vision_tools.text import read_text
 
 
 def percentile(values: list[float], q: float) -> float:

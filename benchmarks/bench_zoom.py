@@ -26,9 +26,8 @@ from PIL import Image
 
 from agents.answers import match_answer
 from benchmarks.synthetic import needles
-from vision_tools.boxes import Box
-from vision_tools.image_io import load_image
-from vision_tools.ocr import read_text
+from vision_tools.image import Box, load_image
+from vision_tools.text import read_text
 from vision_tools.zoom import find_region
 
 _EFFORT = re.compile(r"read (\d+) of (\d+) detected lines")

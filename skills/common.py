@@ -13,11 +13,10 @@ from typing import Any
 from skills.answer_format import format_answer
 from skills.base import SkillContext, SkillResult
 from skills.runner import ask_expert
-from vision_tools.colour import ALIASES, PALETTE, canonical_name
-from vision_tools.diagram_common import HUE_RANGES
-from vision_tools.shape_words import first_shape
+from vision_tools.diagrams import HUE_RANGES
+from vision_tools.image import ALIASES, PALETTE, canonical_name, first_shape
 
-#: Colour words a question may use: the palette's names and their aliases (``vision_tools.colour``).
+#: Colour words a question may use: the palette's names and their aliases (``vision_tools.image.colour``).
 COLOUR_WORDS: tuple[str, ...] = (*PALETTE, *ALIASES)
 CANNOT_SETTLE = "The tools cannot settle this question without a reasoning expert."
 
@@ -30,7 +29,7 @@ def colours_in(text: str) -> list[str]:
 
 
 def shape_in(text: str) -> str | None:
-    """The first shape word in ``text``, as the shape classifier names it (``vision_tools.shape_words``)."""
+    """The first shape word in ``text``, as the shape classifier names it (``vision_tools.image.shape_words``)."""
     return first_shape(text)
 
 

@@ -16,7 +16,7 @@ from agents.experts.coordinates import (
     parse_boxes,
     smart_resize,
 )
-from vision_tools.boxes import Box, BoxFrame
+from vision_tools.image.boxes import Box, BoxFrame
 
 
 @pytest.mark.parametrize(("model", "family", "frame"), [

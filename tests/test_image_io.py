@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision_tools.image_io import MAX_PIXELS, ImageError, load_image
+from vision_tools.image.loading import MAX_PIXELS, ImageError, load_image
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -138,7 +138,7 @@ def test_huge_png_is_refused_from_its_header_in_bounded_memory(tmp_path: Path) -
     # 100 MB (gray) and 300 MB (RGB); refusing from the header needs nothing beyond the interpreter itself.
     script = (
         "import resource, sys\n"
-        "from vision_tools.image_io import ImageError, load_image\n"
+        "from vision_tools.image.loading import ImageError, load_image\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "try:\n"
         "    load_image(sys.argv[1])\n"
@@ -162,12 +162,12 @@ def test_header_beyond_pillows_own_bomb_limit_is_an_image_error(tmp_path: Path) 
 
 
 def test_every_tool_refuses_the_same_inputs_with_the_same_words() -> None:
-    from vision_tools.charts import parse_chart
-    from vision_tools.colour import name_colour
-    from vision_tools.counting import count_shapes
-    from vision_tools.diagrams import count_line_crossings
-    from vision_tools.ocr import read_text
-    from vision_tools.zoom import find_region
+    from vision_tools.charts.parse import parse_chart
+    from vision_tools.detection.counting import count_shapes
+    from vision_tools.diagrams.letters import count_line_crossings
+    from vision_tools.image.colour import name_colour
+    from vision_tools.text.ocr import read_text
+    from vision_tools.zoom.regions import find_region
 
     tools = [read_text, lambda im: find_region(im, "red"), name_colour, count_shapes, parse_chart,
              count_line_crossings]

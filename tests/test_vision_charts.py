@@ -2,7 +2,7 @@
 
 Charts are rendered with matplotlib (a test/benchmark dependency; skipped when missing) and one bar chart is drawn
 by hand with PIL and DejaVu fonts, so the parser is checked against more than one renderer. OCR is the real
-RapidOCR through ``vision_tools.ocr``.
+RapidOCR through ``vision_tools.text.ocr``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from vision_tools.chart_axes import parse_number
-from vision_tools.chart_result import match_name
-from vision_tools.charts import parse_chart
+from vision_tools.charts.axes import parse_number
+from vision_tools.charts.parse import parse_chart
+from vision_tools.charts.result import match_name
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 

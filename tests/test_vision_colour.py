@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from vision_tools.boxes import Box
-from vision_tools.colour import NAMES, PALETTE, canonical_name, colour_mask, name_colour
+from vision_tools.image.boxes import Box
+from vision_tools.image.colour import NAMES, PALETTE, canonical_name, colour_mask, name_colour
 
 # Everyday variants of each colour, deliberately not the palette's own representative values.
 VARIANTS = {

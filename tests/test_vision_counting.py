@@ -12,8 +12,8 @@ import pytest
 from PIL import Image, ImageDraw
 
 from benchmarks.synthetic.shapes import generate
-from vision_tools.boxes import Box
-from vision_tools.counting import count_round_objects, count_shapes, detect_objects, nms
+from vision_tools.detection.counting import count_round_objects, count_shapes, detect_objects, nms
+from vision_tools.image.boxes import Box
 
 
 def _polygon(cx: float, cy: float, r: float, sides: int, rot: float = 0.3) -> list[tuple[float, float]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from vision_tools.diagrams import (
+from vision_tools.diagrams.letters import (
     TOOL_FOR_CATEGORY,
     circles_touch,
     count_line_crossings,
@@ -20,7 +20,7 @@ from vision_tools.diagrams import (
     grid_shape,
     highlighted_letter,
 )
-from vision_tools.image_io import load_image
+from vision_tools.image.loading import load_image
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 SS = 4  # supersampling factor: shapes are drawn large and reduced, which antialiases them like real renderers

@@ -8,7 +8,7 @@ import math
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from vision_tools.geometry import geometry_primitives
+from vision_tools.geometry.primitives import geometry_primitives
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 

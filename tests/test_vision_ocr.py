@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from vision_tools.boxes import Box
-from vision_tools.ocr import (
+from vision_tools.image.boxes import Box
+from vision_tools.text.backends import get_backend
+from vision_tools.text.ocr import (
     OcrBackendUnavailable,
     OcrLine,
     find_text,
@@ -19,7 +20,6 @@ from vision_tools.ocr import (
     order_lines,
     read_text,
 )
-from vision_tools.ocr_backends import get_backend
 
 FONTS = Path("/usr/share/fonts/truetype/dejavu")
 

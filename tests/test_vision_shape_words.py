@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
-from vision_tools.shape_words import SEARCHABLE, SHAPES, first_shape, normalise_shape, shape_name
-from vision_tools.zoom import find_region
+from vision_tools.image.shape_words import SEARCHABLE, SHAPES, first_shape, normalise_shape, shape_name
+from vision_tools.zoom.regions import find_region
 
 
 @pytest.mark.parametrize(("word", "name"), [

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from vision_tools.boxes import Box
-from vision_tools.ocr import OcrBackendUnavailable, detect_lines, read_quads, read_text
-from vision_tools.text_search import glyph_count, search_text, split_by_plausibility
-from vision_tools.zoom import find_region
+from vision_tools.image.boxes import Box
+from vision_tools.text.ocr import OcrBackendUnavailable, detect_lines, read_quads, read_text
+from vision_tools.text.search import glyph_count, search_text, split_by_plausibility
+from vision_tools.zoom.regions import find_region
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 WORDS = ["harbor", "bakery", "museum", "parking", "library", "market", "garden", "office", "school", "station",

@@ -11,9 +11,9 @@ import pytest
 from PIL import Image, ImageDraw
 
 from benchmarks.synthetic import needles
-from vision_tools.boxes import Box
-from vision_tools.ocr import read_text
-from vision_tools.zoom import crop, find_region, quadrant, tile, tile_boxes
+from vision_tools.image.boxes import Box
+from vision_tools.text.ocr import read_text
+from vision_tools.zoom.regions import crop, find_region, quadrant, tile, tile_boxes
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from ui import render
 from ui.web import launch
 from ui.web_queries import pair_stats
 from ui.web_rate import parse_marks
-from vision_tools.image_io import MAX_BYTES
+from vision_tools.image.loading import MAX_BYTES
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"

@@ -23,7 +23,7 @@ from ui.web_handbook import build_handbook_tab
 from ui.web_rate import build_rate_tab
 from ui.web_registry import build_registry_tab
 from ui.web_replay import Filters, build_replay_tab, open_run, table_page
-from vision_tools.image_io import MAX_BYTES, MAX_PIXELS
+from vision_tools.image import MAX_BYTES, MAX_PIXELS
 
 log = logging.getLogger(__name__)
 

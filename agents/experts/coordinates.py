@@ -4,7 +4,7 @@ Experts answer with boxes in whatever frame their training used: Qwen2.5-VL in p
 its ``smart_resize`` to multiples of 28 within min/max pixels), Qwen2-VL and Qwen3-VL in 0-1000 relative units,
 other models in the frame their registry entry declares. This module finds the boxes in free text (JSON with
 ``bbox_2d``, bare ``[x0, y0, x1, y1]`` lists, ``<box>(x,y),(x,y)</box>`` and Qwen2-VL's ``<|box_start|>`` form) and
-converts them once, at the expert boundary, with ``vision_tools.boxes.to_pixels``.
+converts them once, at the expert boundary, with ``vision_tools.image.boxes.to_pixels``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from vision_tools.boxes import Box, BoxFrame, to_pixels
+from vision_tools.image import Box, BoxFrame, to_pixels
 
 #: Qwen2.5-VL's image-processor defaults (preprocessor_config.json of the released checkpoints).
 QWEN25_FACTOR = 28

@@ -14,8 +14,8 @@ import numpy as np
 
 from skills.base import SkillContext, SkillResult
 from skills.common import colours_in, conclude, shape_in
-from vision_tools import counting, diagrams
-from vision_tools.diagram_common import as_rgb_array, ink_mask
+from vision_tools import detection, diagrams
+from vision_tools.diagrams import as_rgb_array, ink_mask
 
 _PEOPLE = re.compile(r"\b(people|persons?|pedestrians?|humans?|men|women|players)\b", re.IGNORECASE)
 _FACES = re.compile(r"\bfaces?\b", re.IGNORECASE)
@@ -26,17 +26,17 @@ def run(ctx: SkillContext) -> SkillResult:
     options = getattr(ctx.expert, "options", None) or {}
     if _FACES.search(question) or _PEOPLE.search(question):
         label = "face" if _FACES.search(question) else "person"
-        result = trace.call("counting.detect_objects", counting.detect_objects, image, label)
+        result = trace.call("counting.detect_objects", detection.detect_objects, image, label)
         return conclude(ctx, [result], result.answer)
     shape, colours = shape_in(question), colours_in(question)
     noun = _counted_noun(question)
     if shape is None and noun and options.get("yolo_weights"):
         # A user who configured YOLO weights on this expert gets detection of any label the weights know.
-        result = trace.call("counting.detect_objects", counting.detect_objects, image, noun, backend="yolo",
+        result = trace.call("counting.detect_objects", detection.detect_objects, image, noun, backend="yolo",
                             weights=options["yolo_weights"])
         return conclude(ctx, [result], result.answer)
     colour = colours[0] if colours else None
-    result = trace.call("counting.count_shapes", counting.count_shapes, image, shape=shape, colour=colour)
+    result = trace.call("counting.count_shapes", detection.count_shapes, image, shape=shape, colour=colour)
     mixed_scene = any(not label.startswith("unclassified") for label in result.others)
     if shape is not None and colour is None and not mixed_scene and is_line_drawing(image):
         # One kind of outline, drawn overlapping (Olympic rings, nested squares): segmentation merges touching

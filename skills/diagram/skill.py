@@ -1,6 +1,6 @@
 """Diagram Reasoning skill: pixel-exact answers to low-level diagram questions (VLMs-are-blind style).
 
-Each Level-2 sub-skill runs one diagram primitive from ``vision_tools.diagrams``; its ``answer`` is exact, so the
+Each Level-2 sub-skill runs one diagram primitive from ``vision_tools.diagrams.letters``; its ``answer`` is exact, so the
 tools expert settles the question, and a neural expert gets the measurement and the marked image to check.
 """
 

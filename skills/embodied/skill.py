@@ -11,9 +11,9 @@ import numpy as np
 
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
-from vision_tools.boxes import Box
-from vision_tools.ocr import read_text
-from vision_tools.zoom import crop, tile_boxes
+from vision_tools.image import Box, tile_boxes
+from vision_tools.text import read_text
+from vision_tools.zoom import crop
 
 
 def run(ctx: SkillContext) -> SkillResult:

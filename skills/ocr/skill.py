@@ -13,7 +13,7 @@ from skills.answer_format import format_answer
 from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, conclude
 from skills.runner import ask_expert
-from vision_tools.ocr import read_text
+from vision_tools.text import read_text
 from vision_tools.zoom import find_region
 
 _OBJECT_RE = re.compile(r"\b(" + "|".join(COLOUR_WORDS) + r")\s+(?:label|sign|sticker|banner|tag|card|note|board|"

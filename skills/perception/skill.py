@@ -11,10 +11,10 @@ import re
 
 from skills.base import SkillContext, SkillResult
 from skills.common import colours_in, conclude, shape_in
-from vision_tools.colour import name_colour
-from vision_tools.counting import count_shapes
-from vision_tools.ocr import read_text
-from vision_tools.shape_words import SEARCHABLE as SEARCHABLE_SHAPES
+from vision_tools.detection import count_shapes
+from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
+from vision_tools.image import name_colour
+from vision_tools.text import read_text
 from vision_tools.zoom import find_region, quadrant
 
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,40})[\"”']")

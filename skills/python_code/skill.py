@@ -65,7 +65,7 @@ def _code_from_question(question: str) -> str | None:
 
 
 def _code_from_image(ctx: SkillContext) -> str | None:
-    from vision_tools.ocr import read_text
+    from vision_tools.text import read_text
 
     lines = ctx.trace.call("ocr.read_text", read_text, ctx.image).lines
     if not lines:

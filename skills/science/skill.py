@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
-from vision_tools.ocr import read_text
+from vision_tools.text import read_text
 
 
 def run(ctx: SkillContext) -> SkillResult:

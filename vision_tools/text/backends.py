@@ -1,7 +1,7 @@
 """OCR engines behind one small interface: RapidOCR (default, offline), Tesseract and PaddleOCR (optional).
 
 Each back end turns an RGB array into raw lines ``(text, quad, confidence)`` in the array's own pixels; ordering,
-regions, upscaling and result types live in ``vision_tools.ocr``. Engines are built once per process, lazily,
+regions, upscaling and result types live in ``vision_tools.text.ocr``. Engines are built once per process, lazily,
 under a lock, and every call is serialised per engine: RapidOCR keeps per-call settings on the shared engine
 object, and on a 2-core machine parallel inference would only fight over the same cores.
 
@@ -10,7 +10,7 @@ when its models cannot be fetched (it downloads them on first use; there is no n
 
 RapidOCR can also run its two halves apart (``DetectingBackend``): ``detect`` finds line quads without reading
 them and ``read_lines`` reads chosen lines only. A search for one word in a cluttered 4K image reads a few lines
-instead of all of them (``vision_tools.text_search``).
+instead of all of them (``vision_tools.text.search``).
 """
 
 from __future__ import annotations

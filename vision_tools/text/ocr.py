@@ -22,9 +22,9 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from vision_tools.boxes import Box
-from vision_tools.image_io import require_rgb, shrink
-from vision_tools.ocr_backends import DetectingBackend, OcrBackendUnavailable, Quad, RawLine, get_backend
+from vision_tools.image.boxes import Box
+from vision_tools.image.loading import require_rgb, shrink
+from vision_tools.text.backends import DetectingBackend, OcrBackendUnavailable, Quad, RawLine, get_backend
 
 __all__ = ["OcrBackendUnavailable", "OcrLine", "OcrResult", "Quad", "detect_lines", "find_text", "match_score",
            "line_image", "order_lines", "read_quads", "read_text", "result_of"]

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision_tools.boxes import Box
-from vision_tools.chart_axes import (
+from vision_tools.charts.axes import (
     Text,
     find_legend,
     fit_axis,
@@ -27,8 +26,9 @@ from vision_tools.chart_axes import (
     rows_of,
     split_by_gaps,
 )
-from vision_tools.chart_pixels import Palette, colour_mask
-from vision_tools.chart_result import DEFAULT_SERIES, AxisFit, ChartMark
+from vision_tools.charts.pixels import Palette, colour_mask
+from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
+from vision_tools.image.boxes import Box
 
 #: Line colours must be clearly coloured: grey and black are text, axes and grids.
 MIN_CHROMA = 40

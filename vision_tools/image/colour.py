@@ -19,8 +19,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vision_tools.boxes import Box
-from vision_tools.image_io import require_rgb, shrink
+from vision_tools.image.boxes import Box
+from vision_tools.image.loading import require_rgb, shrink
 
 #: Palette names in index order (``classify_pixels`` returns indices into this tuple), with representative sRGB
 #: values used only for drawing legends and for ``ColourResult.palette_rgb``.

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision_tools.boxes import Box
-from vision_tools.chart_axes import Text, find_legend, legend_region, merge_words, replace_region, rows_of
-from vision_tools.chart_pixels import Palette, background_mask, chebyshev
-from vision_tools.chart_result import PIE_SERIES, ChartMark
+from vision_tools.charts.axes import Text, find_legend, legend_region, merge_words, replace_region, rows_of
+from vision_tools.charts.pixels import Palette, background_mask, chebyshev
+from vision_tools.charts.result import PIE_SERIES, ChartMark
+from vision_tools.image.boxes import Box
 
 SAMPLES = 720  # two per degree
 

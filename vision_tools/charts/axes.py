@@ -15,9 +15,9 @@ from itertools import combinations
 import numpy as np
 from PIL import Image
 
-from vision_tools.boxes import Box
-from vision_tools.chart_pixels import Palette, chebyshev, cluster_1d
-from vision_tools.chart_result import AxisFit
+from vision_tools.charts.pixels import Palette, chebyshev, cluster_1d
+from vision_tools.charts.result import AxisFit
+from vision_tools.image.boxes import Box
 
 _NUMBER_RE = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)$")
 _SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9}

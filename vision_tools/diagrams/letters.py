@@ -15,38 +15,19 @@ import cv2
 import numpy as np
 from PIL import Image, ImageFont
 
-from vision_tools.boxes import Box
-from vision_tools.diagram_common import annotate, as_rgb_array, background_colour, box_of, ink_strength
-from vision_tools.diagram_contact import circles_touch
-from vision_tools.diagram_grid import grid_shape
-from vision_tools.diagram_lines import count_line_crossings
-from vision_tools.diagram_results import (
-    Circle,
-    ContactResult,
-    CountResult,
-    CrossingResult,
-    GridResult,
+from vision_tools.diagrams.common import annotate, as_rgb_array, background_colour, box_of, ink_strength
+from vision_tools.diagrams.contact import circles_touch
+from vision_tools.diagrams.grid import grid_shape
+from vision_tools.diagrams.lines import count_line_crossings
+from vision_tools.diagrams.results import (
     LetterResult,
 )
-from vision_tools.diagram_shapes import count_nested_squares, count_overlapping_shapes
+from vision_tools.diagrams.shapes import count_nested_squares, count_overlapping_shapes
+from vision_tools.image.boxes import Box
 
 _ADVANCE_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
-__all__ = [
-    "TOOL_FOR_CATEGORY",
-    "Circle",
-    "ContactResult",
-    "CountResult",
-    "CrossingResult",
-    "GridResult",
-    "LetterResult",
-    "circles_touch",
-    "count_line_crossings",
-    "count_nested_squares",
-    "count_overlapping_shapes",
-    "grid_shape",
-    "highlighted_letter",
-]
+__all__ = ["TOOL_FOR_CATEGORY", "highlighted_letter"]
 
 
 def highlighted_letter(image: Image.Image, backend: str = "rapidocr") -> LetterResult:
@@ -55,7 +36,7 @@ def highlighted_letter(image: Image.Image, backend: str = "rapidocr") -> LetterR
     The highlight is the strongly coloured stroke (the text is dark); it is erased before OCR reads the word, and
     the letter under the highlight's centre is picked from the word's glyphs. Needs the OCR back end.
     """
-    from vision_tools.ocr import read_text  # imported here: OCR models load only when this tool is used
+    from vision_tools.text.ocr import read_text  # imported here: OCR models load only when this tool is used
 
     rgb = as_rgb_array(image)
     hsv = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV)

@@ -15,8 +15,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.boxes import Box
-from vision_tools.diagram_common import (
+from vision_tools.diagrams.common import (
     annotate,
     as_rgb_array,
     background_colour,
@@ -25,7 +24,8 @@ from vision_tools.diagram_common import (
     ink_strength,
     stroke_width,
 )
-from vision_tools.diagram_results import Circle, CountResult
+from vision_tools.diagrams.results import Circle, CountResult
+from vision_tools.image.boxes import Box
 
 #: Regular polygons understood by ``count_overlapping_shapes`` (name -> number of sides).
 POLYGON_SIDES = {"triangle": 3, "square": 4, "pentagon": 5, "hexagon": 6, "heptagon": 7, "octagon": 8}

@@ -3,7 +3,7 @@
 ``geometry_primitives(image)`` returns the straight lines (LSD segments merged: both edges of a thick stroke and
 the pieces of a broken one become one line), the circles (Hough), the angles where two lines meet (with the
 vertex), and single capital-letter point labels read by OCR and attached to the nearest vertex. OCR is optional:
-without ``vision_tools.ocr`` (or with ``read_labels=False``) labels are simply left out and a note says so.
+without ``vision_tools.text.ocr`` (or with ``read_labels=False``) labels are simply left out and a note says so.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.counting import annotate as _annotate_boxes
-from vision_tools.counting import check_image, count_round_objects
+from vision_tools.detection.counting import annotate as _annotate_boxes
+from vision_tools.detection.counting import check_image, count_round_objects
 
 WORK_SIDE = 1024
 _LABEL_RE = re.compile(r"^[A-Z]['′]?$")
@@ -176,7 +176,7 @@ def _on_circle(seg: np.ndarray, circles: list[tuple[float, float, float]], tol: 
 
 def _read_labels(image: Image.Image) -> tuple[list[tuple[str, float, float, tuple[float, ...]]], str | None]:
     try:
-        from vision_tools.ocr import read_text
+        from vision_tools.text.ocr import read_text
     except ImportError:
         return [], "no OCR available: point labels not read"
     try:

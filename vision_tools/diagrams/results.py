@@ -11,7 +11,7 @@ from typing import Any
 
 from PIL import Image
 
-from vision_tools.boxes import Box
+from vision_tools.image.boxes import Box
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision_tools.boxes import Box
-from vision_tools.chart_axes import (
+from vision_tools.charts.axes import (
     Text,
     find_legend,
     fit_axis,
@@ -26,8 +25,9 @@ from vision_tools.chart_axes import (
     rows_of,
     split_by_gaps,
 )
-from vision_tools.chart_pixels import Palette, Rect, cluster_1d
-from vision_tools.chart_result import DEFAULT_SERIES, AxisFit, ChartMark
+from vision_tools.charts.pixels import Palette, Rect, cluster_1d
+from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
+from vision_tools.image.boxes import Box
 
 
 @dataclass

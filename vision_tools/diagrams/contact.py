@@ -13,8 +13,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.diagram_common import annotate, as_rgb_array, background_colour, disk, fit_circle
-from vision_tools.diagram_results import Circle, ContactResult
+from vision_tools.diagrams.common import annotate, as_rgb_array, background_colour, disk, fit_circle
+from vision_tools.diagrams.results import Circle, ContactResult
 
 #: Perimeters closer than this (pixels, at the image's own resolution) count as touching. Rendering with
 #: antialiasing places an edge to within about half a pixel, so each rim is uncertain by that much.

@@ -18,7 +18,7 @@ from difflib import SequenceMatcher
 
 from PIL import Image
 
-from vision_tools.boxes import Box
+from vision_tools.image.boxes import Box
 
 PIE_SERIES = "percent"
 DEFAULT_SERIES = "value"

@@ -18,10 +18,10 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.boxes import Box
-from vision_tools.detect_shapes import find_shapes, normalise_colour
-from vision_tools.image_io import require_rgb
-from vision_tools.shape_words import normalise_shape
+from vision_tools.detection.shapes import find_shapes, normalise_colour
+from vision_tools.image.boxes import Box
+from vision_tools.image.loading import require_rgb
+from vision_tools.image.shape_words import normalise_shape
 
 #: Smallest side an image may have for detection to mean anything.
 MIN_SIDE = 8
@@ -228,8 +228,8 @@ def detect_objects(
 ) -> CountResult:
     """Detect and count ``label`` objects: faces (Haar cascade), people (HOG), or any class of a YOLO model.
 
-    See ``vision_tools.detect_objects.detect_objects``; re-exported here so counting has one entry module.
+    See ``vision_tools.detection.objects.detect_objects``; re-exported here so counting has one entry module.
     """
-    from vision_tools.detect_objects import detect_objects as _detect
+    from vision_tools.detection.objects import detect_objects as _detect
 
     return _detect(image, label, backend=backend, weights=weights, min_score=min_score)

@@ -10,9 +10,9 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.boxes import Box
-from vision_tools.diagram_common import annotate, as_rgb_array, ink_strength
-from vision_tools.diagram_results import GridResult
+from vision_tools.diagrams.common import annotate, as_rgb_array, ink_strength
+from vision_tools.diagrams.results import GridResult
+from vision_tools.image.boxes import Box
 
 #: A grid line covers at least this fraction of the grid's extent in its direction.
 MIN_LINE_SPAN = 0.6

@@ -4,7 +4,7 @@
 upscales small crops so that a model or OCR sees enough pixels. ``tile`` cuts an image into overlapping tiles.
 ``find_region`` finds where a target is in images up to 8K: a colour ("red"), a shape ("star", "red star"), or a
 text string. Colour and shape searches run on a downscaled copy first (so 8K costs about what 1.5K costs), then
-refine each candidate on full-resolution pixels. Text search (``vision_tools.text_search``) detects lines on a
+refine each candidate on full-resolution pixels. Text search (``vision_tools.text.search``) detects lines on a
 size-capped copy and reads, at full resolution, only the lines whose shape could hold the target.
 Every box returned is in original-image pixels.
 """
@@ -18,12 +18,12 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vision_tools.boxes import Box, BoxFrame, tile_boxes, to_pixels
-from vision_tools.colour import ALIASES, CHROMATIC, PALETTE, canonical_name, classify_pixels
-from vision_tools.image_io import require_rgb, shrink
-from vision_tools.ocr import match_score
-from vision_tools.shape_words import SEARCHABLE, shape_name
-from vision_tools.text_search import search_text
+from vision_tools.image.boxes import Box, BoxFrame, tile_boxes, to_pixels
+from vision_tools.image.colour import ALIASES, CHROMATIC, PALETTE, canonical_name, classify_pixels
+from vision_tools.image.loading import require_rgb, shrink
+from vision_tools.image.shape_words import SEARCHABLE, shape_name
+from vision_tools.text.ocr import match_score
+from vision_tools.text.search import search_text
 
 #: Long side of the downscaled copy that colour and shape searches scan first.
 SEARCH_SIDE = 1600

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision_tools.colour import NAMES, canonical_name, classify_pixels
+from vision_tools.image.colour import NAMES, canonical_name, classify_pixels
 
 _POLYGON_NAMES = {3: "triangle", 5: "pentagon", 6: "hexagon", 7: "heptagon", 8: "octagon"}
 #: Closing sizes (working pixels) tried in turn to bridge cuts that other colours make in a colour's outlines.
@@ -45,7 +45,7 @@ class Shape:
 
 
 def normalise_colour(name: str) -> str:
-    """A colour name in the project palette's spelling (``vision_tools.colour``), or ValueError."""
+    """A colour name in the project palette's spelling (``vision_tools.image.colour``), or ValueError."""
     return canonical_name(name)
 
 
@@ -54,7 +54,7 @@ def _lab(rgb: np.ndarray) -> np.ndarray:
 
 
 def colour_name(rgb: tuple[int, int, int] | np.ndarray) -> str:
-    """The project palette's name for one colour (the same naming ``vision_tools.colour`` uses everywhere)."""
+    """The project palette's name for one colour (the same naming ``vision_tools.image.colour`` uses everywhere)."""
     pixel = np.asarray(rgb, dtype=np.float64).clip(0, 255).round().astype(np.uint8).reshape(1, 1, 3)
     return NAMES[int(classify_pixels(pixel)[0, 0])]
 

@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.boxes import Box
-from vision_tools.counting import CountResult, Detection, annotate, check_image, nms
+from vision_tools.detection.counting import CountResult, Detection, annotate, check_image, nms
+from vision_tools.image.boxes import Box
 
 FACE_LABELS = {"face", "faces", "human face", "human faces", "head", "heads"}
 PERSON_LABELS = {"person", "people", "persons", "pedestrian", "pedestrians", "human", "humans", "man", "men",

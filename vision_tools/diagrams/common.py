@@ -14,9 +14,9 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from vision_tools.boxes import Box
-from vision_tools.colour import ALIASES
-from vision_tools.image_io import require_rgb
+from vision_tools.image.boxes import Box
+from vision_tools.image.colour import ALIASES
+from vision_tools.image.loading import require_rgb
 
 #: Smallest side a diagram may have; below this nothing can be measured.
 MIN_SIDE = 8

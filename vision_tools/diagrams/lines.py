@@ -14,9 +14,9 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.boxes import Box
-from vision_tools.diagram_common import annotate, as_rgb_array, colour_mask, disk, stroke_width
-from vision_tools.diagram_results import CrossingResult
+from vision_tools.diagrams.common import annotate, as_rgb_array, colour_mask, disk, stroke_width
+from vision_tools.diagrams.results import CrossingResult
+from vision_tools.image.boxes import Box
 
 # Specks smaller than this (pixels) are antialiasing or noise, not part of a line.
 _MIN_SPECK = 4

@@ -1,7 +1,7 @@
 """Chart parsing: bar, horizontal bar, grouped bar, line and pie charts to a data table.
 
 ``parse_chart(image, kind=None) -> ChartResult`` finds the marks by colour (``chart_pixels``) and, only if some
-chart shape is there, reads the text with ``vision_tools.ocr.read_text``; it calibrates the value axis from the
+chart shape is there, reads the text with ``vision_tools.text.ocr.read_text``; it calibrates the value axis from the
 tick labels (``chart_axes``) and hands over to the parser of the chart's kind (``chart_bars``, ``chart_lines``,
 ``chart_pie``), which re-read, enlarged, the strips where ticks, labels or legend entries were missed. When
 ``kind`` is None the kinds are tried in the order pie, bars, line, each of which only accepts what it recognises:
@@ -22,15 +22,15 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
-from vision_tools.boxes import Box
-from vision_tools.chart_axes import Text, find_title, image_array, make_texts, to_image_box
-from vision_tools.chart_bars import find_bars, parse_bars
-from vision_tools.chart_lines import parse_lines, trace_lines
-from vision_tools.chart_pie import find_disk, parse_pie, slices
-from vision_tools.chart_pixels import Palette, Rect, border_colour, filled_rects, find_palette
-from vision_tools.chart_result import PIE_SERIES, AxisFit, ChartMark, ChartResult
-from vision_tools.image_io import require_rgb
-from vision_tools.ocr import read_text
+from vision_tools.charts.axes import Text, find_title, image_array, make_texts, to_image_box
+from vision_tools.charts.bars import find_bars, parse_bars
+from vision_tools.charts.lines import parse_lines, trace_lines
+from vision_tools.charts.pie import find_disk, parse_pie, slices
+from vision_tools.charts.pixels import Palette, Rect, border_colour, filled_rects, find_palette
+from vision_tools.charts.result import PIE_SERIES, AxisFit, ChartMark, ChartResult
+from vision_tools.image.boxes import Box
+from vision_tools.image.loading import require_rgb
+from vision_tools.text.ocr import read_text
 
 __all__ = ["KINDS", "ChartMark", "ChartResult", "parse_chart"]
 

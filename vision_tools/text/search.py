@@ -24,8 +24,9 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.boxes import Box, tile_boxes
-from vision_tools.ocr import (
+from vision_tools.image.boxes import Box, tile_boxes
+from vision_tools.text.backends import get_backend
+from vision_tools.text.ocr import (
     OcrLine,
     OcrResult,
     Quad,
@@ -36,7 +37,6 @@ from vision_tools.ocr import (
     read_text,
     result_of,
 )
-from vision_tools.ocr_backends import get_backend
 
 #: Long sides of the detector's views, tried in turn. The detector is touchy about scale: on 50 cluttered 4K
 #: needle images (25-44 px words) a view of 1280 found 47 words (two images gave no box at all), 1600 found 49,

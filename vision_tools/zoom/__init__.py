@@ -1,0 +1,5 @@
+"""Finding and zooming: crop, tile, quadrant, and a tiled search for a colour, a shape or a word in large images."""
+
+from vision_tools.zoom.regions import CropResult, RegionMatch, SearchResult, crop, find_region, quadrant, tile
+
+__all__ = ["CropResult", "RegionMatch", "SearchResult", "crop", "find_region", "quadrant", "tile"]
