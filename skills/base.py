@@ -99,6 +99,11 @@ class SkillResult:
 
     observation: str
     answer: str | None = None  # set when the tools settled the answer
+    #: How far the evidence supports ``answer``, 0-1 (OCR scores, agreement between tools, parse consistency);
+    #: the registry's ``orchestrator.min_confidence`` decides answer vs abstain. None: the tools gave no score.
+    confidence: float | None = None
+    #: When there is no answer: what is missing, in words a user can act on ("no text near a 'total' label").
+    missing: str | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
     expert_ms: float = 0.0
     tokens_in: int = 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skills.answer_format import format_answer
+from skills.answer_form import format_answer
 from skills.base import SkillContext, SkillResult
 from skills.runner import ask_expert
 from vision_tools.diagrams import HUE_RANGES

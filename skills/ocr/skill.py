@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from skills.answer_format import format_answer
+from skills.answer_form import format_answer
 from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, conclude
 from skills.runner import ask_expert

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from skills.answer_format import format_answer
+from skills.answer_form import format_answer
 from skills.base import SkillContext, SkillResult
 from skills.runner import ask_expert
 from skills.sandbox import run_python

@@ -1,0 +1,220 @@
+"""The answer-form contract: what shape of answer a question asks for, and whether an answer has that shape.
+
+``answer_form(question)`` reads the form from the question (and from a dataset's declared ``match`` kind when one is
+given): one of the offered option letters, Yes/No, a count (in ``{N}`` when the question asks for curly brackets),
+a ``(R,C)`` pair, a number as printed, text copied from the image, or free text. ``conform(form, answer)`` returns
+the answer rewritten in exactly that form, or None when it does not fit — and an answer that does not fit is never
+returned to a user: the run abstains instead (``agents.loop``). Non-answers ("I could not determine…", "unknown")
+never fit any form.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+FormKind = Literal["choice", "yesno", "count", "grid", "number", "text", "free"]
+
+#: Longest answer accepted for the text forms; a longer one is an explanation, not an answer.
+MAX_TEXT_CHARS = 300
+
+_CURLY = re.compile(r"curly\s+brac(?:e|ket)s?|in\s+\{\s*\w*\s*\}|e\.g\.,?\s*\{", re.IGNORECASE)
+# "A. text", "(A) text", "A) text", "A: text" at the start of a line.
+_OPTION_LINE = re.compile(r"^\s*\(?([A-H])[.):]\s+(.+?)\s*$", re.MULTILINE)
+# Inline options: "... (A) red (B) blue ..." or "A. red B. blue" on one line.
+_OPTION_INLINE = (re.compile(r"(?:^|\s)\(([A-H])\)\s*(.+?)(?=\s+\([A-H]\)\s|$)", re.DOTALL),
+                  re.compile(r"(?:^|\s)([A-H])[.)]\s+(.+?)(?=\s+[A-H][.)]\s|$)", re.DOTALL))
+_LETTER_ASK = re.compile(r"option'?s?\s+letter|letter of the (?:correct )?(?:option|answer|choice)|"
+                         r"choose (?:one|from)|from the given choices", re.IGNORECASE)
+_YESNO_ASK = re.compile(r"\byes\s*(?:/|or)\s*no\b|\byes or no\b", re.IGNORECASE)
+_AUXILIARY = re.compile(r"^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|shall|"
+                        r"must|may|might)\b", re.IGNORECASE)
+_GRID_ASK = re.compile(r"\(\s*rows?\s*,\s*col(?:umn)?s?\s*\)|rows?\s+and\s+col(?:umn)?s?\b.*\bpair\b|"
+                       r"\bpair\b.*\brows?\b.*\bcol", re.IGNORECASE | re.DOTALL)
+_COUNT_ASK = re.compile(r"\bhow many\b|\bcount\b|\bnumber of\b(?!.*\bwhat is the number of\b.*\bon\b)",
+                        re.IGNORECASE)
+_NUMBER_ASK = re.compile(r"\bhow much\b|\bwhat (?:is|was|are) the (?:\w+\s+){0,3}?(?:value|total|price|amount|"
+                         r"cost|percentage|percent|share|sum|difference|average|mean|tax|change|rate|number)\b|"
+                         r"\bwhat percentage\b|\bhow (?:tall|long|wide|high|far|old|heavy)\b", re.IGNORECASE)
+_TEXT_ASK = re.compile(r"\bwhat (?:is|does) (?:written|it say)|\bwhat does the .{1,30} say\b|\bwhat (?:word|text|"
+                       r"name|title|letter)\b|\bwhat is the (?:\w+(?:'s)? ){0,2}name\b|\bwhich (?:business|company|shop|store|seller|vendor|merchant)\b|"
+                       r"\bwho (?:issued|sold)\b|\bwhen\b|\bwhich date\b|\bwhat date\b|\bwhere is the (?:shop|store|"
+                       r"seller|business|company)\b|\baddress\b|\btranscribe\b|\bread the\b|\bspell", re.IGNORECASE)
+_NON_ANSWER = re.compile(r"^\W*(?:i (?:could|can)(?:not|'t| not)|cannot|can't|unable|unknown|not sure|no answer|"
+                         r"n/?a|none of the above is (?:visible|known)|insufficient|it is not possible)\b",
+                         re.IGNORECASE)
+_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?|[-+]?\.\d+%?")
+_INT = re.compile(r"(?<![\d.,])\d+(?![\d.,]*\d)")
+_WORD_NUMBERS = {w: i for i, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])}
+_BRACES = re.compile(r"\{([^{}]*)\}")
+_ANSWER_PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*(?:is)?\s*[:：]?\s*", re.IGNORECASE)
+
+_DESCRIPTIONS: dict[FormKind, str] = {
+    "choice": "one of the offered option letters", "yesno": "Yes or No", "count": "a whole number (a count)",
+    "grid": "a (rows,columns) pair", "number": "a number as printed", "text": "text as printed in the image",
+    "free": "a short free-text answer",
+}
+
+
+@dataclass(frozen=True)
+class AnswerForm:
+    """The shape of answer a question asks for."""
+
+    kind: FormKind
+    options: dict[str, str] = field(default_factory=dict)  # letter -> option text, for ``choice``
+    braces: bool = False  # the question asks for the answer in curly brackets
+
+    @property
+    def description(self) -> str:
+        """What a fitting answer looks like, for messages to the user ("one of the letters A, B, C, D")."""
+        if self.kind == "choice" and self.options:
+            return f"one of the option letters {', '.join(self.options)}"
+        text = _DESCRIPTIONS[self.kind]
+        return f"{text}, in curly brackets" if self.braces else text
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "options": dict(self.options), "braces": self.braces,
+                "description": self.description}
+
+
+def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
+    """The form ``question`` asks for; ``expected_kind`` is a dataset's declared match kind, when it has one
+    (``choice``, ``yesno``, ``grid``, ``relaxed``/``numeric``, ``text``/``exact``)."""
+    braces = bool(_CURLY.search(question))
+    options = parse_options(question)
+    hinted = _KIND_HINTS.get((expected_kind or "").lower())
+    if hinted == "choice" or (hinted is None and options and (len(options) >= 2 or _LETTER_ASK.search(question))):
+        return AnswerForm("choice", options, braces)
+    if hinted is not None:
+        return AnswerForm(hinted, {}, braces)
+    if _GRID_ASK.search(question):
+        return AnswerForm("grid", {}, braces)
+    if _YESNO_ASK.search(question) or (_AUXILIARY.search(question) and not re.search(r"\bor\b", question, re.I)):
+        return AnswerForm("yesno", {}, braces)
+    if _COUNT_ASK.search(question):
+        return AnswerForm("count", {}, braces)
+    if _NUMBER_ASK.search(question):
+        return AnswerForm("number", {}, braces)
+    if _TEXT_ASK.search(question):
+        return AnswerForm("text", {}, braces)
+    return AnswerForm("free", {}, braces)
+
+
+_KIND_HINTS: dict[str, FormKind] = {"choice": "choice", "yesno": "yesno", "grid": "grid", "count": "count",
+                                    "relaxed": "number", "numeric": "number", "number": "number", "text": "text",
+                                    "exact": "text", "contains": "free", "free": "free"}
+
+
+def parse_options(question: str) -> dict[str, str]:
+    """The lettered options offered in ``question``, in order: ``{"A": "text", ...}``; empty if there are none.
+
+    Options must run A, B, C… without gaps, so a stray "B." inside a sentence is not taken for an option."""
+    found = [(m.group(1), m.group(2)) for m in _OPTION_LINE.finditer(question)]
+    for inline in _OPTION_INLINE:
+        if len(found) >= 2:
+            break
+        found = [(m.group(1), m.group(2).strip()) for m in inline.finditer(question)]
+    options: dict[str, str] = {}
+    for letter, text in found:
+        expected = chr(ord("A") + len(options))
+        if letter == expected:
+            options[letter] = text.strip()
+        elif letter in options:
+            continue
+        else:
+            break
+    return options if len(options) >= 2 else {}
+
+
+def is_non_answer(answer: str | None) -> bool:
+    """True for an empty answer or one that says it has none ("I could not determine the answer.")."""
+    return answer is None or not answer.strip() or bool(_NON_ANSWER.search(answer.strip()))
+
+
+def conform(form: AnswerForm, answer: str | None) -> str | None:
+    """``answer`` rewritten in ``form`` (a bare option letter, "Yes"/"No", "{3}", "(3,4)", the printed number,
+    the text), or None when it does not fit the form or is a non-answer."""
+    if is_non_answer(answer):
+        return None
+    assert answer is not None
+    text = _ANSWER_PREFIX.sub("", answer.strip())
+    inner = _BRACES.findall(text)
+    focus = inner[-1].strip() if inner else text
+    value = _FITTERS[form.kind](form, focus)
+    if value is None and inner:  # "{3} circles" fits; so may the text around the braces
+        value = _FITTERS[form.kind](form, _BRACES.sub(lambda m: m.group(1), text))
+    if value is None:
+        return None
+    if form.braces and form.kind in ("count", "number", "yesno", "text", "free"):
+        return "{" + value + "}"
+    return value
+
+
+def _choice(form: AnswerForm, text: str) -> str | None:
+    letters = form.options or {chr(ord("A") + i): "" for i in range(8)}
+    match = (re.fullmatch(r"\(?([A-Ha-h])\)?[.):]?", text.strip())
+             or re.match(r"\s*\(?([A-H])\)?[.):]\s", text)
+             or re.search(r"\b(?:answer|option|choice)\s*(?:is)?\s*[:：]?\s*\(?([A-H])\)?(?![A-Za-z])", text, re.I))
+    if match:
+        letter = match.group(1).upper()
+        return letter if letter in letters else None
+    wanted = _plain(text)
+    hits = [letter for letter, option in form.options.items() if wanted and _plain(option) == wanted]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _yesno(form: AnswerForm, text: str) -> str | None:
+    found = re.findall(r"\b(yes|no)\b", text.lower())
+    if not found or len(set(found)) > 1 or len(text) > 80:
+        return None
+    return found[0].capitalize()
+
+
+def _count(form: AnswerForm, text: str) -> str | None:
+    if re.search(r"\d\s*[,x×]\s*\d", text) and re.search(r"[(\[]", text):
+        return None  # a (rows, columns) pair is not a count
+    integers = _INT.findall(text)
+    if len(set(integers)) == 1 and not re.search(r"\d\.\d", text):
+        return str(int(integers[0]))
+    if not integers:
+        words = [w for w in re.findall(r"[a-z]+", text.lower()) if w in _WORD_NUMBERS]
+        if len(set(words)) == 1:
+            return str(_WORD_NUMBERS[words[0]])
+    return None
+
+
+def _grid(form: AnswerForm, text: str) -> str | None:
+    pairs = set(re.findall(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)", text))
+    if len(pairs) == 1:
+        rows, cols = pairs.pop()
+        return f"({int(rows)},{int(cols)})"
+    words = re.search(r"(\d+)\s*rows?\D{0,20}?(\d+)\s*col", text, re.IGNORECASE)
+    return f"({int(words.group(1))},{int(words.group(2))})" if words else None
+
+
+def _number(form: AnswerForm, text: str) -> str | None:
+    numbers = _NUMBER.findall(text)
+    if len(set(numbers)) != 1 or len(text) > 60:
+        return None
+    return text.strip() if len(text.strip()) <= 30 else numbers[0]
+
+
+def _text(form: AnswerForm, text: str) -> str | None:
+    cleaned = text.strip()
+    return cleaned if 0 < len(cleaned) <= MAX_TEXT_CHARS else None
+
+
+_FITTERS = {"choice": _choice, "yesno": _yesno, "count": _count, "grid": _grid, "number": _number, "text": _text,
+            "free": _text}
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9%]+", " ", text.lower()).split())
+
+
+def format_answer(question: str, value: str) -> str:
+    """``value`` in the form ``question`` asks for when it fits; otherwise ``value`` unchanged (the loop's final
+    check then decides whether it may be returned)."""
+    return conform(answer_form(question), value) or value
