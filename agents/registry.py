@@ -110,6 +110,12 @@ class OrchestratorSpec(BaseModel):
     observation_max_tokens: int = Field(1024, ge=64, description="VLM policy: observation budget in tokens (paper D.4).")
     cost_weight: float = Field(0.1, ge=0, description="λ in expected success − λ·cost (router policy).")
     self_consistency: int = Field(1, ge=1, le=16, description="sc@k for the vlm policy.")
+    min_confidence: float = Field(0.5, ge=0, le=1, description="An answer whose evidence scores below this is "
+                                  "withheld: the run abstains and says what is missing.")
+    expert_confidence: float = Field(0.6, ge=0, le=1, description="Confidence given to a neural expert's reply "
+                                     "that no tool verified (self-consistency replaces it with the vote's agreement).")
+    run_budget_s: float = Field(300.0, gt=0, description="Wall-time budget of one run; expert timeouts, retries "
+                                "and fallbacks all fit inside it.")
 
 
 class RegistryFile(BaseModel):
@@ -162,14 +168,19 @@ class Registry:
                 self._instances[spec.name] = build_expert(spec)
             return self._instances[spec.name]
 
-    def snapshot_hash(self) -> str:
-        """A content hash of experts and skills, stored on each run so a replay knows what was configured."""
-        payload = {
+    def snapshot(self) -> dict[str, Any]:
+        """Everything this registry configures (orchestrator, experts, skills with their prompt templates), as
+        stored with each run so it can be reproduced and exported after the file changes. Secrets stay out: an
+        expert names the environment variable holding its key, never the key."""
+        return {
             "orchestrator": self.orchestrator.model_dump(),
-            "experts": [e.model_dump(exclude={"api_key_env"}) for e in self.experts],
+            "experts": [e.model_dump() for e in self.experts],
             "skills": [s.spec.model_dump(exclude={"folder"}) for s in self.skills],
         }
-        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+    def snapshot_hash(self) -> str:
+        """A content hash of ``snapshot()``, stored on each run (``runs.registry_hash``)."""
+        return hashlib.sha256(json.dumps(self.snapshot(), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def build_expert(spec: ExpertSpec) -> Expert:

@@ -8,6 +8,7 @@ once by content, and drives the loop with a recorder, so every run is in the dat
 from __future__ import annotations
 
 import io
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from agents.policies.base import Policy
 from agents.recorder import StorageRecorder
 from agents.registry import Registry, load_registry
 from agents.types import Event, Run
+from skills.answer_form import answer_form
 from storage import open_store
 from vision_tools.image import load_image
 
@@ -47,9 +49,13 @@ class Maestro:
 
     def ask(self, image: str | Path | bytes | Image.Image, question: str, *, on_event: EventSink | None = None,
             max_turns: int | None = None, dataset: str | None = None, item_id: str | None = None,
-            expected: str | None = None, policy: Policy | None = None,
-            run_config: dict[str, Any] | None = None) -> Run:
+            expected: str | None = None, expected_kind: str | None = None, policy: Policy | None = None,
+            run_config: dict[str, Any] | None = None, cancel: threading.Event | None = None) -> Run:
         """Answer ``question`` about ``image``; the run and its steps are stored as they happen.
+
+        ``expected_kind`` is a dataset's declared answer kind (``choice``, ``relaxed``, ``text``…): it fixes the
+        answer form when the wording alone would not. ``cancel``, when set, stops the run between turns (stored as
+        ``cancelled``).
 
         With ``orchestrator.self_consistency`` k > 1 this samples k runs and returns the voted one
         (``agents.self_consistency``); ``policy`` and ``run_config`` (merged into the stored run config) are how
@@ -59,7 +65,8 @@ class Maestro:
             from agents.self_consistency import ask_self_consistent
 
             return ask_self_consistent(self, image, question, k=k, on_event=on_event, max_turns=max_turns,
-                                       dataset=dataset, item_id=item_id, expected=expected)
+                                       dataset=dataset, item_id=item_id, expected=expected,
+                                       expected_kind=expected_kind, cancel=cancel)
         question = (question or "").strip()
         if not question:
             raise InputError("empty question: ask something about the image")
@@ -71,7 +78,10 @@ class Maestro:
             raise InputError(str(exc)) from exc
         ref = self.store.images.put_bytes(_original_bytes(image, decoded))
         turns = max_turns or self.settings.max_turns or self.registry.orchestrator.max_turns
-        recorder = StorageRecorder(self.store, image_id=ref.id, registry_hash=self.registry.snapshot_hash(),
+        snapshot = self.registry.snapshot()
+        digest = self.registry.snapshot_hash()
+        self.store.save_registry_snapshot(digest, snapshot)
+        recorder = StorageRecorder(self.store, image_id=ref.id, registry_hash=digest,
                                    config={"max_turns": turns, "policy": (policy or self.policy).name,
                                            "registry": str(self.registry.path), **(run_config or {})},
                                    dataset=dataset, item_id=item_id, expected=expected)
@@ -82,7 +92,7 @@ class Maestro:
                 on_event(event)
 
         return run(question, decoded, registry=self.registry, policy=policy or self.policy, max_turns=turns,
-                   on_event=sink)
+                   on_event=sink, form=answer_form(question, expected_kind), cancel=cancel)
 
 
 def build_policy(registry: Registry, store: Any = None) -> Policy:

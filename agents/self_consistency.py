@@ -87,10 +87,10 @@ def majority_vote(runs: list[Run], group: str = "") -> Vote:
 class VotedRun(Run):
     """The run that carries the voted answer (the first sample that gave it), with the vote and every sample.
 
-    ``answer`` is the voted answer; the steps are that sample's. Token counts and cost of the whole sc@k call are
+    ``answer`` is the voted answer, ``ballot`` the vote (``vote`` its plain form); the steps are that sample's. Token counts and cost of the whole sc@k call are
     ``total_tokens_in`` / ``total_tokens_out`` / ``total_cost``."""
 
-    vote: Vote | None = None
+    ballot: Vote | None = None
     samples: list[Run] = field(default_factory=list)
 
     @property
@@ -142,7 +142,8 @@ def ask_self_consistent(maestro: Any, image: str | Path | bytes | Image.Image, q
     vote = majority_vote(runs, group)
     chosen = runs[vote.winner_index] if vote.winner_index is not None else runs[0]
     fields = {name: getattr(chosen, name) for name in Run.__dataclass_fields__}
-    voted = VotedRun(**fields, vote=vote, samples=runs)
+    fields["vote"] = vote.as_dict()
+    voted = VotedRun(**fields, ballot=vote, samples=runs)
     if vote.winner is not None:
         voted.answer, voted.status, voted.error = vote.answer, "done", None
     return voted

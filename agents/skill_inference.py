@@ -23,6 +23,7 @@ class SkillGuess:
     skill: str  # the skill's protocol name
     score: float
     reason: str
+    keyword_score: float = 0.0  # from declared keywords alone: > 0 means the question is plausible for the skill
 
 
 def infer_skills(question: str, specs: list[SkillSpec]) -> list[SkillGuess]:
@@ -37,7 +38,8 @@ def infer_skills(question: str, specs: list[SkillSpec]) -> list[SkillGuess]:
         overlap = len(words & described) / (len(words) or 1)
         reason = (f"keywords {', '.join(repr(k) for k in fired)}" if fired else "no keyword") + \
             f"; description overlap {overlap:.2f}"
-        ranked.append((keyword_score, overlap, -order, SkillGuess(spec.name, keyword_score + overlap, reason)))
+        ranked.append((keyword_score, overlap, -order,
+                       SkillGuess(spec.name, keyword_score + overlap, reason, keyword_score)))
     ranked.sort(key=lambda item: item[:3], reverse=True)
     return [item[3] for item in ranked]
 

@@ -1,4 +1,9 @@
-"""The data of a run as the loop sees it: a ``Run`` made of ``Step``s, and the events streamed while it grows."""
+"""The data of a live run as the loop sees it: a ``Run`` made of ``Step``s, and the events streamed while it grows.
+
+``Step`` (with its ``ToolCall``s and ``ModelCall``s) is the one trajectory type from the loop to storage, UI,
+replay and exports; it is defined in ``storage/records.py`` because storage, the lowest layer, must read and write
+it too. A ``Run`` holds the live image; its stored counterpart is ``storage.RunRecord``.
+"""
 
 from __future__ import annotations
 
@@ -7,51 +12,18 @@ from typing import Any, Literal
 
 from PIL import Image
 
-from skills.base import ToolCall
+from storage.records import RunStatus, Step
 
-StepKind = Literal["think", "search", "answer"]
-RunStatus = Literal["running", "done", "failed", "interrupted"]
-
-
-@dataclass
-class Step:
-    """One orchestrator turn and what the system did with it."""
-
-    index: int
-    kind: StepKind
-    raw_text: str = ""
-    think: str | None = None
-    model: str | None = None
-    skill: str | None = None
-    level2: str | None = None
-    level2_reason: str | None = None
-    query: str | None = None
-    observation: str | None = None  # sanitised text that went into <information>
-    answer: str | None = None
-    status: Literal["ok", "error", "forced"] = "ok"
-    error: str | None = None
-    violations: list[str] = field(default_factory=list)
-    latency_ms: float = 0.0
-    policy_ms: float = 0.0
-    tool_ms: float = 0.0
-    expert_ms: float = 0.0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float = 0.0
-    routing: dict[str, Any] = field(default_factory=dict)
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    extra_images: list[Image.Image] = field(default_factory=list)
-    settled_answer: str | None = None  # what the skill's tools settled, for policies that read structure
-
-    @property
-    def overhead_ms(self) -> float:
-        """Wall time not spent in the policy, the tools or the expert: the loop's own cost."""
-        return max(0.0, self.latency_ms - self.policy_ms - self.tool_ms - self.expert_ms)
+__all__ = ["Event", "Run", "RunStatus", "Step"]
 
 
 @dataclass
 class Run:
-    """A question about an image, and every step taken to answer it."""
+    """A question about an image, and every step taken to answer it.
+
+    Outcomes (``status``): ``done`` (an answer in the form the question asks, backed by evidence, with a
+    confidence), ``abstained`` (no answer; ``reason`` names what is missing), ``failed`` (no expert or tool could
+    produce evidence; ``reason`` carries the errors), ``cancelled`` (stopped by the user), ``interrupted``."""
 
     question: str
     image: Image.Image
@@ -60,9 +32,13 @@ class Run:
     steps: list[Step] = field(default_factory=list)
     status: RunStatus = "running"
     answer: str | None = None
+    reason: str | None = None
+    confidence: float | None = None
+    answer_form: dict[str, Any] = field(default_factory=dict)
     forced_answer: bool = False
     error: str | None = None
     latency_ms: float = 0.0
+    vote: dict[str, Any] = field(default_factory=dict)
 
     @property
     def tokens_in(self) -> int:

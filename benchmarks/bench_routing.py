@@ -26,8 +26,9 @@ from typing import Any
 from agents.answers import match_answer
 from agents.config import Settings
 from agents.handbook import handbook_rows, record_feedback
+from agents.policies.answering import abstain_turn, answer_from_search
 from agents.policies.base import Context, PolicyTurn
-from agents.policies.keyword import KeywordPolicy, answer_from_search
+from agents.policies.keyword import KeywordPolicy
 from agents.policies.router import RouterPolicy
 from agents.protocol import Search, render_turn
 from agents.runtime import Maestro
@@ -47,7 +48,7 @@ class PairPolicy:
 
     def next_turn(self, ctx: Context) -> PolicyTurn:
         if ctx.searches:
-            return answer_from_search(ctx.searches[-1], ctx.registry)
+            return answer_from_search(ctx.searches[-1], ctx.registry) or abstain_turn(ctx)
         return PolicyTurn(render_turn(f"Fixed pair {self.expert}@@{self.skill}.",
                                       Search(self.expert, self.skill, ctx.question)))
 

@@ -7,6 +7,8 @@ tools settled (if they did), the Level-2 sub-skill chosen and why, and the recor
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,28 +16,20 @@ from typing import Any, TypeVar
 
 from PIL import Image
 
+from storage.records import ToolCall
+
 T = TypeVar("T")
 
 
-@dataclass
-class ToolCall:
-    """One tool call inside a skill: a recorded sub-step that replay shows exactly."""
-
-    index: int
-    tool: str
-    args: dict[str, Any]
-    summary: str
-    latency_ms: float
-    image: Image.Image | None = None
-    error: str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-
-
 class ToolTrace:
-    """Runs tools and records each call (name, arguments, one-line summary, annotated image, time, error)."""
+    """Runs tools and records each call (name, arguments, one-line summary, annotated image, time, error).
+
+    Each call gets a ``cache_key``: a digest of the tool's name, its plain arguments and the pixels of its image
+    arguments, so a later rerun can recognise the same call (``agents`` decides whether to reuse it)."""
 
     def __init__(self) -> None:
         self.calls: list[ToolCall] = []
+        self._digests: dict[int, tuple[Image.Image, str]] = {}
 
     @property
     def total_ms(self) -> float:
@@ -44,11 +38,14 @@ class ToolTrace:
     def call(self, tool: str, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """Run ``fn(*args, **kwargs)`` as tool ``tool``; the result's ``summary()`` and ``annotated`` are kept."""
         started = time.perf_counter()
+        plain = _plain_args(args, kwargs)
+        key = self.cache_key(tool, plain, [*args, *kwargs.values()])
         try:
             result = fn(*args, **kwargs)
         except Exception as exc:
-            self.calls.append(ToolCall(len(self.calls), tool, _plain_args(args, kwargs), f"failed: {exc}",
-                                       (time.perf_counter() - started) * 1000, error=f"{type(exc).__name__}: {exc}"))
+            self.calls.append(ToolCall(len(self.calls), tool, plain, f"failed: {exc}",
+                                       (time.perf_counter() - started) * 1000, error=f"{type(exc).__name__}: {exc}",
+                                       cache_key=key))
             raise
         elapsed = (time.perf_counter() - started) * 1000
         summary_fn = getattr(result, "summary", None)
@@ -56,9 +53,27 @@ class ToolTrace:
         annotated = getattr(result, "annotated", None)
         to_dict = getattr(result, "to_dict", None)
         data = to_dict() if callable(to_dict) else {}
-        self.calls.append(ToolCall(len(self.calls), tool, _plain_args(args, kwargs), summary, elapsed,
-                                   image=annotated if isinstance(annotated, Image.Image) else None, data=data))
+        self.calls.append(ToolCall(len(self.calls), tool, plain, summary, elapsed, data=data, cache_key=key,
+                                   image=annotated if isinstance(annotated, Image.Image) else None))
         return result
+
+    def cache_key(self, tool: str, plain: dict[str, Any], values: list[Any]) -> str:
+        """Digest of the tool name, its plain arguments and the pixels of every image argument."""
+        digest = hashlib.sha256(tool.encode())
+        digest.update(json.dumps(plain, sort_keys=True, default=repr).encode())
+        for value in values:
+            if isinstance(value, Image.Image):
+                digest.update(self._image_digest(value).encode())
+        return digest.hexdigest()[:64]
+
+    def _image_digest(self, image: Image.Image) -> str:
+        # The same image object is passed to many tools of one step: hash its pixels once.
+        known = self._digests.get(id(image))
+        if known is not None and known[0] is image:
+            return known[1]
+        value = hashlib.blake2b(f"{image.mode}{image.size}".encode() + image.tobytes(), digest_size=16).hexdigest()
+        self._digests[id(image)] = (image, value)
+        return value
 
 
 def _plain_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:

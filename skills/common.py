@@ -37,16 +37,26 @@ def evidence_of(results: list[Any]) -> str:
     return "\n".join(f"- {r.summary()}" for r in results if r is not None) or "(no tool evidence)"
 
 
-def conclude(ctx: SkillContext, results: list[Any], answer: str | None, *, note: str = "") -> SkillResult:
-    """Finish a skill call: ask the neural expert with the evidence, or settle (or decline) with the tools."""
+def conclude(ctx: SkillContext, results: list[Any], answer: str | None, *, note: str = "",
+             confidence: float | None = None, missing: str | None = None) -> SkillResult:
+    """Finish a skill call: ask the neural expert with the evidence, or settle (or decline) with the tools.
+
+    ``confidence`` is how far the evidence supports ``answer`` (0-1); ``missing`` says what is missing when there
+    is no answer (``note`` is used when it is not given)."""
     evidence = evidence_of(results)
     if note:
         evidence += f"\n{note}"
     if getattr(ctx.expert, "neural", False):
         images = [r.annotated for r in results if getattr(r, "annotated", None) is not None]
-        return ask_expert(ctx, evidence, extra_images=images[:3])
+        reply = ask_expert(ctx, evidence, extra_images=images[:3])
+        if answer is not None:  # the tools' own reading travels with the expert's reply, to be checked against it
+            reply.answer, reply.confidence = format_answer(ctx.question, answer), confidence
+        return reply
     data = {"tools": [r.to_dict() for r in results if r is not None and hasattr(r, "to_dict")]}
     if answer is None:
-        return SkillResult(observation=f"{evidence}\n{CANNOT_SETTLE}", evidence=data)
+        why = missing or note or CANNOT_SETTLE
+        return SkillResult(observation=f"{evidence}\n{CANNOT_SETTLE if not missing else why}", evidence=data,
+                           missing=why)
     formatted = format_answer(ctx.question, answer)
-    return SkillResult(observation=f"{evidence}\nAnswer from the tools: {formatted}", answer=formatted, evidence=data)
+    return SkillResult(observation=f"{evidence}\nAnswer from the tools: {formatted}", answer=formatted,
+                       evidence=data, confidence=confidence)

@@ -9,22 +9,26 @@ from storage.db import BUSY_TIMEOUT_S, default_data_dir, migrate, open_store
 from storage.handbook import Credit, HandbookRecord
 from storage.images import ImageRef, ImageStore, check_image_id
 from storage.records import (
+    FINISHED_STATUSES,
     RATING_FILTERS,
     RUN_STATUSES,
     STEP_KINDS,
     STEP_STATUSES,
     VERDICTS,
     DatasetItem,
+    ModelCall,
     RatingRecord,
     RunRecord,
+    RunStatus,
     RunSummary,
-    StepRecord,
-    ToolCallRecord,
+    Step,
+    ToolCall,
 )
 from storage.store import Store
 
 __all__ = [
-    "BUSY_TIMEOUT_S", "Credit", "HandbookRecord", "RATING_FILTERS", "RUN_STATUSES", "STEP_KINDS", "STEP_STATUSES", "VERDICTS", "DatasetItem",
-    "ImageRef", "ImageStore", "RatingRecord", "RunRecord", "RunSummary", "StepRecord", "Store", "ToolCallRecord",
-    "check_image_id", "default_data_dir", "migrate", "open_store",
+    "BUSY_TIMEOUT_S", "FINISHED_STATUSES", "RATING_FILTERS", "RUN_STATUSES", "STEP_KINDS", "STEP_STATUSES",
+    "VERDICTS", "Credit", "DatasetItem", "HandbookRecord", "ImageRef", "ImageStore", "ModelCall", "RatingRecord",
+    "RunRecord", "RunStatus", "RunSummary", "Step", "Store", "ToolCall", "check_image_id", "default_data_dir",
+    "migrate", "open_store",
 ]

@@ -1,69 +1,106 @@
-"""Conversions between ORM rows and the plain records of ``storage.records`` (nothing ORM leaves the package)."""
+"""The one mapping between ORM rows and the plain records of ``storage.records`` (nothing ORM leaves the package).
+
+A record field is copied to and from the ORM column of the same name; fields without a column (relationships,
+transient live images) are handled here explicitly, so a new column needs a field and a migration, nothing more.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import fields
+from typing import Any, TypeVar
 
-from storage.models import Item, Rating, Run, Step, ToolCall, utcnow
-from storage.records import DatasetItem, RatingRecord, RunRecord, RunSummary, StepRecord, ToolCallRecord
+from sqlalchemy import inspect
 
+from storage import models as orm
+from storage.models import utcnow
+from storage.records import (
+    TRANSIENT,
+    DatasetItem,
+    ModelCall,
+    RatingRecord,
+    RunRecord,
+    RunSummary,
+    Step,
+    ToolCall,
+)
 
-def step_row(step: StepRecord) -> Step:
-    """A new ``Step`` row (with its tool-call rows) for ``step``; numbers are coerced so odd types still store."""
-    calls = [
-        ToolCall(index=int(c.index), tool=c.tool, args=dict(c.args or {}), summary=c.summary or "",
-                 latency_ms=float(c.latency_ms or 0), image_id=c.image_id, error=c.error, data=dict(c.data or {}))
-        for c in step.tool_calls
-    ]
-    return Step(
-        index=int(step.index), kind=step.kind, raw_text=step.raw_text or "", think=step.think, model=step.model,
-        skill=step.skill, level2=step.level2, level2_reason=step.level2_reason, query=step.query,
-        observation=step.observation, answer=step.answer, status=step.status, error=step.error,
-        latency_ms=float(step.latency_ms or 0), policy_ms=float(step.policy_ms or 0),
-        tool_ms=float(step.tool_ms or 0), expert_ms=float(step.expert_ms or 0), tokens_in=int(step.tokens_in or 0),
-        tokens_out=int(step.tokens_out or 0), routing=dict(step.routing or {}), artifacts=list(step.artifacts or []),
-        created_at=utcnow(), tool_calls=calls)
+R = TypeVar("R")
 
 
-def tool_call_record(row: ToolCall) -> ToolCallRecord:
-    return ToolCallRecord(index=row.index, tool=row.tool, args=dict(row.args or {}), summary=row.summary,
-                          latency_ms=row.latency_ms, image_id=row.image_id, error=row.error, data=dict(row.data or {}))
+def _columns(table: type[orm.Base]) -> dict[str, type]:
+    """Column name -> Python type of each column of ``table``."""
+    out: dict[str, type] = {}
+    for column in inspect(table).columns:
+        try:
+            out[column.key] = column.type.python_type
+        except NotImplementedError:  # JSON and friends
+            out[column.key] = object
+    return out
 
 
-def step_record(row: Step) -> StepRecord:
-    return StepRecord(
-        index=row.index, kind=row.kind, raw_text=row.raw_text, think=row.think, model=row.model, skill=row.skill,
-        level2=row.level2, level2_reason=row.level2_reason, query=row.query, observation=row.observation,
-        answer=row.answer, status=row.status, error=row.error, latency_ms=row.latency_ms, policy_ms=row.policy_ms,
-        tool_ms=row.tool_ms, expert_ms=row.expert_ms, tokens_in=row.tokens_in, tokens_out=row.tokens_out,
-        routing=dict(row.routing or {}), artifacts=list(row.artifacts or []),
-        tool_calls=[tool_call_record(c) for c in row.tool_calls], id=row.id, created_at=row.created_at)
+_STEP_COLUMNS = _columns(orm.Step)
+_CALL_COLUMNS = _columns(orm.ToolCall)
+_RUN_COLUMNS = _columns(orm.Run)
 
 
-def rating_record(row: Rating) -> RatingRecord:
-    return RatingRecord(id=row.id, run_id=row.run_id, step_index=row.step_index, rater=row.rater,
-                        verdict=row.verdict, score=row.score, corrected_answer=row.corrected_answer,
-                        comment=row.comment, step_marks=dict(row.step_marks or {}), created_at=row.created_at)
+def _coerce(value: Any, kind: type) -> Any:
+    """Numbers arrive as numpy scalars or strings from tools; store plain Python values."""
+    if value is None:
+        return None
+    if kind in (int, float, bool) and not isinstance(value, kind):
+        return kind(value)
+    if kind is dict:
+        return dict(value)
+    if kind is list:
+        return list(value)
+    return value
 
 
-def run_record(row: Run) -> RunRecord:
-    return RunRecord(
-        id=row.id, created_at=row.created_at, question=row.question, image_id=row.image_id, policy=row.policy,
-        registry_hash=row.registry_hash, status=row.status, answer=row.answer, latency_ms=row.latency_ms,
-        tokens_in=row.tokens_in, tokens_out=row.tokens_out, cost=row.cost, error=row.error,
-        forced_answer=row.forced_answer, config=dict(row.config or {}), finished_at=row.finished_at,
-        dataset=row.dataset, item_id=row.item_id, expected=row.expected,
-        steps=[step_record(s) for s in row.steps], ratings=[rating_record(r) for r in row.ratings])
+def _values(record: Any, columns: dict[str, type], skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The column values of ``record``: every stored field that has a column of the same name."""
+    return {f.name: _coerce(getattr(record, f.name), columns[f.name]) for f in fields(record)
+            if f.name in columns and f.name not in skip and f.metadata != TRANSIENT}
 
 
-def run_summary(row: Run, verdict: str | None, pairs: list[tuple[str, str]]) -> RunSummary:
-    return RunSummary(id=row.id, created_at=row.created_at, question=row.question, status=row.status,
-                      answer=row.answer, latency_ms=row.latency_ms, skills=[s for _, s in pairs],
-                      models=[m for m, _ in pairs], rating=verdict, image_id=row.image_id, dataset=row.dataset,
-                      item_id=row.item_id)
+def _record(cls: type[R], row: Any, **extra: Any) -> R:
+    """A record of ``cls`` from ``row``: every field with a column of the same name, plus ``extra``."""
+    names = {f.name for f in fields(cls) if f.metadata != TRANSIENT}  # type: ignore[arg-type]
+    values = {name: getattr(row, name) for name in names if name not in extra and hasattr(row, name)}
+    return cls(**values, **extra)
 
 
-def dataset_item(row: Item) -> DatasetItem:
-    extra: dict[str, Any] = dict(row.extra or {})
-    return DatasetItem(item_id=row.item_id, question=row.question, answer=row.answer, image_id=row.image_id,
-                       category=row.category, extra=extra)
+def step_row(step: Step) -> orm.Step:
+    """A new ``Step`` row (with its tool-call rows) for ``step``."""
+    calls = [orm.ToolCall(**_values(c, _CALL_COLUMNS, skip=("id", "step_id"))) for c in step.tool_calls]
+    values = _values(step, _STEP_COLUMNS, skip=("id", "run_id", "created_at", "model_calls"))
+    return orm.Step(**values, model_calls=[c.to_dict() for c in step.model_calls], created_at=utcnow(),
+                    tool_calls=calls)
+
+
+def tool_call_record(row: orm.ToolCall) -> ToolCall:
+    return _record(ToolCall, row, args=dict(row.args or {}), data=dict(row.data or {}))
+
+
+def step_record(row: orm.Step) -> Step:
+    return _record(Step, row, routing=dict(row.routing or {}), artifacts=list(row.artifacts or []),
+                   violations=list(row.violations or []),
+                   model_calls=[ModelCall.from_dict(c) for c in row.model_calls or []],
+                   tool_calls=[tool_call_record(c) for c in row.tool_calls])
+
+
+def rating_record(row: orm.Rating) -> RatingRecord:
+    return _record(RatingRecord, row, step_marks=dict(row.step_marks or {}))
+
+
+def run_record(row: orm.Run) -> RunRecord:
+    return _record(RunRecord, row, config=dict(row.config or {}), answer_form=dict(row.answer_form or {}),
+                   vote=dict(row.vote or {}), steps=[step_record(s) for s in row.steps],
+                   ratings=[rating_record(r) for r in row.ratings])
+
+
+def run_summary(row: orm.Run, verdict: str | None, pairs: list[tuple[str, str]]) -> RunSummary:
+    return _record(RunSummary, row, skills=[s for _, s in pairs], models=[m for m, _ in pairs], rating=verdict)
+
+
+def dataset_item(row: orm.Item) -> DatasetItem:
+    return _record(DatasetItem, row, extra=dict(row.extra or {}))

@@ -118,6 +118,11 @@ class Run(Base):
     owner_host: Mapped[str | None] = mapped_column(SafeString(255))
     owner_pid: Mapped[int | None] = mapped_column(Integer)
     owner_start: Mapped[str | None] = mapped_column(SafeString(100))
+    reason: Mapped[str | None]
+    confidence: Mapped[float | None] = mapped_column(Float)
+    answer_form: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    parent_run_id: Mapped[str | None] = mapped_column(SafeString(32), index=True)
+    vote: Mapped[dict[str, Any]] = mapped_column(default=dict)
 
     steps: Mapped[list[Step]] = relationship(back_populates="run", order_by="Step.index",
                                              cascade="all, delete-orphan", passive_deletes=True)
@@ -148,14 +153,20 @@ class Step(Base):
     answer: Mapped[str | None]
     status: Mapped[str] = mapped_column(SafeString(16), default="ok")
     error: Mapped[str | None]
+    violations: Mapped[list[str]] = mapped_column(default=list)
+    settled_answer: Mapped[str | None]
+    confidence: Mapped[float | None] = mapped_column(Float)
+    missing: Mapped[str | None]
     latency_ms: Mapped[float] = mapped_column(Float, default=0.0)
     policy_ms: Mapped[float] = mapped_column(Float, default=0.0)
     tool_ms: Mapped[float] = mapped_column(Float, default=0.0)
     expert_ms: Mapped[float] = mapped_column(Float, default=0.0)
     tokens_in: Mapped[int] = mapped_column(Integer, default=0)
     tokens_out: Mapped[int] = mapped_column(Integer, default=0)
+    cost: Mapped[float] = mapped_column(Float, default=0.0)
     routing: Mapped[dict[str, Any]] = mapped_column(default=dict)
     artifacts: Mapped[list[str]] = mapped_column(default=list)
+    model_calls: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     run: Mapped[Run] = relationship(back_populates="steps")
@@ -178,6 +189,8 @@ class ToolCall(Base):
     image_id: Mapped[str | None] = mapped_column(SafeString(64))
     error: Mapped[str | None]
     data: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    cache_key: Mapped[str | None] = mapped_column(SafeString(64), index=True)
+    reused: Mapped[bool] = mapped_column(Boolean, default=False)
 
     step: Mapped[Step] = relationship(back_populates="tool_calls")
 
@@ -212,6 +225,18 @@ class Rating(Base):
     run: Mapped[Run] = relationship(back_populates="ratings")
 
     __table_args__ = (Index("ix_ratings_run_id_id", "run_id", "id"),)
+
+
+class RegistrySnapshot(Base):
+    """A registry exactly as a run used it (experts, orchestrator, skills with their templates), stored once per
+    content hash; ``runs.registry_hash`` points here, so a run can be reproduced and exported faithfully after the
+    registry file has changed."""
+
+    __tablename__ = "registry_snapshots"
+
+    hash: Mapped[str] = mapped_column(SafeString(128), primary_key=True)
+    content: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Dataset(Base):

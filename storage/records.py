@@ -1,26 +1,52 @@
-"""Plain dataclasses that cross the storage boundary: runs, steps, tool calls, ratings, dataset items.
+"""The trajectory types, one each from the loop to storage, UI, replay and exports; and the other plain records.
 
-Callers build and receive only these; no SQLAlchemy object ever leaves ``storage``, so a record can be kept
-after its session is closed, compared, or serialised with ``dataclasses.asdict``.
+``Step`` (one orchestrator turn and what the system did with it), ``ToolCall`` (one vision-tool call inside a
+step) and ``ModelCall`` (one exact prompt sent to a model and its raw reply) are created by the loop and the
+skills, written by ``Store.add_step`` and read back by ``Store.get_run`` as the very same classes; the ORM mapping
+(``storage/convert.py``) copies every field that has a column of the same name. Fields marked transient (the live
+PIL images) exist only in memory: the recorder stores their pixels and keeps the content ids instead.
+
+No SQLAlchemy object ever leaves ``storage``: callers exchange only these dataclasses, so a record can be kept after
+its session is closed, compared, or serialised with ``dataclasses.asdict``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-STEP_KINDS = ("think", "search", "answer")
-STEP_STATUSES = ("ok", "error", "forced")
-RUN_STATUSES = ("running", "done", "failed", "interrupted")
-FINISHED_STATUSES = ("done", "failed", "interrupted")
-VERDICTS = ("correct", "incorrect", "partial")
+from PIL import Image
+
+StepKind = Literal["think", "search", "answer"]
+StepStatus = Literal["ok", "error", "forced"]
+RunStatus = Literal["running", "done", "abstained", "failed", "cancelled", "interrupted"]
+Verdict = Literal["correct", "incorrect", "partial"]
+
+STEP_KINDS: tuple[StepKind, ...] = ("think", "search", "answer")
+STEP_STATUSES: tuple[StepStatus, ...] = ("ok", "error", "forced")
+RUN_STATUSES: tuple[RunStatus, ...] = ("running", "done", "abstained", "failed", "cancelled", "interrupted")
+FINISHED_STATUSES: tuple[RunStatus, ...] = ("done", "abstained", "failed", "cancelled", "interrupted")
+VERDICTS: tuple[Verdict, ...] = ("correct", "incorrect", "partial")
 RATING_FILTERS = (*VERDICTS, "unrated")
+
+#: ``field(metadata=TRANSIENT)``: kept in memory only, never stored (live images; storage keeps their ids).
+TRANSIENT = {"transient": True}
+
+
+def transient(default_factory: Any = None) -> Any:
+    """A dataclass field that lives only in memory (see ``TRANSIENT``)."""
+    if default_factory is None:
+        return field(default=None, repr=False, compare=False, metadata=TRANSIENT)
+    return field(default_factory=default_factory, repr=False, compare=False, metadata=TRANSIENT)
 
 
 @dataclass
-class ToolCallRecord:
-    """One vision-tool call made inside a search step; ``image_id`` is the annotated output, if any."""
+class ToolCall:
+    """One vision-tool call inside a search step: a recorded sub-step that replay shows exactly.
+
+    ``image`` is the live annotated output; once stored, ``image_id`` is its content address. ``cache_key``
+    identifies the call by tool, arguments and input image, so a rerun can reuse its output (``reused``)."""
 
     index: int
     tool: str
@@ -30,36 +56,80 @@ class ToolCallRecord:
     image_id: str | None = None
     error: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    cache_key: str | None = None
+    reused: bool = False
+    image: Image.Image | None = transient()
 
 
 @dataclass
-class StepRecord:
-    """One completed step of a run, as the loop produced it."""
+class ModelCall:
+    """One call to a model (an expert inside a skill, or the orchestrator): the exact messages sent (images as
+    content ids), the raw reply before any sanitising, and what it cost."""
+
+    role: str  # "expert" | "orchestrator"
+    model: str  # the registry entry's name
+    messages: list[dict[str, Any]]
+    raw_reply: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_ms: float = 0.0
+    error: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, seed…
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "model": self.model, "messages": self.messages, "raw_reply": self.raw_reply,
+                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "latency_ms": self.latency_ms,
+                "error": self.error, "params": self.params}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ModelCall:
+        return cls(role=str(data.get("role", "")), model=str(data.get("model", "")),
+                   messages=list(data.get("messages") or []), raw_reply=str(data.get("raw_reply", "")),
+                   tokens_in=int(data.get("tokens_in") or 0), tokens_out=int(data.get("tokens_out") or 0),
+                   latency_ms=float(data.get("latency_ms") or 0.0), error=data.get("error"),
+                   params=dict(data.get("params") or {}))
+
+
+@dataclass
+class Step:
+    """One orchestrator turn and what the system did with it."""
 
     index: int
-    kind: str  # think | search | answer
-    raw_text: str = ""
+    kind: StepKind
+    raw_text: str = ""  # the policy's turn exactly as written
     think: str | None = None
     model: str | None = None
     skill: str | None = None
     level2: str | None = None
     level2_reason: str | None = None
     query: str | None = None
-    observation: str | None = None
+    observation: str | None = None  # sanitised text that went into <information>
     answer: str | None = None
-    status: str = "ok"  # ok | error | forced
+    status: StepStatus = "ok"
     error: str | None = None
-    latency_ms: float = 0
-    policy_ms: float = 0
-    tool_ms: float = 0
-    expert_ms: float = 0
+    violations: list[str] = field(default_factory=list)  # protocol violations of the turn (format reward)
+    settled_answer: str | None = None  # what the skill's tools settled, in the form the question asks
+    confidence: float | None = None  # how far the evidence supports the settled answer, 0-1
+    missing: str | None = None  # when the skill settled nothing: what is missing
+    latency_ms: float = 0.0
+    policy_ms: float = 0.0
+    tool_ms: float = 0.0
+    expert_ms: float = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
+    cost: float = 0.0
     routing: dict[str, Any] = field(default_factory=dict)  # why this (model, skill) pair was chosen
     artifacts: list[str] = field(default_factory=list)  # image ids: crops, annotated images
-    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    model_calls: list[ModelCall] = field(default_factory=list)
     id: int | None = None
     created_at: datetime | None = None
+    extra_images: list[Image.Image] = transient(list)  # live crops; stored as ``artifacts``
+
+    @property
+    def overhead_ms(self) -> float:
+        """Wall time not spent in the policy, the tools or the expert: the loop's own cost."""
+        return max(0.0, self.latency_ms - self.policy_ms - self.tool_ms - self.expert_ms)
 
 
 @dataclass
@@ -70,7 +140,7 @@ class RatingRecord:
     run_id: str
     step_index: int | None
     rater: str
-    verdict: str  # correct | incorrect | partial
+    verdict: Verdict
     score: float | None
     corrected_answer: str | None
     comment: str | None
@@ -88,7 +158,7 @@ class RunRecord:
     image_id: str
     policy: str
     registry_hash: str
-    status: str  # running | done | failed | interrupted
+    status: RunStatus
     answer: str | None
     latency_ms: float | None
     tokens_in: int
@@ -101,8 +171,13 @@ class RunRecord:
     dataset: str | None
     item_id: str | None
     expected: str | None
-    steps: list[StepRecord]
+    steps: list[Step]
     ratings: list[RatingRecord]
+    reason: str | None = None  # abstained: what is missing; failed: what went wrong
+    confidence: float | None = None  # how far the evidence supports the answer, 0-1
+    answer_form: dict[str, Any] = field(default_factory=dict)  # the form the question asks (skills.answer_form)
+    parent_run_id: str | None = None  # the run this one reran
+    vote: dict[str, Any] = field(default_factory=dict)  # self-consistency: answers, counts, agreement
 
 
 @dataclass
@@ -112,7 +187,7 @@ class RunSummary:
     id: str
     created_at: datetime
     question: str
-    status: str
+    status: RunStatus
     answer: str | None
     latency_ms: float | None
     skills: list[str]
@@ -121,6 +196,8 @@ class RunSummary:
     image_id: str
     dataset: str | None = None
     item_id: str | None = None
+    reason: str | None = None
+    confidence: float | None = None
 
 
 @dataclass

@@ -19,9 +19,9 @@ from sqlalchemy import Engine, Select, case, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload, sessionmaker
 
-from storage import convert
+from storage import convert, records
 from storage.images import ImageRef, ImageStore
-from storage.models import Dataset, ImageRow, Item, Rating, Run, Step, utcnow
+from storage.models import Dataset, ImageRow, Item, Rating, RegistrySnapshot, Run, Step, utcnow
 from storage.process import current_owner, hostname, is_alive
 from storage.records import (
     FINISHED_STATUSES,
@@ -34,7 +34,6 @@ from storage.records import (
     RatingRecord,
     RunRecord,
     RunSummary,
-    StepRecord,
 )
 
 
@@ -118,7 +117,7 @@ class Store:
             session.add(run)
         return run.id
 
-    def add_step(self, run_id: str, step: StepRecord) -> int:
+    def add_step(self, run_id: str, step: records.Step) -> int:
         """Commit one completed step with its tool calls; returns the step's id (also set on ``step.id``)."""
         _choice("step kind", step.kind, STEP_KINDS)
         _choice("step status", step.status, STEP_STATUSES)
@@ -141,14 +140,45 @@ class Store:
 
     def finish_run(self, run_id: str, *, status: str, answer: str | None, latency_ms: float, tokens_in: int = 0,
                    tokens_out: int = 0, cost: float = 0.0, error: str | None = None,
-                   forced_answer: bool = False) -> None:
+                   forced_answer: bool = False, reason: str | None = None, confidence: float | None = None,
+                   answer_form: dict[str, Any] | None = None, vote: dict[str, Any] | None = None) -> None:
+        """Close a run with its outcome: ``done`` needs an answer; ``abstained`` and ``failed`` need a reason."""
         _choice("run status", status, FINISHED_STATUSES)
+        if status == "done" and (answer is None or not str(answer).strip()):
+            raise ValueError("a 'done' run needs an answer; a run without one is 'abstained' or 'failed'")
+        if status in ("abstained", "failed") and not (reason or error):
+            raise ValueError(f"an '{status}' run needs a reason a user can act on")
+        if confidence is not None and not (isinstance(confidence, int | float) and 0.0 <= confidence <= 1.0):
+            raise ValueError(f"confidence must be between 0 and 1; got {confidence!r:.40}")
         values = dict(status=status, answer=answer, latency_ms=float(latency_ms), error=error, tokens_in=int(tokens_in),
                       tokens_out=int(tokens_out), cost=float(cost), forced_answer=bool(forced_answer),
-                      finished_at=utcnow())
+                      finished_at=utcnow(), reason=reason,
+                      confidence=None if confidence is None else float(confidence))
+        if answer_form is not None:
+            values["answer_form"] = dict(answer_form)
+        if vote is not None:
+            values["vote"] = dict(vote)
         with self._write.begin() as session:
             if not session.execute(update(Run).where(Run.id == run_id).values(**values)).rowcount:
                 raise KeyError(f"no run {run_id!r}")
+
+    def save_registry_snapshot(self, digest: str, content: dict[str, Any]) -> None:
+        """Keep the registry a run used, once per content hash (``runs.registry_hash`` refers to it)."""
+        with self._read() as session:
+            if session.get(RegistrySnapshot, digest) is not None:
+                return
+        try:
+            with self._write.begin() as session:
+                if session.get(RegistrySnapshot, digest) is None:
+                    session.add(RegistrySnapshot(hash=digest, content=dict(content), created_at=utcnow()))
+        except IntegrityError:  # another process stored the same snapshot first
+            pass
+
+    def registry_snapshot(self, digest: str) -> dict[str, Any] | None:
+        """The registry stored under ``digest``, or None when runs older than snapshots refer to it."""
+        with self._read() as session:
+            row = session.get(RegistrySnapshot, digest)
+            return None if row is None else dict(row.content or {})
 
     def get_run(self, run_id: str) -> RunRecord | None:
         with self._read() as session:
@@ -217,9 +247,9 @@ class Store:
             return int(session.scalar(query) or 0)
 
     def unrated_runs(self, *, limit: int = 50, order: str = "oldest") -> list[RunSummary]:
-        """Finished (``done``) runs without a whole-run rating, for the rating queue."""
+        """Answered or abstained runs without a whole-run rating, for the rating queue."""
         _choice("order", order, ("oldest", "random"))
-        query = select(Run, _latest_verdict().label("rating")).where(Run.status == "done")
+        query = select(Run, _latest_verdict().label("rating")).where(Run.status.in_(("done", "abstained")))
         query = self._filtered(query, status=None, skill=None, model=None, rating="unrated", text=None, dataset=None)
         ordering = (func.random(),) if order == "random" else (Run.created_at.asc(), Run.id.asc())
         return self._summaries(query.order_by(*ordering).limit(max(0, int(limit))))

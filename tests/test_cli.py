@@ -101,7 +101,11 @@ def test_eval_stores_every_item_and_writes_results_and_summary(sign: Path, tmp_p
     assert rows[0]["correct"] is True and rows[0]["answer"] == "NO PARKING"
     assert all(r["run_id"] for r in rows)
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert summary["items"] == 4 and summary["per_category"]["ocr"] == {"n": 1, "accuracy": 1.0}
+    assert summary["items"] == 4 and summary["per_category"]["ocr"] == {
+        "n": 1, "answered": 1, "correct": 1, "coverage": 1.0, "precision": 1.0, "accuracy": 1.0}
+    assert all(r["status"] in ("done", "abstained") for r in rows)
+    assert all((r["answer"] is None) == (r["status"] != "done") for r in rows)
+    assert all(r["reason"] for r in rows if r["status"] != "done")
     assert summary["latency_ms"]["p50"] > 0
     listed = json.loads(maestro("runs", "list", "--json", "--limit", "10", home=tmp_path / "home").stdout)
     assert len(listed) == 4

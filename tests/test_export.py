@@ -151,7 +151,7 @@ def test_verl_rows_validate_against_verls_layout_and_images_are_content_addresse
         _check_verl_row(row, out)
     truths = {row["extra_info"]["question"]: row["reward_model"]["ground_truth"] for row in rows}
     # Ground truth: a confirmed answer, a correction, a dataset item's answer; none for wrong-without-correction.
-    assert truths == {"What word is shown?": "hello", "Read the card.": "other", "Is it a card?": "yes",
+    assert truths == {"What word is shown?": "hello", "Read the card.": "other", "Is it a card?": "Yes",
                       "Count the letters.": "5"}
     assert [row["extra_info"]["index"] for row in rows] == list(range(len(rows)))
     by_question = {row["extra_info"]["question"]: row for row in rows}

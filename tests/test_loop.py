@@ -28,13 +28,15 @@ def test_search_then_answer_records_every_step(registry, image) -> None:
     events = []
     policy = ScriptedPolicy([
         "<think>Echo it.</think>\n<search> Tools@@Echo: repeat hello </search>",
-        "<think>The echo said hello.</think>\n<answer>hello</answer>",
+        "<think>The echo said hello.</think>\n<answer>repeat hello</answer>",
     ])
     at_emit = []  # what each event's step looked like at the moment it was emitted
     result = run("say hello", image, registry=registry, policy=policy,
                  on_event=lambda e: (events.append(e), at_emit.append(e.step and (e.step.skill, e.step.observation))))
 
-    assert result.status == "done" and result.answer == "hello" and not result.forced_answer
+    # The answer agrees with what the Echo tool settled, so it carries that tool's confidence.
+    assert result.status == "done" and result.answer == "repeat hello" and not result.forced_answer
+    assert result.confidence == 0.9
     search, answer = result.steps
     assert (search.kind, search.model, search.skill, search.query) == ("search", "Tools", "Echo", "repeat hello")
     assert search.level2 == "Plain Echo" and "repeat" in search.level2_reason
@@ -73,9 +75,9 @@ def test_observations_cannot_forge_protocol_tags(registry, image) -> None:
 
 def test_the_turn_limit_forces_a_final_answer(registry, image) -> None:
     search = "<think>again</think><search>Tools@@Echo: repeat</search>"
-    policy = ScriptedPolicy([search, search, search, "<think>enough</think><answer>done</answer>"])
+    policy = ScriptedPolicy([search, search, search, "<think>enough</think><answer>repeat</answer>"])
     result = run("q", image, registry=registry, policy=policy, max_turns=3)
-    assert result.status == "done" and result.forced_answer and result.answer == "done"
+    assert result.status == "done" and result.forced_answer and result.answer == "repeat"
     assert [s.kind for s in result.steps] == ["search", "search", "search", "answer"]
     assert result.steps[-1].status == "forced"
 
@@ -84,7 +86,7 @@ def test_a_policy_that_never_answers_fails_honestly(registry, image) -> None:
     search = "<think>again</think><search>Tools@@Echo: repeat</search>"
     result = run("q", image, registry=registry, policy=ScriptedPolicy([search] * 5), max_turns=2)
     assert result.status == "failed" and result.answer is None
-    assert "no valid answer" in result.error
+    assert "no valid answer" in result.reason
     assert result.steps[-1].status == "error" and len(result.steps) == 3
 
 
@@ -109,7 +111,8 @@ def test_a_crashing_skill_keeps_its_tool_calls_and_the_run_goes_on(registry, ima
     assert step.status == "error" and "the skill broke" in step.error
     assert [c.tool for c in step.tool_calls] == ["noop"]
     assert "failed" in step.observation
-    assert result.status == "done"
+    # Its only source of evidence broke: the run failed (with the error), it did not answer "unknown".
+    assert result.status == "failed" and result.answer is None and "the skill broke" in result.reason
 
 
 def test_a_crashing_policy_ends_the_run_as_failed_with_its_steps(registry, image) -> None:

@@ -125,7 +125,9 @@ def test_skills_that_need_reasoning_say_so_plainly_with_tools_only(maestro, ques
     run, search = ask(maestro, image, question)
     assert search.skill == skill and search.status == "ok"
     assert "cannot settle" in search.observation
-    assert run.answer == "I could not determine the answer."
+    # No answer, and a reason the user can act on: a reasoning expert is needed.
+    assert run.status == "abstained" and run.answer is None
+    assert "configure a VLM expert" in run.reason
     assert search.tool_calls  # the evidence is still gathered and shown
 
 

@@ -17,9 +17,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from storage import (
     DatasetItem,
-    StepRecord,
+    Step,
     Store,
-    ToolCallRecord,
+    ToolCall,
     default_data_dir,
     migrate,
     open_store,
@@ -42,8 +42,8 @@ def store(data_dir: Path) -> Store:
         yield opened
 
 
-def search_step(index: int, model: str, skill: str, **extra: object) -> StepRecord:
-    return StepRecord(index=index, kind="search", raw_text=f"<search>{model}@@{skill}: q{index}</search>",
+def search_step(index: int, model: str, skill: str, **extra: object) -> Step:
+    return Step(index=index, kind="search", raw_text=f"<search>{model}@@{skill}: q{index}</search>",
                       model=model, skill=skill, query=f"q{index}", observation=f"obs {index}", **extra)
 
 
@@ -54,7 +54,8 @@ def make_run(store: Store, question: str, pairs: list[tuple[str, str]], *, statu
     for i, (model, skill) in enumerate(pairs):
         store.add_step(run_id, search_step(i, model, skill))
     if status != "running":
-        store.finish_run(run_id, status=status, answer=answer, latency_ms=10.0)
+        store.finish_run(run_id, status=status, answer=answer if status == "done" else None, latency_ms=10.0,
+                         reason=None if status == "done" else f"{status} for a test")
     return run_id
 
 
@@ -66,15 +67,15 @@ def test_run_round_trip_keeps_every_field_in_order(store: Store) -> None:
                               dataset="signs", item_id="s-1", expected="42")
     assert store.get_run(run_id).status == "running"  # the row exists from the first moment
 
-    think = StepRecord(index=0, kind="think", raw_text="<think>read it</think>", think="read it", policy_ms=3.5,
+    think = Step(index=0, kind="think", raw_text="<think>read it</think>", think="read it", policy_ms=3.5,
                        tokens_in=120, tokens_out=9)
     search = search_step(1, "RapidOCR", "OCR", level2="line_reading", level2_reason="single line",
                          latency_ms=44.0, tool_ms=40.0, expert_ms=2.0, routing={"why": "text", "scores": [0.9, 0.1]},
                          artifacts=[crop.id],
-                         tool_calls=[ToolCallRecord(0, "ocr.read", {"box": [1, 2, 3, 4]}, "EXIT 42", 38.0,
+                         tool_calls=[ToolCall(0, "ocr.read", {"box": [1, 2, 3, 4]}, "EXIT 42", 38.0,
                                                     image_id=crop.id, data={"lines": [["EXIT", 0.99]]}),
-                                     ToolCallRecord(1, "zoom", {"factor": 2}, "", 1.0, error="too small")])
-    answer = StepRecord(index=2, kind="answer", raw_text="<answer>42</answer>", answer="42", status="forced")
+                                     ToolCall(1, "zoom", {"factor": 2}, "", 1.0, error="too small")])
+    answer = Step(index=2, kind="answer", raw_text="<answer>42</answer>", answer="42", status="forced")
     step_ids = [store.add_step(run_id, step) for step in (think, search, answer)]
     assert step_ids == sorted(set(step_ids)) and search.id == step_ids[1] and search.created_at is not None
     store.finish_run(run_id, status="done", answer="42", latency_ms=123.4, tokens_in=300, tokens_out=20,
@@ -104,10 +105,10 @@ def test_run_round_trip_keeps_every_field_in_order(store: Store) -> None:
 def test_odd_values_from_tools_and_images_are_stored_not_refused(store: Store) -> None:
     run_id = make_run(store, "odd?", [], status="running")
     weird_text = "bad \udc80 surrogate, NUL \x00 inside, emoji 🚦, right-to-left \u202e"
-    step = StepRecord(index=0, kind="search", observation=weird_text, model="m", skill="OCR",
+    step = Step(index=0, kind="search", observation=weird_text, model="m", skill="OCR",
                       routing={"score": np.float32(0.5), "boxes": np.array([[1, 2], [3, 4]]), (1, 2): "tuple key",
                                "path": Path("/x/y"), "nan": float("nan"), "set": {3, 1}},
-                      tool_calls=[ToolCallRecord(0, "t", {"img": b"\x89PNG"}, weird_text, 1.0)])
+                      tool_calls=[ToolCall(0, "t", {"img": b"\x89PNG"}, weird_text, 1.0)])
     store.add_step(run_id, step)
     got = store.get_run(run_id).steps[0]
     assert "NUL \x00 inside, emoji 🚦" in got.observation and "\\udc80" in got.observation
@@ -119,7 +120,7 @@ def test_odd_values_from_tools_and_images_are_stored_not_refused(store: Store) -
 def test_bad_steps_are_refused_and_change_nothing(store: Store) -> None:
     run_id = make_run(store, "q", [("m", "OCR")], status="running")
     with pytest.raises(ValueError, match="step kind"):
-        store.add_step(run_id, StepRecord(index=1, kind="shout"))
+        store.add_step(run_id, Step(index=1, kind="shout"))
     with pytest.raises(ValueError, match="already has a step 0"):
         store.add_step(run_id, search_step(0, "other", "Count"))
     with pytest.raises(KeyError):
@@ -303,3 +304,28 @@ def test_records_serialise_to_json(store: Store) -> None:
     run_id = make_run(store, "json", [("m", "s")])
     text = json.dumps(asdict(store.get_run(run_id)), default=str)
     assert json.loads(text)["steps"][0]["skill"] == "s"
+
+
+def test_upgrading_moves_violations_and_settled_answers_out_of_the_routing_json(tmp_path: Path) -> None:
+    from alembic import command
+    from sqlalchemy import create_engine, text
+
+    from storage.db import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(url), "0002_handbook")  # a database as the previous release left it
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO runs (id, created_at, question, image_id, policy, registry_hash, status, "
+                          "tokens_in, tokens_out, cost, forced_answer, config) VALUES ('r1', '2026-11-20', 'q', "
+                          "'img', 'keyword', 'h', 'done', 0, 0, 0, 0, '{}')"))
+        conn.execute(text("INSERT INTO steps (run_id, \"index\", kind, raw_text, status, latency_ms, policy_ms, "
+                          "tool_ms, expert_ms, tokens_in, tokens_out, routing, artifacts, created_at) VALUES ('r1', "
+                          "0, 'search', '', 'ok', 0, 0, 0, 0, 0, 0, :routing, '[]', '2026-11-20')"),
+                     {"routing": json.dumps({"policy": "keyword", "violations": ["think_count: 0"],
+                                             "settled_answer": "42"})})
+    engine.dispose()
+    store = open_store(tmp_path, url)  # upgrades to the newest revision
+    step = store.get_run("r1").steps[0]
+    assert step.violations == ["think_count: 0"] and step.settled_answer == "42"
+    assert step.routing == {"policy": "keyword"}

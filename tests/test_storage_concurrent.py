@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from storage import StepRecord, Store, ToolCallRecord, open_store
+from storage import Step, Store, ToolCall, open_store
 
 REPO = Path(__file__).resolve().parent.parent
 RUNS_PER_WORKER = 12
@@ -30,9 +30,9 @@ def work(store: Store, tag: str, n_runs: int, n_steps: int) -> int:
         run_id = store.create_run(question=f"{tag} run {r}", image_id=ref.id, policy="p", registry_hash="r",
                                   config={"worker": tag})
         for s in range(n_steps):
-            store.add_step(run_id, StepRecord(index=s, kind="search", model=f"m{s}", skill="OCR",
+            store.add_step(run_id, Step(index=s, kind="search", model=f"m{s}", skill="OCR",
                                               observation=f"{tag}-{r}-{s}", artifacts=[ref.id],
-                                              tool_calls=[ToolCallRecord(0, "ocr", {"s": s}, "ok", 1.0)]))
+                                              tool_calls=[ToolCall(0, "ocr", {"s": s}, "ok", 1.0)]))
             store.list_runs(limit=5, skill="OCR")  # readers interleave with writers
         store.finish_run(run_id, status="done", answer=str(r), latency_ms=1.0)
         store.add_rating(run_id, rater=tag, verdict="correct" if r % 2 else "partial")

@@ -15,20 +15,20 @@ from pathlib import Path
 
 import pytest
 
-from storage import StepRecord, ToolCallRecord, open_store
+from storage import Step, ToolCall, open_store
 
 REPO = Path(__file__).resolve().parent.parent
 
 CHILD = textwrap.dedent("""
     import sys, time
-    from storage import StepRecord, ToolCallRecord, open_store
+    from storage import Step, ToolCall, open_store
 
     store = open_store(sys.argv[1])
     run_id = store.create_run(question=sys.argv[2], image_id="ab" * 32, policy="scripted", registry_hash="r",
                               config={"child": True})
-    store.add_step(run_id, StepRecord(index=0, kind="think", think="look first", raw_text="<think>look</think>"))
-    store.add_step(run_id, StepRecord(index=1, kind="search", model="RapidOCR", skill="OCR", observation="EXIT",
-                                      tool_calls=[ToolCallRecord(0, "ocr", {"lang": "en"}, "1 line", 5.0)]))
+    store.add_step(run_id, Step(index=0, kind="think", think="look first", raw_text="<think>look</think>"))
+    store.add_step(run_id, Step(index=1, kind="search", model="RapidOCR", skill="OCR", observation="EXIT",
+                                      tool_calls=[ToolCall(0, "ocr", {"lang": "en"}, "1 line", 5.0)]))
     print("READY", run_id, flush=True)
     time.sleep(300)
 """)
@@ -103,8 +103,8 @@ def test_recycled_pid_other_host_and_own_process(data_dir: Path) -> None:
     with open_store(data_dir) as store:
         ids = {name: store.create_run(question=name, image_id="c" * 64, policy="p", registry_hash="r", config={})
                for name in ("mine", "recycled", "other-host", "gone-pid", "no-stamp-alive")}
-        store.add_step(ids["recycled"], StepRecord(index=0, kind="search", model="m", skill="s",
-                                                   tool_calls=[ToolCallRecord(0, "t", {}, "", 1.0)]))
+        store.add_step(ids["recycled"], Step(index=0, kind="search", model="m", skill="s",
+                                                   tool_calls=[ToolCall(0, "t", {}, "", 1.0)]))
     with sqlite3.connect(data_dir / "maestro.db") as conn:
         # Same live pid (ours) but a different start stamp: a recycled pid, so its run is dead.
         conn.execute("update runs set owner_start = owner_start || '0' where id = ?", (ids["recycled"],))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from storage import StepRecord, Store, open_store
+from storage import Step, Store, open_store
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -30,8 +30,8 @@ def image_id(store: Store) -> str:
 def make_run(store: Store, image_id: str, question: str, pairs: list[tuple[str, str]], answer: str = "EXIT") -> str:
     run_id = store.create_run(question=question, image_id=image_id, policy="keyword", registry_hash="h", config={})
     for i, (model, skill) in enumerate(pairs):
-        store.add_step(run_id, StepRecord(index=i, kind="search", model=model, skill=skill, query=question))
-    store.add_step(run_id, StepRecord(index=len(pairs), kind="answer", answer=answer))
+        store.add_step(run_id, Step(index=i, kind="search", model=model, skill=skill, query=question))
+    store.add_step(run_id, Step(index=len(pairs), kind="answer", answer=answer))
     store.finish_run(run_id, status="done", answer=answer, latency_ms=3.0)
     return run_id
 

@@ -91,7 +91,7 @@ def test_tiny_vlm_orchestrates_and_the_run_is_stored_honestly(maestro: Maestro, 
         assert saved.policy_ms > 0
         assert saved.routing["orchestrator"] == "Tiny-Orchestrator"
         if saved.status == "error":
-            assert saved.error and saved.routing.get("violations"), saved
+            assert saved.error and saved.violations, saved
     assert stored.tokens_in == sum(s.tokens_in for s in stored.steps)
     assert stored.tokens_out == sum(s.tokens_out for s in stored.steps)
 
@@ -99,12 +99,15 @@ def test_tiny_vlm_orchestrates_and_the_run_is_stored_honestly(maestro: Maestro, 
         last = stored.steps[-1]
         assert last.kind == "answer" and stored.answer == last.answer
         assert stored.forced_answer == (len(stored.steps) == MAX_TURNS + 1)
+    elif stored.status == "abstained":
+        # A valid answer turn whose text is not a count (random models write gibberish): withheld, with why.
+        assert stored.answer is None and "a whole number" in (stored.reason or "")
     else:
         # The honest outcome for a random model: no valid answer in T_max turns plus the forced one.
         assert stored.status == "failed" and stored.answer is None
-        assert f"no valid answer after {MAX_TURNS} turns" in (stored.error or "")
+        assert f"no valid answer within {MAX_TURNS} turns" in (stored.reason or "")
         assert len(stored.steps) == MAX_TURNS + 1
-        assert any(s.routing.get("violations") for s in stored.steps)
+        assert any(s.violations for s in stored.steps)
 
 
 @pytest.mark.slow

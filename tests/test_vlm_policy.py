@@ -203,20 +203,21 @@ def test_self_consistency_votes_over_three_stored_samples(chat: tuple[str, Scrip
     result = maestro.ask(sign, "How many letters are on the sign?")
 
     assert isinstance(result, VotedRun)
-    assert result.vote is not None
-    assert result.vote.counts == {"7": 2, "8": 1} and result.vote.winner == "7"
-    assert result.answer == "{7}" and result.status == "done" and result.id == result.vote.run_ids[0]
+    assert result.ballot is not None
+    assert result.ballot.counts == {"7": 2, "8": 1} and result.ballot.winner == "7"
+    # Answers are returned in the form the question asks (a count): "{7}" and "7." both become "7".
+    assert result.answer == "7" and result.status == "done" and result.id == result.ballot.run_ids[0]
     assert len(result.samples) == 3 and result.total_tokens_in == 1001 + 1002 + 1003
     # Every sample was drawn at the paper's temperature, and the policy itself was left greedy.
     assert [r["temperature"] for r in script.requests] == [1.0, 1.0, 1.0]
     assert maestro.policy.temperature == 0.0
 
-    stored = [maestro.store.get_run(run_id) for run_id in result.vote.run_ids]
+    stored = [maestro.store.get_run(run_id) for run_id in result.ballot.run_ids]
     assert len({s.id for s in stored}) == 3
     groups = {s.config["sc"]["group"] for s in stored}
-    assert groups == {result.vote.group}
+    assert groups == {result.ballot.group}
     assert [s.config["sc"]["index"] for s in stored] == [0, 1, 2]
-    assert [s.answer for s in stored] == ["{7}", "8", "7."]
+    assert [s.answer for s in stored] == ["7", "8", "7"]
     assert all(s.config["sc"]["k"] == 3 and s.status == "done" for s in stored)
 
 

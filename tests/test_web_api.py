@@ -27,7 +27,7 @@ from agents.config import Settings
 from agents.policies.base import ScriptedPolicy
 from agents.policies.router import RouterPolicy
 from agents.runtime import Maestro
-from storage import StepRecord
+from storage import Step
 from tests.local_http import JsonHandler, models_reply, refused_url, serve
 from ui import render
 from ui.web import launch
@@ -182,9 +182,9 @@ def seed_run(maestro: Maestro, image_id: str, question: str, *, model: str = "To
     """A finished run with one search step and an answer, written through the storage API."""
     store = maestro.store
     run_id = store.create_run(question=question, image_id=image_id, policy="keyword", registry_hash="h", config={})
-    store.add_step(run_id, StepRecord(index=0, kind="search", model=model, skill=skill, query=question,
+    store.add_step(run_id, Step(index=0, kind="search", model=model, skill=skill, query=question,
                                       observation="seen", latency_ms=5.0))
-    store.add_step(run_id, StepRecord(index=1, kind="answer", answer="MAIN STREET", latency_ms=1.0))
+    store.add_step(run_id, Step(index=1, kind="answer", answer="MAIN STREET", latency_ms=1.0))
     store.finish_run(run_id, status="done", answer="MAIN STREET", latency_ms=6.0)
     return run_id
 
@@ -327,7 +327,7 @@ def test_a_chosen_pair_shows_as_a_titled_pending_step_while_its_skill_runs(data_
         server.close()
     # Known skills get a verb phrase, aliases included (resolved through the real registry's names).
     registry = Maestro.open(Settings.resolve(data_dir=data_dir)).registry
-    step = StepRecord(index=2, kind="search", model="Tools", skill="Text-Reading", query="the sign")
+    step = Step(index=2, kind="search", model="Tools", skill="Text-Reading", query="the sign")
     title = render.pending_message(2, step, registry.skill_names.resolve).metadata["title"]
     assert title == "⏳ Step 3 · Tools@@Text-Reading · reading text…"
 

@@ -26,7 +26,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
 RUN_TIMEOUT_MS = 120_000
-ANSWER = re.compile(r"^Answer:")  # the final answer is a heading, so it stands out
+# The final answer is plain text led by a bold "Answer:" label (never a heading: long answers must stay readable).
+ANSWER = "strong:text-is('Answer:')"
 
 if not CHROMIUM.exists():
     pytest.skip(f"BROWSER TESTS SKIPPED: {CHROMIUM} is missing; install it with `apt-get install -y chromium`",
@@ -68,11 +69,11 @@ def test_ask_rate_replay_and_history_in_a_browser(served: Served, page: Any) -> 
     page.click("#ask-button")
     chat = page.locator("#ask-chat")
     chat.get_by_text("Step 1").first.wait_for(timeout=RUN_TIMEOUT_MS)
-    chat.get_by_role("heading", name=ANSWER).wait_for(timeout=RUN_TIMEOUT_MS)
+    chat.locator(ANSWER).wait_for(timeout=RUN_TIMEOUT_MS)
     run_id = page.input_value("#ask-run-id input, #ask-run-id textarea")
     record = store.get_run(run_id)
     assert record is not None and record.status == "done" and record.answer
-    assert record.answer.split()[0] in chat.get_by_role("heading", name=ANSWER).inner_text()
+    assert record.answer.split()[0] in chat.locator(ANSWER).locator("xpath=..").inner_text()
     search = next(s for s in record.steps if s.kind == "search")
     chat.get_by_text(f"{search.model}@@{search.skill}").first.click()  # expand the step: its tool calls
     tools_with_images = [c for c in search.tool_calls if c.image_id]
@@ -82,7 +83,7 @@ def test_ask_rate_replay_and_history_in_a_browser(served: Served, page: Any) -> 
     assert images.count() == 1 + len(tools_with_images), "the user's image and each tool's evidence are shown"
     chat.locator("img").last.scroll_into_view_if_needed()
     shot(page, "01_ask_evidence")
-    chat.get_by_role("heading", name=ANSWER).scroll_into_view_if_needed()
+    chat.locator(ANSWER).scroll_into_view_if_needed()
     shot(page, "01_ask_answer")
 
     page.fill("#ask-corrected textarea", "MAIN STREET Exit 42")
@@ -97,7 +98,7 @@ def test_ask_rate_replay_and_history_in_a_browser(served: Served, page: Any) -> 
     cell.wait_for(timeout=20_000)
     cell.click()
     replay = page.locator("#replay-chat")
-    replay.get_by_role("heading", name=ANSWER).wait_for(timeout=20_000)
+    replay.locator(ANSWER).wait_for(timeout=20_000)
     assert replay.get_by_text(f"{search.model}@@{search.skill}").count() >= 1
     page.locator("#replay-info").get_by_text("rated correct").wait_for(timeout=10_000)
     shot(page, "02_replay_opened")
@@ -109,7 +110,7 @@ def test_ask_rate_replay_and_history_in_a_browser(served: Served, page: Any) -> 
     shot(page, "03_rate_history")
 
     page.goto(f"{served.url}?run={run_id}")
-    page.locator("#replay-chat").get_by_role("heading", name=ANSWER).wait_for(timeout=20_000)
+    page.locator("#replay-chat").locator(ANSWER).wait_for(timeout=20_000)
     assert page.get_by_role("tab", name="Replay").get_attribute("aria-selected") == "true"
     shot(page, "04_deep_link")
 
@@ -193,7 +194,7 @@ def test_live_step_title_while_the_skill_runs(data_dir: Path) -> None:
             chat = tab.locator("#ask-chat")
             chat.get_by_text("Tools@@Sleepy · working…").first.wait_for(timeout=20_000)
             shot(tab, "09_ask_pending_step")
-            chat.get_by_role("heading", name=ANSWER).wait_for(timeout=RUN_TIMEOUT_MS)
+            chat.locator(ANSWER).wait_for(timeout=RUN_TIMEOUT_MS)
             assert chat.get_by_text("working…").count() == 0
             browser.close()
     finally:

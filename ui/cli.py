@@ -66,8 +66,8 @@ def ask(image: Annotated[Path, typer.Argument(help="Image file (PNG, JPEG, WebP.
         typer.echo(json.dumps(cli_render.run_json(result), ensure_ascii=False))
     else:
         cli_render.print_run(result)
-    if result.status != "done":
-        raise typer.Exit(1)
+    if result.status != "done":  # 1: abstained (no answer, with a reason); 3: failed, cancelled or interrupted
+        raise typer.Exit(1 if result.status == "abstained" else 3)
 
 
 @app.command("eval")

@@ -19,12 +19,16 @@ def run_json(run: Any) -> dict[str, Any]:
         "run_id": run.id,
         "status": run.status,
         "answer": run.answer,
+        "reason": run.reason,
+        "confidence": run.confidence,
+        "answer_form": run.answer_form,
         "latency_ms": round(run.latency_ms or 0.0, 1),
         "forced_answer": run.forced_answer,
         "error": run.error,
         "steps": [
             {"index": s.index, "kind": s.kind, "status": s.status, "model": s.model, "skill": s.skill,
              "level2": s.level2, "query": s.query, "observation": s.observation, "answer": s.answer,
+             "settled_answer": s.settled_answer, "confidence": s.confidence, "missing": s.missing,
              "error": s.error, "latency_ms": round(s.latency_ms, 2), "policy_ms": round(s.policy_ms, 2),
              "tool_ms": round(s.tool_ms, 2), "expert_ms": round(s.expert_ms, 2), "tokens_in": s.tokens_in,
              "tokens_out": s.tokens_out,
@@ -40,12 +44,16 @@ def print_run(run: Any) -> None:
     console.print(f"[dim]run {run.id}[/dim]  question: {escape(run.question)}")
     for step in run.steps:
         _print_step(step)
-    colour = "green" if run.status == "done" else "red"
+    colour = {"done": "green", "abstained": "yellow"}.get(run.status, "red")
     forced = " (forced at the turn limit)" if run.forced_answer else ""
     console.print(f"[bold {colour}]{run.status}[/]{forced} in {run.latency_ms or 0:.0f} ms")
     if run.error:
         console.print(f"[red]error:[/] {escape(run.error)}")
-    console.print(f"[bold]Answer:[/] {escape(str(run.answer))}")
+    if run.status == "done":
+        sure = f"  [dim](confidence {run.confidence:.2f})[/]" if run.confidence is not None else ""
+        console.print(f"[bold]Answer:[/] {escape(str(run.answer))}{sure}")
+    else:
+        console.print(f"[bold {colour}]No answer:[/] {escape(str(run.reason or run.error or run.status))}")
 
 
 def _print_step(step: Any) -> None:
@@ -96,14 +104,23 @@ def print_run_list(rows: list[Any], as_json: bool) -> None:
     console.print(table)
 
 
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
 def print_summary(summary: dict[str, Any]) -> None:
-    table = Table("category", "n", "accuracy")
+    """Per category and overall: how much was answered (coverage), how much of that was right (precision when
+    answering), and accuracy over everything."""
+    table = Table("category", "n", "answered", "coverage", "precision", "accuracy")
     for category, stats in summary["per_category"].items():
-        table.add_row(category, str(stats["n"]), f"{stats['accuracy']:.1%}")
-    table.add_row("[bold]overall[/]", str(summary["items"]), f"[bold]{summary['accuracy']:.1%}[/]")
+        table.add_row(escape(category), str(stats["n"]), str(stats["answered"]), _share(stats["coverage"]),
+                      _share(stats["precision"]), _share(stats["accuracy"]))
+    table.add_row("[bold]overall[/]", str(summary["items"]), str(summary["answered"]), _share(summary["coverage"]),
+                  f"[bold]{_share(summary['precision'])}[/]", _share(summary["accuracy"]))
     console.print(table)
     lat = summary["latency_ms"]
-    console.print(f"latency p50 {lat['p50']} ms, p95 {lat['p95']} ms; errors {summary['errors']}")
+    statuses = ", ".join(f"{k} {v}" for k, v in summary.get("statuses", {}).items())
+    console.print(f"latency p50 {lat['p50']} ms, p95 {lat['p95']} ms; runs: {statuses}")
     if summary.get("routing_accuracy") is not None:
         console.print(f"Level-1 routing correct: {summary['routing_accuracy']:.1%}")
 

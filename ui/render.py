@@ -147,6 +147,13 @@ def _step_body(step: Any) -> str:
         lines.append(routing)
     if step.kind == "answer" and step.answer is not None:
         lines.append(f"**Answer:** {md_escape(step.answer)}")
+    if step.settled_answer is not None:
+        sure = f" (confidence {step.confidence:.2f})" if step.confidence is not None else ""
+        lines.append(f"**Tools settled:** {md_escape(step.settled_answer)}{sure}")
+    elif step.missing:
+        lines.append(f"**Missing:** {md_escape(step.missing)}")
+    if step.violations:
+        lines.append("**Protocol problems:** " + "; ".join(md_escape(v) for v in step.violations))
     if step.error:
         lines.append(f"**⚠ Error:** {md_escape(step.error)}")
     lines.append(_timings(step))
@@ -244,14 +251,20 @@ def final_message(run: Any) -> gr.ChatMessage:
     """The run's outcome as a plain (non-collapsible) message: the answer in bold, or what went wrong."""
     footer = f"\n\n<sub>run {run.id} · {run.status} · {ms(run.latency_ms)} · tokens {run.tokens_in} in / " \
              f"{run.tokens_out} out</sub>"
+    reason = md_escape(getattr(run, "reason", None) or run.error or "no reason was recorded")
     if run.status == "done":
         forced = " *(forced at the turn limit)*" if run.forced_answer else ""
-        return gr.ChatMessage(role="assistant", content=f"### Answer: {md_escape(run.answer)}{forced}{footer}")
+        confidence = getattr(run, "confidence", None)
+        sure = f" · confidence {confidence:.2f}" if confidence is not None else ""
+        return gr.ChatMessage(role="assistant", content=f"**Answer:** {md_escape(run.answer)}{forced}{sure}{footer}")
+    if run.status == "abstained":
+        return gr.ChatMessage(role="assistant", content=f"🤷 **No answer: the run abstained.** {reason}{footer}")
+    if run.status == "cancelled":
+        return gr.ChatMessage(role="assistant", content=f"⏹ **The run was stopped** before it finished.{footer}")
     if run.status == "interrupted":
         return gr.ChatMessage(role="assistant",
-                              content=f"⏹ **The run was interrupted** before it finished: "
-                                      f"{md_escape(run.error)}{footer}")
-    return gr.ChatMessage(role="assistant", content=f"⚠️ **The run failed:** {md_escape(run.error)}{footer}")
+                              content=f"⏹ **The run was interrupted** before it finished: {reason}{footer}")
+    return gr.ChatMessage(role="assistant", content=f"⚠️ **The run failed:** {reason}{footer}")
 
 
 def error_message(text: str) -> gr.ChatMessage:

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from PIL import Image
 
 from agents.types import Step
+from skills.answer_form import AnswerForm
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Context:
     turn: int  # 0-based index of the turn being asked for
     force_answer: bool = False  # the turn limit is reached: the next turn must be an <answer>
     repair_hint: str | None = None  # set after a malformed turn: what was wrong with it
+    form: AnswerForm = field(default_factory=lambda: AnswerForm("free"))  # the form the question asks for
 
     @property
     def searches(self) -> list[Step]:

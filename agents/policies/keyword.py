@@ -1,55 +1,73 @@
 """The default offline orchestrator: infer the skill from the question, call the best expert for it, answer.
 
-It writes real protocol text, so its runs are valid training trajectories for a VLM orchestrator. Turn 1 searches
-with the inferred (expert, skill) pair; the next turn answers from what the tools settled or what the expert said.
-If a call failed, it tries the next candidate pair once before answering honestly that it could not tell.
+It writes real protocol text, so its runs are valid training trajectories for a VLM orchestrator. Only *plausible*
+pairs are ever called: a skill whose keywords the question matches (a question that matches none goes to a neural
+generalist when one is configured, and is otherwise abstained on — no default skill answers a question it does not
+understand). Turn 1 searches with the best pair; the next turn answers from what the tools settled or what the
+expert said; when the skill found nothing (no chart, no text, the named object not found) or the call failed, it
+tries the next plausible pair once, then abstains saying what each pair was missing.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from agents.policies.answering import abstain_turn, answer_from_search, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
-from agents.protocol import Answer, Search, render_turn
+from agents.protocol import Search, render_turn
+from agents.registry import Registry
 from agents.skill_inference import infer_skills
 
-_ANSWER_LINE = re.compile(r"^(?:final\s+)?answer\s*[:：]\s*(.+)$", re.IGNORECASE)
+#: Pairs tried per question at most (the first choice and one fallback).
+MAX_SEARCHES = 2
 
 
 class KeywordPolicy:
     name = "keyword"
 
     def next_turn(self, ctx: Context) -> PolicyTurn:
-        candidates = self.candidates(ctx)
         searches = ctx.searches
         last = searches[-1] if searches else None
         if last is not None and last.status == "ok":
-            return answer_from_search(last, ctx.registry)
-        if ctx.force_answer or len(searches) >= min(2, len(candidates)):
-            reason = last.error if last is not None else "no skill and expert could be called"
-            return PolicyTurn(render_turn(f"I could not get evidence: {reason}",
-                                          Answer("I could not determine the answer.")))
-        expert, skill, routing = candidates[len(searches)]
+            answered = answer_from_search(last, ctx.registry)
+            if answered is not None:
+                return answered
+        tried = {(s.model, s.skill) for s in searches}
+        untried = [c for c in self.candidates(ctx) if (c[0], c[1]) not in tried]
+        if ctx.force_answer or len(searches) >= MAX_SEARCHES or not untried:
+            hint = needs_expert_hint(ctx.registry)
+            if not searches:
+                hint = f"the question names nothing the skills recognise; {hint}"
+            return abstain_turn(ctx, hint)
+        expert, skill, routing = untried[0]
         think = (f"The question needs the {skill} skill ({routing['skill_reason']}); "
                  f"{expert} is the expert for it ({routing['expert_reason']}).")
         if last is not None:
-            think = f"The previous call failed ({last.error}). Trying another pair. " + think
+            why = last.error if last.status == "error" else (last.missing or "it settled nothing")
+            think = f"{last.model}@@{last.skill} did not settle it ({why}). Trying the next plausible pair. " + think
         return PolicyTurn(render_turn(think, Search(expert, skill, ctx.question)), routing=routing)
 
     def candidates(self, ctx: Context) -> list[tuple[str, str, dict[str, Any]]]:
-        """(expert, skill, routing reason) pairs in order of preference."""
+        """Plausible (expert, skill, routing reason) pairs in order of preference."""
         registry = ctx.registry
         guesses = infer_skills(ctx.question, [s.spec for s in registry.skills])
+        plausible = [g for g in guesses if g.keyword_score > 0][:2]
         pairs: list[tuple[str, str, dict[str, Any]]] = []
-        for guess in guesses[:2]:
+        for guess in plausible:
             for expert, why in _experts_for(registry, guess.skill):
                 pairs.append((expert, guess.skill, {"policy": self.name, "skill_reason": guess.reason,
                                                     "skill_score": round(guess.score, 3), "expert_reason": why}))
+        if not plausible and guesses:  # no keyword at all: only a neural generalist may take the question
+            general = [e for e in registry.experts if e.backend != "tools" and not e.strengths]
+            for expert in general[:1]:
+                pairs.append((expert.name, guesses[0].skill, {
+                    "policy": self.name, "skill_reason": f"no skill keyword matched; closest description "
+                    f"({guesses[0].reason})", "skill_score": round(guesses[0].score, 3),
+                    "expert_reason": "a neural generalist takes questions no skill recognises"}))
         return pairs
 
 
-def _experts_for(registry: Any, skill: str) -> list[tuple[str, str]]:
+def _experts_for(registry: Registry, skill: str) -> list[tuple[str, str]]:
     """Experts declaring ``skill`` among their strengths first (registry order), then generalists."""
     names = registry.skill_names
     strong = [e for e in registry.experts if any(names.resolve(s) == skill for s in e.strengths)]
@@ -57,27 +75,3 @@ def _experts_for(registry: Any, skill: str) -> list[tuple[str, str]]:
     out = [(e.name, f"lists {skill} among its strengths") for e in strong]
     out += [(e.name, "a generalist (no declared strengths)") for e in general]
     return out[:2]
-
-
-def answer_from_search(step: Any, registry: Any) -> PolicyTurn:
-    """The answer turn after a successful search: what the tools settled, the neural expert's final answer, or an
-    honest "could not determine" (shared by every policy that searches once and answers)."""
-    if step.settled_answer is not None:
-        think = f"The {step.skill} tools settled it: {step.settled_answer}."
-        return PolicyTurn(render_turn(think, Answer(step.settled_answer)))
-    text = (step.observation or "").strip()
-    if registry.expert_spec(step.model).backend != "tools" and text:
-        return PolicyTurn(render_turn(f"{step.model} answered through the {step.skill} skill.",
-                                      Answer(extract_final_answer(text))))
-    return PolicyTurn(render_turn(f"The {step.skill} skill could not settle it: {text[:300]}",
-                                  Answer("I could not determine the answer.")))
-
-
-def extract_final_answer(text: str) -> str:
-    """An expert's final answer: an explicit ``Answer: X`` line if there is one, else its last non-empty line."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for line in reversed(lines):
-        match = _ANSWER_LINE.match(line)
-        if match:
-            return match.group(1).strip()
-    return lines[-1] if lines else text

@@ -20,9 +20,9 @@ import numpy as np
 
 from agents import embeddings
 from agents.handbook import load_handbook, pool
+from agents.policies.answering import abstain_turn, answer_from_search, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
-from agents.policies.keyword import answer_from_search
-from agents.protocol import Answer, Search, render_turn
+from agents.protocol import Search, render_turn
 from agents.skill_inference import infer_skills
 from skills.runner import choose_level2
 from storage import handbook as tables
@@ -33,6 +33,8 @@ from storage.handbook import HandbookRecord
 KEYWORD_WEIGHT = 0.15
 #: Past questions per skill kept as examples for skill inference (newest first).
 PAST_PER_SKILL = 200
+#: Similarity to a past, correctly answered question that makes a skill plausible without any keyword.
+PAST_SIMILARITY_MIN = 0.8
 #: Verdicts a Level-2 row needs before it is used on its own instead of the skill's pooled rows.
 LEVEL2_MIN_EVIDENCE = 3
 
@@ -56,22 +58,19 @@ class RouterPolicy:
         searches = ctx.searches
         last = searches[-1] if searches else None
         if last is not None and last.status == "ok":
-            return answer_from_search(last, ctx.registry)
+            answered = answer_from_search(last, ctx.registry)
+            if answered is not None:
+                return answered
         tried = {(s.model, s.skill) for s in searches}
-        if ctx.force_answer or len(searches) >= 2:
-            reason = last.error if last is not None else "no skill and expert could be called"
-            return PolicyTurn(render_turn(f"I could not get evidence: {reason}",
-                                          Answer("I could not determine the answer.")))
-        decision = self.decide(ctx.question, exclude=tried)
+        decision = None if ctx.force_answer or len(searches) >= 2 else self.decide(ctx.question, exclude=tried)
         if decision is None:
-            reason = last.error if last is not None else "no skill and expert could be called"
-            return PolicyTurn(render_turn(f"I could not get evidence: {reason}",
-                                          Answer("I could not determine the answer.")))
+            return abstain_turn(ctx, needs_expert_hint(ctx.registry))
         expert, skill = decision["expert"], decision["skill"]
         think = (f"The question needs the {skill} skill ({decision['skill_reason']}); "
                  f"{expert} is the expert for it ({decision['expert_reason']}).")
         if last is not None:
-            think = f"The previous call failed ({last.error}). Trying another pair. " + think
+            why = last.error if last.status == "error" else (last.missing or "it settled nothing")
+            think = f"{last.model}@@{last.skill} did not settle it ({why}). Trying another pair. " + think
         return PolicyTurn(render_turn(think, Search(expert, skill, ctx.question)), routing=decision)
 
     # -- decisions -----------------------------------------------------------------------------------------------
@@ -81,7 +80,8 @@ class RouterPolicy:
         exclude = exclude or set()
         ranked, skill_scores, method = self.infer_skill(question)
         handbook = load_handbook(self.store) if self.store is not None else {}
-        for skill, skill_info in ranked[:2]:
+        plausible = [(s, info) for s, info in ranked if _plausible(skill_scores.get(s))]
+        for skill, skill_info in plausible[:2]:
             options = self.rank_experts(question, skill, handbook)
             options["candidates"] = [c for c in options["candidates"] if (c["expert"], skill) not in exclude]
             if not options["candidates"]:
@@ -125,8 +125,7 @@ class RouterPolicy:
                       f"(description {s['description']:.2f}, past questions {s['past_questions']:.2f}), "
                       f"{guesses[name].reason}") if similarity else guesses[name].reason
             ranked.append((name, reason))
-        top = {n: scores[n] for n in ranked_names[:5]}
-        return ranked, top, method
+        return ranked, {n: scores[n] for n in ranked_names}, method
 
     def rank_experts(self, question: str, skill: str, handbook: dict[tuple[str, str, str], HandbookRecord]
                      ) -> dict[str, Any]:
@@ -188,6 +187,12 @@ class RouterPolicy:
                 out[spec.name] = (out[spec.name][0], float(sims[at:at + n].max()))
             at += n
         return out
+
+
+def _plausible(score: dict[str, float] | None) -> bool:
+    """A skill may be called for a question only if a declared keyword matches it, or a question answered right
+    with it before is very close: similarity to a description alone is too loose to act on."""
+    return score is not None and (score["keywords"] > 0 or score["past_questions"] >= PAST_SIMILARITY_MIN)
 
 
 def _measured_cost(row: HandbookRecord | None, expert: Any) -> dict[str, float | None]:
