@@ -54,7 +54,9 @@ def conclude(ctx: SkillContext, results: list[Any], answer: str | None, *, note:
         return reply
     data = {"tools": [r.to_dict() for r in results if r is not None and hasattr(r, "to_dict")]}
     if answer is None:
-        why = missing or note or CANNOT_SETTLE
+        # A note can be long evidence (a data table); only a one-line note says what is missing.
+        short_note = note if note and "\n" not in note and len(note) <= 200 else None
+        why = missing or short_note or CANNOT_SETTLE
         return SkillResult(observation=f"{evidence}\n{CANNOT_SETTLE if not missing else why}", evidence=data,
                            missing=why)
     formatted = format_answer(ctx.question, answer)
