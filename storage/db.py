@@ -26,6 +26,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
+from storage.locks import hold
 from storage.store import Store
 
 BUSY_TIMEOUT_S = 30.0
@@ -132,6 +133,7 @@ def migrate(engine: Engine, url: str | None = None) -> bool:
             return False
     # Holding the write lock makes concurrent starts migrate one after the other; the second finds head.
     with writer(engine).connect() as conn, conn.begin():
+        hold(conn, "migrate")
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
     return True

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import Float, ForeignKey, Index, Integer, delete, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from storage.locks import hold
 from storage.models import Base, Rating, Run, SafeString, utcnow
 
 #: Beta prior every entry starts from (uniform: no opinion before the first verdict).
@@ -110,6 +111,7 @@ class HandbookRecord:
 def replace_credits(store: Any, run_id: str, credits: list[Credit]) -> list[tuple[str, str, str]]:
     """Make ``credits`` the run's whole contribution (an empty list withdraws it); returns the triples touched."""
     with store._write.begin() as session:
+        hold(session, "handbook")  # recomputing an entry must see every other writer's credits (storage.locks)
         old = session.execute(select(HandbookCredit.expert, HandbookCredit.skill, HandbookCredit.level2)
                               .where(HandbookCredit.run_id == run_id)).all()
         session.execute(delete(HandbookCredit).where(HandbookCredit.run_id == run_id))
@@ -124,6 +126,7 @@ def replace_credits(store: Any, run_id: str, credits: list[Credit]) -> list[tupl
 def rebuild(store: Any, credits_by_run: dict[str, list[Credit]]) -> int:
     """Drop every credit and entry and store ``credits_by_run`` afresh, in one transaction; returns entry count."""
     with store._write.begin() as session:
+        hold(session, "handbook")
         session.execute(delete(HandbookCredit))
         session.execute(delete(HandbookEntry))
         for run_id, credits in credits_by_run.items():

@@ -21,6 +21,7 @@ from sqlalchemy.orm import selectinload, sessionmaker
 
 from storage import convert
 from storage.images import ImageRef, ImageStore
+from storage.locks import hold
 from storage.models import Dataset, ImageRow, Item, Rating, Run, Step, utcnow
 from storage.process import current_owner, hostname, is_alive
 from storage.records import (
@@ -123,19 +124,25 @@ class Store:
         _choice("step kind", step.kind, STEP_KINDS)
         _choice("step status", step.status, STEP_STATUSES)
         row = convert.step_row(step)
-        with self._write.begin() as session:
-            # One light query (not session.get, which loads the whole run row) for both checks.
-            known, taken = session.execute(select(
-                exists().where(Run.id == run_id),
-                exists().where(Step.run_id == run_id, Step.index == step.index))).one()
-            if not known:
-                raise KeyError(f"no run {run_id!r}")
-            if taken:
-                raise ValueError(f"run {run_id} already has a step {step.index}")
-            row.run_id = run_id
-            session.add(row)
-            session.flush()
-            step_id = row.id
+        try:
+            with self._write.begin() as session:
+                # One light query (not session.get, which loads the whole run row) for both checks.
+                known, taken = session.execute(select(
+                    exists().where(Run.id == run_id),
+                    exists().where(Step.run_id == run_id, Step.index == step.index))).one()
+                if not known:
+                    raise KeyError(f"no run {run_id!r}")
+                if taken:
+                    raise ValueError(f"run {run_id} already has a step {step.index}")
+                row.run_id = run_id
+                session.add(row)
+                session.flush()
+                step_id = row.id
+        except IntegrityError as exc:
+            # PostgreSQL runs writers side by side: another one may add this index between the check and the insert.
+            if "uq_steps_run_id_index" in str(exc.orig):
+                raise ValueError(f"run {run_id} already has a step {step.index}") from exc
+            raise
         step.id, step.created_at = step_id, row.created_at
         return step_id
 
@@ -326,6 +333,7 @@ class Store:
         if len(set(ids)) != len(ids):
             raise ValueError(f"dataset {name!r} has repeated item ids")
         with self._write.begin() as session:
+            hold(session, f"dataset:{name}")  # two evaluations of one set: the second updates the first's rows
             dataset = session.scalar(select(Dataset).where(Dataset.name == name))
             if dataset is None:
                 dataset = Dataset(name=name, description=description, created_at=utcnow())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -74,6 +74,27 @@ def db_url(request: pytest.FixtureRequest) -> str | None:
     if request.param == "sqlite":
         return None
     return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture(params=BACKENDS)
+def new_database(request: pytest.FixtureRequest) -> Iterator[Callable[[], str | None]]:
+    """A maker of empty databases on one back end, for tests that need several: each call gives None (SQLite: the
+    caller's new data directory holds its own file) or the URL of a new PostgreSQL database (dropped afterwards)."""
+    if request.param == "sqlite":
+        yield lambda: None
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    made: list[str] = []
+
+    def make() -> str:
+        made.append(server.create_database())
+        return server.url(made[-1])
+
+    try:
+        yield make
+    finally:
+        for name in made:
+            server.drop_database(name)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
