@@ -1,4 +1,5 @@
-"""The skill handbook: Beta posteriors and cost from real stored runs, ratings and evaluation results."""
+"""The skill handbook: Beta posteriors and cost from real stored runs, ratings and evaluation results, stored in
+SQLite and in PostgreSQL."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ experts:
 
 
 @pytest.fixture
-def maestro(data_dir: Path, registry_file: Path) -> Maestro:
-    app = Maestro.open(Settings.resolve(data_dir=data_dir, registry_path=registry_file))
+def maestro(data_dir: Path, db_url: str | None, registry_file: Path) -> Maestro:
+    app = Maestro.open(Settings.resolve(data_dir=data_dir, db_url=db_url, registry_path=registry_file))
     yield app
     app.store.close()
 
@@ -143,7 +144,7 @@ def test_the_evaluation_harness_feeds_the_handbook(maestro: Maestro, tmp_path: P
 def test_cli_rebuild_and_show(maestro: Maestro, data_dir: Path, registry_file: Path) -> None:
     run_id = ask(maestro, "Tools")
     maestro.store.add_rating(run_id, rater="ann", verdict="correct")  # no record_feedback: rebuild must find it
-    args = ["--data-dir", str(data_dir)]
+    args = ["--data-dir", str(data_dir), *(["--db", maestro.store.url] if maestro.settings.db_url else [])]
     rebuilt = subprocess.run([sys.executable, "-m", "ui.cli", "handbook", "rebuild", *args, "--registry",
                               str(registry_file)], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert rebuilt.returncode == 0, rebuilt.stderr
