@@ -24,6 +24,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
 from sqlalchemy.pool import StaticPool
 
 from storage.locks import hold
@@ -33,7 +34,7 @@ BUSY_TIMEOUT_S = 30.0
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 IMMEDIATE = "maestro_sqlite_immediate"  # execution option read by the "begin" listener
 
-__all__ = ["BUSY_TIMEOUT_S", "Store", "default_data_dir", "jsonable", "make_engine", "migrate", "open_store"]
+__all__ = ["BUSY_TIMEOUT_S", "DatabaseUnavailable", "Store", "default_data_dir", "jsonable", "make_engine", "migrate", "open_store"]
 
 
 def default_data_dir() -> Path:
@@ -147,12 +148,34 @@ def open_store(data_dir: str | Path | None = None, db_url: str | None = None) ->
     root = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
     root.mkdir(parents=True, exist_ok=True)
     url = db_url or f"sqlite:///{(root / 'maestro.db').resolve()}"
-    engine = make_engine(url)
+    try:
+        engine = make_engine(url)
+    except (ArgumentError, NoSuchModuleError, ImportError) as exc:
+        raise DatabaseUnavailable(_unusable(url, exc)) from exc
     try:
         migrate(engine, url)
         store = Store(root, url, engine, writer(engine))
         store.mark_interrupted()
+    except (OperationalError, InterfaceError) as exc:
+        engine.dispose()
+        raise DatabaseUnavailable(_unusable(url, exc)) from exc
     except BaseException:
         engine.dispose()
         raise
     return store
+
+
+class DatabaseUnavailable(ValueError):
+    """The database URL cannot be used (malformed, driver missing, server unreachable); one line says why."""
+
+
+def _unusable(url: str, exc: BaseException) -> str:
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        shown = "(malformed URL)"
+    cause = getattr(exc, "orig", None) or exc
+    reason = " ".join(str(cause).split()) or type(cause).__name__
+    if isinstance(exc, ImportError):
+        reason = f"its driver is not installed ({reason}); for PostgreSQL: pip install -c constraints.txt -e '.[postgres]'"
+    return f"cannot open database {shown}: {reason}"

@@ -20,6 +20,7 @@ from PIL import Image, ImageDraw, ImageFont
 from sqlalchemy import inspect, text
 
 from storage import (
+    DatabaseUnavailable,
     DatasetItem,
     StepRecord,
     Store,
@@ -320,6 +321,17 @@ def test_any_sqlalchemy_url_by_option(tmp_path: Path) -> None:
         assert conn.execute("select question from runs where id=?", (run_id,)).fetchone() == ("where?",)
     with open_store(tmp_path / "mem", db_url="sqlite://") as memory:  # in-memory: one shared connection
         assert memory.get_run(make_run(memory, "in memory", [])).question == "in memory"
+
+
+def test_an_unusable_database_url_is_one_clear_line_without_the_password(tmp_path: Path) -> None:
+    cases = {f"postgresql+psycopg://ann:s3cret@/maestro?host={tmp_path / 'no-server'}": "No such file",
+             "mysql://ann:s3cret@db/maestro": "driver is not installed", "no url at all": "malformed URL"}
+    for url, why in cases.items():
+        with pytest.raises(DatabaseUnavailable) as caught:
+            open_store(tmp_path / "home", db_url=url)
+        message = str(caught.value)
+        assert message.startswith("cannot open database") and why in message and "s3cret" not in message
+        assert "\n" not in message
 
 
 def test_datasets_upsert_items_by_id(store: Store) -> None:
