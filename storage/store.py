@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Engine, Select, case, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload, sessionmaker
+from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from storage import convert
 from storage.images import ImageRef, ImageStore
@@ -50,6 +50,13 @@ def _latest_verdict() -> Any:
     """The newest whole-run verdict of the outer run, as a correlated scalar subquery."""
     return (select(Rating.verdict).where(Rating.run_id == Run.id, Rating.step_index.is_(None))
             .order_by(Rating.id.desc()).limit(1).correlate(Run).scalar_subquery())
+
+
+def load_run(session: Session, run_id: str) -> RunRecord | None:
+    """The run with its steps, tool calls and ratings, read in ``session`` (so inside its transaction)."""
+    run = session.scalar(select(Run).where(Run.id == run_id)
+                         .options(selectinload(Run.steps).selectinload(Step.tool_calls), selectinload(Run.ratings)))
+    return None if run is None else convert.run_record(run)
 
 
 @dataclass
@@ -159,10 +166,7 @@ class Store:
 
     def get_run(self, run_id: str) -> RunRecord | None:
         with self._read() as session:
-            run = session.scalar(
-                select(Run).where(Run.id == run_id)
-                .options(selectinload(Run.steps).selectinload(Step.tool_calls), selectinload(Run.ratings)))
-            return None if run is None else convert.run_record(run)
+            return load_run(session, run_id)
 
     def mark_interrupted(self) -> int:
         """Mark ``running`` runs of this host whose owning process is gone as ``interrupted``; returns how many.

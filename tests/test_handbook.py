@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,30 @@ def test_cli_rebuild_and_show(maestro: Maestro, data_dir: Path, registry_file: P
     rows = json.loads(shown.stdout)
     assert [(r["expert"], r["skill"], r["level2"], r["alpha"], r["beta"]) for r in rows] == [
         ("Tools", "Echo", "Plain Echo", 2.0, 1.0)]
+
+
+def test_a_rating_landing_while_another_update_runs_is_not_undone(maestro: Maestro,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """An evaluation's feedback for a run is being worked out when a person's rating of that run lands (another
+    process, another thread): the rating's credit must win, not the stale automatic one computed before it."""
+    import threading
+
+    import agents.handbook as handbook
+
+    run_id = ask(maestro, "Tools", expected="something else")  # the automatic verdict: wrong
+    real, slowed = handbook.credits_for, threading.Event()
+
+    def slow_first_call(run, registry=None):  # the evaluation's update, caught half way
+        if not slowed.is_set():
+            slowed.set()
+            time.sleep(1.0)
+        return real(run, registry)
+
+    monkeypatch.setattr(handbook, "credits_for", slow_first_call)
+    evaluation = threading.Thread(target=record_feedback, args=(maestro.store, run_id, maestro.registry))
+    evaluation.start()
+    assert slowed.wait(10)
+    maestro.store.add_rating(run_id, rater="ann", verdict="correct")  # lands while the update is half way
+    record_feedback(maestro.store, run_id, maestro.registry)
+    evaluation.join(30)
+    assert (row(maestro, "Tools").alpha, row(maestro, "Tools").beta) == (2, 1)
