@@ -84,8 +84,10 @@ def _dumps(value: Any) -> str:
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, a busy timeout, foreign keys and immediate write transactions."""
     parsed = make_url(url)
+    if parsed.drivername == "postgresql":  # psycopg 3 (the postgres extra), whichever default SQLAlchemy has
+        parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, json_serializer=_dumps, pool_pre_ping=True)
+        return create_engine(parsed, json_serializer=_dumps, pool_pre_ping=True)
     memory = parsed.database in (None, "", ":memory:") or "mode=memory" in str(parsed.query)
     kwargs: dict[str, Any] = {"connect_args": {"timeout": BUSY_TIMEOUT_S, "check_same_thread": False}}
     if memory:
