@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -185,3 +186,27 @@ def test_concurrent_dataset_saves_and_handbook_updates_neither_fail_nor_lose(dat
         (row,) = entries(first)
         assert (row.runs, row.calls) == (24, 48)
         assert (row.alpha, row.beta) == (1.0 + 12, 1.0 + 12)
+
+
+def test_a_step_index_taken_by_a_concurrent_writer_is_a_clear_refusal(data_dir: Path, db_url: str | None) -> None:
+    """Another writer inserts step 0 and has not committed when ``add_step`` checks: PostgreSQL lets the check pass
+    and the insert then waits on the unique index; either way the loser gets the ordinary ValueError."""
+    from sqlalchemy.orm import Session
+
+    from storage import convert
+
+    with open_store(data_dir, db_url) as store:
+        run_id = store.create_run(question="race", image_id="f" * 64, policy="p", registry_hash="r", config={})
+        with Session(store.engine) as other, other.begin():
+            row = convert.step_row(StepRecord(index=0, kind="think", think="first"))
+            row.run_id = run_id
+            other.add(row)
+            other.flush()  # inserted, not committed
+            with ThreadPoolExecutor(1) as pool:
+                late = pool.submit(store.add_step, run_id, StepRecord(index=0, kind="think", think="second"))
+                time.sleep(0.5)  # the late writer is now waiting on the first one's lock
+                assert not late.done()
+                other.commit()
+                with pytest.raises(ValueError, match="already has a step 0"):
+                    late.result(timeout=30)
+        assert [s.think for s in store.get_run(run_id).steps] == ["first"]
