@@ -27,8 +27,10 @@ NO_LEVEL2 = "-"
 
 
 def run_outcome(run: RunRecord) -> tuple[float, str] | None:
-    """(success in [0, 1], source) for a finished run, or None when nothing says whether it was right."""
-    if run.status not in ("done", "failed"):
+    """(success in [0, 1], source) for a finished run, or None when nothing says whether it was right. An
+    abstention is judged like an answer: by its rating ("right to abstain" is a success), else by the expected
+    answer it did not give."""
+    if run.status not in ("done", "abstained", "failed"):
         return None
     whole = [r for r in run.ratings if r.step_index is None]
     if whole:
@@ -64,10 +66,8 @@ def record_feedback(store: Any, run_id: str, registry: Any = None) -> list[Handb
 
     Idempotent: the run's earlier contribution (an older rating) is replaced, never added twice. ``registry``
     (an ``agents.registry.Registry``) resolves aliases and prices the calls; without it money is 0."""
-    run = store.get_run(run_id)
-    if run is None:
-        raise KeyError(f"no run {run_id!r}")
-    keys = set(tables.replace_credits(store, run_id, credits_for(run, registry)))
+    # The run is read under the handbook lock, so a rating landing meanwhile (another process) is never undone.
+    keys = set(tables.replace_run_credits(store, run_id, lambda run: credits_for(run, registry)))
     return [row for row in tables.entries(store) if (row.expert, row.skill, row.level2) in keys]
 
 

@@ -71,7 +71,7 @@ def _confidence(fitted: str, searches: list[Step], form: AnswerForm, expert_conf
                 neural_models: frozenset[str]) -> tuple[float | None, str]:
     """The confidence of ``fitted`` and where it came from."""
     settled = [s for s in searches if s.settled_answer is not None]
-    agreeing = [s for s in settled if conform(form, s.settled_answer) == fitted]
+    agreeing = [s for s in settled if _same(conform(form, s.settled_answer), fitted)]
     scored = [s.confidence for s in agreeing if s.confidence is not None]
     if scored:
         return max(scored), "the tools"
@@ -79,10 +79,21 @@ def _confidence(fitted: str, searches: list[Step], form: AnswerForm, expert_conf
         return None, "the tools (no score given)"
     source = ("an expert's reply" if any(s.model in neural_models for s in searches)
               else "the orchestrator's own reading")
-    against = [s.confidence for s in settled if s.confidence is not None]
+    # Only a tool reading in a closed form (a letter, yes/no, a count, a pair, a number) can contradict the answer:
+    # free text has many right spellings ("seven" and "7"), and "seven" is no count to contradict 7.
+    closed = form.kind in ("choice", "yesno", "count", "grid", "number")
+    against = [s.confidence for s in settled
+               if closed and s.confidence is not None and conform(form, s.settled_answer)]
     if against:  # the tools read something else: the surer they are, the less the reply can be trusted
         return expert_confidence * (1.0 - max(against)), f"{source}, contradicted by the tools"
     return expert_confidence, f"{source}, unverified by the tools"
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    """Two answers agree when they are equal up to case, spacing and punctuation."""
+    def plain(text: str | None) -> str:
+        return " ".join(re.sub(r"[^\w%]+", " ", (text or "").casefold()).split())
+    return a is not None and b is not None and plain(a) == plain(b)
 
 
 def _missing(answer: str | None, searches: list[Step], default: str = "no skill could settle the question") -> str:

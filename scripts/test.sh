@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
 # One command from a fresh clone: install Maestro with every test dependency and run the whole test suite.
-# Browser tests need Debian's Chromium: installed here when running as root, otherwise they skip loudly.
+# Browser tests need Debian's Chromium and the PostgreSQL tests Debian's postgresql: installed here when running as
+# root, otherwise those tests skip loudly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup_env.sh test,transformers,router,train
-# Debian packages the tests use for real: Chromium (browser tests) and Tesseract (second OCR back end).
+bash scripts/setup_env.sh test,transformers,router,train,postgres
+# PostgreSQL server binaries (initdb, pg_ctl) where Debian's package or pg_config puts them.
+has_postgres() {
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && return 0
+  command -v pg_config >/dev/null && [ -x "$(pg_config --bindir 2>/dev/null)/initdb" ] && return 0
+  command -v initdb >/dev/null
+}
+# Debian packages the tests use for real: Chromium (browser tests), Tesseract (second OCR back end) and
+# PostgreSQL (the storage, evaluation and rating tests run on it too; the tests start their own throwaway server).
 missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v tesseract >/dev/null || missing="$missing tesseract-ocr"
+has_postgres || missing="$missing postgresql"
 if [ -n "$missing" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   echo "installing Debian packages:$missing"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null) \
     || echo "WARNING: could not install$missing; the tests that need them will be skipped"
+fi
+# Where PostgreSQL is installed and we are root (CI), a server that cannot start is a failure, not a skip.
+if [ "$(id -u)" = "0" ] && has_postgres; then
+  export MAESTRO_REQUIRE_POSTGRES=1
 fi
 .venv/bin/ruff check .
 exec .venv/bin/python -m pytest "$@"

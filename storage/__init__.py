@@ -5,7 +5,7 @@ Public API: ``open_store`` / ``default_data_dir`` to open a data directory, the 
 with it. Nothing here imports the rest of the project.
 """
 
-from storage.db import BUSY_TIMEOUT_S, default_data_dir, migrate, open_store
+from storage.db import BUSY_TIMEOUT_S, DatabaseUnavailable, default_data_dir, migrate, open_store
 from storage.handbook import Credit, HandbookRecord
 from storage.images import ImageRef, ImageStore, check_image_id
 from storage.records import (
@@ -28,7 +28,7 @@ from storage.store import Store
 
 __all__ = [
     "BUSY_TIMEOUT_S", "FINISHED_STATUSES", "RATING_FILTERS", "RUN_STATUSES", "STEP_KINDS", "STEP_STATUSES",
-    "VERDICTS", "Credit", "DatasetItem", "HandbookRecord", "ImageRef", "ImageStore", "ModelCall", "RatingRecord",
-    "RunRecord", "RunStatus", "RunSummary", "Step", "Store", "ToolCall", "check_image_id", "default_data_dir",
-    "migrate", "open_store",
+    "VERDICTS", "Credit", "DatabaseUnavailable", "DatasetItem", "HandbookRecord", "ImageRef", "ImageStore",
+    "ModelCall", "RatingRecord", "RunRecord", "RunStatus", "RunSummary", "Step", "Store", "ToolCall",
+    "check_image_id", "default_data_dir", "migrate", "open_store",
 ]

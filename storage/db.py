@@ -24,15 +24,17 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
 from sqlalchemy.pool import StaticPool
 
+from storage.locks import hold
 from storage.store import Store
 
 BUSY_TIMEOUT_S = 30.0
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 IMMEDIATE = "maestro_sqlite_immediate"  # execution option read by the "begin" listener
 
-__all__ = ["BUSY_TIMEOUT_S", "Store", "default_data_dir", "jsonable", "make_engine", "migrate", "open_store"]
+__all__ = ["BUSY_TIMEOUT_S", "DatabaseUnavailable", "Store", "default_data_dir", "jsonable", "make_engine", "migrate", "open_store"]
 
 
 def default_data_dir() -> Path:
@@ -82,8 +84,10 @@ def _dumps(value: Any) -> str:
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, a busy timeout, foreign keys and immediate write transactions."""
     parsed = make_url(url)
+    if parsed.drivername == "postgresql":  # psycopg 3 (the postgres extra), whichever default SQLAlchemy has
+        parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, json_serializer=_dumps, pool_pre_ping=True)
+        return create_engine(parsed, json_serializer=_dumps, pool_pre_ping=True)
     memory = parsed.database in (None, "", ":memory:") or "mode=memory" in str(parsed.query)
     kwargs: dict[str, Any] = {"connect_args": {"timeout": BUSY_TIMEOUT_S, "check_same_thread": False}}
     if memory:
@@ -132,6 +136,7 @@ def migrate(engine: Engine, url: str | None = None) -> bool:
             return False
     # Holding the write lock makes concurrent starts migrate one after the other; the second finds head.
     with writer(engine).connect() as conn, conn.begin():
+        hold(conn, "migrate")
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
     return True
@@ -145,12 +150,34 @@ def open_store(data_dir: str | Path | None = None, db_url: str | None = None) ->
     root = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
     root.mkdir(parents=True, exist_ok=True)
     url = db_url or f"sqlite:///{(root / 'maestro.db').resolve()}"
-    engine = make_engine(url)
+    try:
+        engine = make_engine(url)
+    except (ArgumentError, NoSuchModuleError, ImportError) as exc:
+        raise DatabaseUnavailable(_unusable(url, exc)) from exc
     try:
         migrate(engine, url)
         store = Store(root, url, engine, writer(engine))
         store.mark_interrupted()
+    except (OperationalError, InterfaceError) as exc:
+        engine.dispose()
+        raise DatabaseUnavailable(_unusable(url, exc)) from exc
     except BaseException:
         engine.dispose()
         raise
     return store
+
+
+class DatabaseUnavailable(ValueError):
+    """The database URL cannot be used (malformed, driver missing, server unreachable); one line says why."""
+
+
+def _unusable(url: str, exc: BaseException) -> str:
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        shown = "(malformed URL)"
+    cause = getattr(exc, "orig", None) or exc
+    reason = " ".join(str(cause).split()) or type(cause).__name__
+    if isinstance(exc, ImportError):
+        reason = f"its driver is not installed ({reason}); for PostgreSQL: pip install -c constraints.txt -e '.[postgres]'"
+    return f"cannot open database {shown}: {reason}"

@@ -11,6 +11,7 @@ the numbers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,7 +19,10 @@ from typing import Any
 from sqlalchemy import Float, ForeignKey, Index, Integer, delete, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from storage.locks import hold
 from storage.models import Base, Rating, Run, SafeString, utcnow
+from storage.records import RunRecord
+from storage.store import load_run
 
 #: Beta prior every entry starts from (uniform: no opinion before the first verdict).
 PRIOR_ALPHA = 1.0
@@ -110,20 +114,39 @@ class HandbookRecord:
 def replace_credits(store: Any, run_id: str, credits: list[Credit]) -> list[tuple[str, str, str]]:
     """Make ``credits`` the run's whole contribution (an empty list withdraws it); returns the triples touched."""
     with store._write.begin() as session:
-        old = session.execute(select(HandbookCredit.expert, HandbookCredit.skill, HandbookCredit.level2)
-                              .where(HandbookCredit.run_id == run_id)).all()
-        session.execute(delete(HandbookCredit).where(HandbookCredit.run_id == run_id))
-        session.add_all(_credit_rows(run_id, credits))
-        session.flush()
-        keys = sorted({tuple(k) for k in old} | {(c.expert, c.skill, c.level2) for c in credits})
-        for key in keys:
-            _recompute(session, key)
-        return keys
+        hold(session, "handbook")  # recomputing an entry must see every other writer's credits (storage.locks)
+        return _replace(session, run_id, credits)
+
+
+def _replace(session: Session, run_id: str, credits: list[Credit]) -> list[tuple[str, str, str]]:
+    old = session.execute(select(HandbookCredit.expert, HandbookCredit.skill, HandbookCredit.level2)
+                          .where(HandbookCredit.run_id == run_id)).all()
+    session.execute(delete(HandbookCredit).where(HandbookCredit.run_id == run_id))
+    session.add_all(_credit_rows(run_id, credits))
+    session.flush()
+    keys = sorted({tuple(k) for k in old} | {(c.expert, c.skill, c.level2) for c in credits})
+    for key in keys:
+        _recompute(session, key)
+    return keys
+
+
+def replace_run_credits(store: Any, run_id: str,
+                        credits_of: Callable[[RunRecord], list[Credit]]) -> list[tuple[str, str, str]]:
+    """Like :func:`replace_credits`, with the credits worked out from the run as it is once the handbook lock is
+    held: a rating that lands while another process updates the same run's credits is then never overwritten by
+    credits computed before it. ``KeyError`` if there is no such run."""
+    with store._write.begin() as session:
+        hold(session, "handbook")
+        run = load_run(session, run_id)
+        if run is None:
+            raise KeyError(f"no run {run_id!r}")
+        return _replace(session, run_id, credits_of(run))
 
 
 def rebuild(store: Any, credits_by_run: dict[str, list[Credit]]) -> int:
     """Drop every credit and entry and store ``credits_by_run`` afresh, in one transaction; returns entry count."""
     with store._write.begin() as session:
+        hold(session, "handbook")
         session.execute(delete(HandbookCredit))
         session.execute(delete(HandbookEntry))
         for run_id, credits in credits_by_run.items():

@@ -7,6 +7,7 @@ write fail: text that cannot be encoded is escaped rather than refused, and date
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
@@ -53,7 +54,8 @@ class SafeText(TypeDecorator[str]):
     """Text that accepts anything an image or an expert produced.
 
     Lone surrogates (from badly decoded OCR or model output) cannot be encoded as UTF-8 and would make the whole
-    step's commit fail; they are written as ``\\udcxx`` escapes instead so the rest of the text survives.
+    step's commit fail; they are written as ``\\udcxx`` escapes instead so the rest of the text survives. PostgreSQL
+    text cannot hold NUL at all, so there a NUL is written as the four characters ``\\x00`` (SQLite keeps it).
     """
 
     impl = Text
@@ -68,14 +70,32 @@ class SafeText(TypeDecorator[str]):
             value.encode("utf-8")
         except UnicodeEncodeError:
             value = value.encode("utf-8", "backslashreplace").decode("utf-8")
+        if dialect.name == "postgresql" and "\x00" in value:
+            value = value.replace("\x00", "\\x00")
         return value
 
 
 class SafeString(SafeText):
-    """Bounded-length variant of :class:`SafeText` for names and ids."""
+    """Bounded-length variant of :class:`SafeText` for names and ids.
+
+    A longer value (a model name an orchestrator made up, a long dataset item id) is cut to fit, ending in a hash
+    of the whole, so that PostgreSQL (which enforces the length; SQLite does not) never refuses a step over it,
+    both back ends store the same text, and distinct long values stay distinct. Comparisons go through the same
+    cut, so looking a long value up finds it.
+    """
 
     impl = String
     cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        value = super().process_bind_param(value, dialect)
+        limit = self.impl.length
+        if value is None or not limit or len(value) <= limit:
+            return value
+        if limit <= 32:  # statuses and kinds are checked against fixed choices before they get here
+            return value[:limit]
+        digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
+        return f"{value[:limit - 17]}~{digest}"
 
 
 # Named constraints let later SQLite migrations (batch mode, which recreates tables) refer to them.

@@ -17,10 +17,11 @@ from typing import Any
 
 from sqlalchemy import Engine, Select, case, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload, sessionmaker
+from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from storage import convert, records
 from storage.images import ImageRef, ImageStore
+from storage.locks import hold
 from storage.models import Dataset, ImageRow, Item, Rating, RegistrySnapshot, Run, Step, utcnow
 from storage.process import current_owner, hostname, is_alive
 from storage.records import (
@@ -48,6 +49,13 @@ def _latest_verdict() -> Any:
     """The newest whole-run verdict of the outer run, as a correlated scalar subquery."""
     return (select(Rating.verdict).where(Rating.run_id == Run.id, Rating.step_index.is_(None))
             .order_by(Rating.id.desc()).limit(1).correlate(Run).scalar_subquery())
+
+
+def load_run(session: Session, run_id: str) -> RunRecord | None:
+    """The run with its steps, tool calls and ratings, read in ``session`` (so inside its transaction)."""
+    run = session.scalar(select(Run).where(Run.id == run_id)
+                         .options(selectinload(Run.steps).selectinload(Step.tool_calls), selectinload(Run.ratings)))
+    return None if run is None else convert.run_record(run)
 
 
 @dataclass
@@ -122,19 +130,25 @@ class Store:
         _choice("step kind", step.kind, STEP_KINDS)
         _choice("step status", step.status, STEP_STATUSES)
         row = convert.step_row(step)
-        with self._write.begin() as session:
-            # One light query (not session.get, which loads the whole run row) for both checks.
-            known, taken = session.execute(select(
-                exists().where(Run.id == run_id),
-                exists().where(Step.run_id == run_id, Step.index == step.index))).one()
-            if not known:
-                raise KeyError(f"no run {run_id!r}")
-            if taken:
-                raise ValueError(f"run {run_id} already has a step {step.index}")
-            row.run_id = run_id
-            session.add(row)
-            session.flush()
-            step_id = row.id
+        try:
+            with self._write.begin() as session:
+                # One light query (not session.get, which loads the whole run row) for both checks.
+                known, taken = session.execute(select(
+                    exists().where(Run.id == run_id),
+                    exists().where(Step.run_id == run_id, Step.index == step.index))).one()
+                if not known:
+                    raise KeyError(f"no run {run_id!r}")
+                if taken:
+                    raise ValueError(f"run {run_id} already has a step {step.index}")
+                row.run_id = run_id
+                session.add(row)
+                session.flush()
+                step_id = row.id
+        except IntegrityError as exc:
+            # PostgreSQL runs writers side by side: another one may add this index between the check and the insert.
+            if "uq_steps_run_id_index" in str(exc.orig):
+                raise ValueError(f"run {run_id} already has a step {step.index}") from exc
+            raise
         step.id, step.created_at = step_id, row.created_at
         return step_id
 
@@ -182,10 +196,7 @@ class Store:
 
     def get_run(self, run_id: str) -> RunRecord | None:
         with self._read() as session:
-            run = session.scalar(
-                select(Run).where(Run.id == run_id)
-                .options(selectinload(Run.steps).selectinload(Step.tool_calls), selectinload(Run.ratings)))
-            return None if run is None else convert.run_record(run)
+            return load_run(session, run_id)
 
     def mark_interrupted(self) -> int:
         """Mark ``running`` runs of this host whose owning process is gone as ``interrupted``; returns how many.
@@ -356,6 +367,7 @@ class Store:
         if len(set(ids)) != len(ids):
             raise ValueError(f"dataset {name!r} has repeated item ids")
         with self._write.begin() as session:
+            hold(session, f"dataset:{name}")  # two evaluations of one set: the second updates the first's rows
             dataset = session.scalar(select(Dataset).where(Dataset.name == name))
             if dataset is None:
                 dataset = Dataset(name=name, description=description, created_at=utcnow())

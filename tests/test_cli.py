@@ -1,4 +1,5 @@
-"""The `maestro` command, run as a real subprocess: ask, runs list/show, eval, and one-line errors."""
+"""The `maestro` command, run as a real subprocess: ask, runs list/show, eval (on SQLite and on PostgreSQL through
+``MAESTRO_DB``), and one-line errors."""
 
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ REPO = Path(__file__).resolve().parent.parent
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
 
-def maestro(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+def maestro(*args: str, home: Path, check: bool = True, db: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MAESTRO_HOME": str(home), "COLUMNS": "200"}
+    env.pop("MAESTRO_DB", None)
+    if db:
+        env["MAESTRO_DB"] = db
     result = subprocess.run([sys.executable, "-m", "ui.cli", *args], cwd=REPO, env=env, capture_output=True,
                             text=True, timeout=300)
     if check:
@@ -84,7 +88,8 @@ def test_errors_are_one_clear_line_and_a_nonzero_exit(tmp_path: Path, make_args,
 
 
 @pytest.mark.slow
-def test_eval_stores_every_item_and_writes_results_and_summary(sign: Path, tmp_path: Path, blindtest_dir) -> None:
+def test_eval_stores_every_item_and_writes_results_and_summary(sign: Path, tmp_path: Path, blindtest_dir: Path,
+                                                               db_url: str | None) -> None:
     shutil.copy(sign, tmp_path / "sign.png")
     items = [{"id": "sign", "image": "sign.png", "question": "What is written on the sign?",
               "answer": "NO PARKING", "category": "ocr"}]
@@ -95,7 +100,8 @@ def test_eval_stores_every_item_and_writes_results_and_summary(sign: Path, tmp_p
     dataset = tmp_path / "set.jsonl"
     dataset.write_text("".join(json.dumps(i) + "\n" for i in items))
 
-    maestro("eval", str(dataset), "--out", str(tmp_path / "out"), "--concurrency", "2", home=tmp_path / "home")
+    maestro("eval", str(dataset), "--out", str(tmp_path / "out"), "--concurrency", "2", home=tmp_path / "home",
+            db=db_url)
     rows = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
     assert [r["id"] for r in rows] == [i["id"] for i in items]
     assert rows[0]["correct"] is True and rows[0]["answer"] == "NO PARKING"
@@ -107,5 +113,6 @@ def test_eval_stores_every_item_and_writes_results_and_summary(sign: Path, tmp_p
     assert all((r["answer"] is None) == (r["status"] != "done") for r in rows)
     assert all(r["reason"] for r in rows if r["status"] != "done")
     assert summary["latency_ms"]["p50"] > 0
-    listed = json.loads(maestro("runs", "list", "--json", "--limit", "10", home=tmp_path / "home").stdout)
-    assert len(listed) == 4
+    listed = json.loads(maestro("runs", "list", "--json", "--limit", "10", home=tmp_path / "home", db=db_url).stdout)
+    assert sorted(r["id"] for r in listed) == sorted(r["run_id"] for r in rows)
+    assert (tmp_path / "home" / "maestro.db").exists() == (db_url is None)  # PostgreSQL: nothing in SQLite

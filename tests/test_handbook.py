@@ -1,10 +1,12 @@
-"""The skill handbook: Beta posteriors and cost from real stored runs, ratings and evaluation results."""
+"""The skill handbook: Beta posteriors and cost from real stored runs, ratings and evaluation results, stored in
+SQLite and in PostgreSQL."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -35,8 +37,8 @@ experts:
 
 
 @pytest.fixture
-def maestro(data_dir: Path, registry_file: Path) -> Maestro:
-    app = Maestro.open(Settings.resolve(data_dir=data_dir, registry_path=registry_file))
+def maestro(data_dir: Path, db_url: str | None, registry_file: Path) -> Maestro:
+    app = Maestro.open(Settings.resolve(data_dir=data_dir, db_url=db_url, registry_path=registry_file))
     yield app
     app.store.close()
 
@@ -131,7 +133,7 @@ def test_rebuild_from_storage_equals_the_incremental_handbook(maestro: Maestro) 
 
 def test_the_evaluation_harness_feeds_the_handbook(maestro: Maestro, tmp_path: Path) -> None:
     image().save(tmp_path / "white.png")
-    lines = [{"id": "a", "image": "white.png", "question": "repeat hello", "answer": "repeat hello"},
+    lines = [{"id": "a", "image": "white.png", "question": "repeat hello", "answer": "hello"},
              {"id": "b", "image": "white.png", "question": "repeat this", "answer": "something else"}]
     (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(x) for x in lines), encoding="utf-8")
     summary = evaluate(maestro, tmp_path / "set.jsonl", tmp_path / "out", progress=False)
@@ -143,7 +145,7 @@ def test_the_evaluation_harness_feeds_the_handbook(maestro: Maestro, tmp_path: P
 def test_cli_rebuild_and_show(maestro: Maestro, data_dir: Path, registry_file: Path) -> None:
     run_id = ask(maestro, "Tools")
     maestro.store.add_rating(run_id, rater="ann", verdict="correct")  # no record_feedback: rebuild must find it
-    args = ["--data-dir", str(data_dir)]
+    args = ["--data-dir", str(data_dir), *(["--db", maestro.store.url] if maestro.settings.db_url else [])]
     rebuilt = subprocess.run([sys.executable, "-m", "ui.cli", "handbook", "rebuild", *args, "--registry",
                               str(registry_file)], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert rebuilt.returncode == 0, rebuilt.stderr
@@ -154,3 +156,30 @@ def test_cli_rebuild_and_show(maestro: Maestro, data_dir: Path, registry_file: P
     rows = json.loads(shown.stdout)
     assert [(r["expert"], r["skill"], r["level2"], r["alpha"], r["beta"]) for r in rows] == [
         ("Tools", "Echo", "Plain Echo", 2.0, 1.0)]
+
+
+def test_a_rating_landing_while_another_update_runs_is_not_undone(maestro: Maestro,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """An evaluation's feedback for a run is being worked out when a person's rating of that run lands (another
+    process, another thread): the rating's credit must win, not the stale automatic one computed before it."""
+    import threading
+
+    import agents.handbook as handbook
+
+    run_id = ask(maestro, "Tools", expected="something else")  # the automatic verdict: wrong
+    real, slowed = handbook.credits_for, threading.Event()
+
+    def slow_first_call(run, registry=None):  # the evaluation's update, caught half way
+        if not slowed.is_set():
+            slowed.set()
+            time.sleep(1.0)
+        return real(run, registry)
+
+    monkeypatch.setattr(handbook, "credits_for", slow_first_call)
+    evaluation = threading.Thread(target=record_feedback, args=(maestro.store, run_id, maestro.registry))
+    evaluation.start()
+    assert slowed.wait(10)
+    maestro.store.add_rating(run_id, rater="ann", verdict="correct")  # lands while the update is half way
+    record_feedback(maestro.store, run_id, maestro.registry)
+    evaluation.join(30)
+    assert (row(maestro, "Tools").alpha, row(maestro, "Tools").beta) == (2, 1)

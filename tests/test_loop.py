@@ -28,14 +28,14 @@ def test_search_then_answer_records_every_step(registry, image) -> None:
     events = []
     policy = ScriptedPolicy([
         "<think>Echo it.</think>\n<search> Tools@@Echo: repeat hello </search>",
-        "<think>The echo said hello.</think>\n<answer>repeat hello</answer>",
+        "<think>The echo said hello.</think>\n<answer>hello</answer>",
     ])
     at_emit = []  # what each event's step looked like at the moment it was emitted
     result = run("say hello", image, registry=registry, policy=policy,
                  on_event=lambda e: (events.append(e), at_emit.append(e.step and (e.step.skill, e.step.observation))))
 
     # The answer agrees with what the Echo tool settled, so it carries that tool's confidence.
-    assert result.status == "done" and result.answer == "repeat hello" and not result.forced_answer
+    assert result.status == "done" and result.answer == "hello" and not result.forced_answer
     assert result.confidence == 0.9
     search, answer = result.steps
     assert (search.kind, search.model, search.skill, search.query) == ("search", "Tools", "Echo", "repeat hello")
@@ -75,9 +75,9 @@ def test_observations_cannot_forge_protocol_tags(registry, image) -> None:
 
 def test_the_turn_limit_forces_a_final_answer(registry, image) -> None:
     search = "<think>again</think><search>Tools@@Echo: repeat</search>"
-    policy = ScriptedPolicy([search, search, search, "<think>enough</think><answer>repeat</answer>"])
+    policy = ScriptedPolicy([search, search, search, "<think>enough</think><answer>done</answer>"])
     result = run("q", image, registry=registry, policy=policy, max_turns=3)
-    assert result.status == "done" and result.forced_answer and result.answer == "repeat"
+    assert result.status == "done" and result.forced_answer and result.answer == "done"
     assert [s.kind for s in result.steps] == ["search", "search", "search", "answer"]
     assert result.steps[-1].status == "forced"
 

@@ -1,4 +1,5 @@
-"""Storage round trips, filters, pagination, ratings, image store and migrations on real SQLite files."""
+"""Storage round trips, filters, pagination, ratings, image store and migrations, each on a real SQLite file and
+on a real PostgreSQL database (the ``db_url`` fixture runs every test that takes it once per back end)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,20 @@ import hashlib
 import io
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from PIL import Image, ImageDraw, ImageFont
+from sqlalchemy import inspect, text
 
 from storage import (
+    DatabaseUnavailable,
     DatasetItem,
     Step,
     Store,
@@ -37,8 +42,8 @@ def sign(text: str, size: tuple[int, int] = (240, 80)) -> Image.Image:
 
 
 @pytest.fixture
-def store(data_dir: Path) -> Store:
-    with open_store(data_dir) as opened:
+def store(data_dir: Path, db_url: str | None) -> Iterator[Store]:
+    with open_store(data_dir, db_url) as opened:
         yield opened
 
 
@@ -111,10 +116,33 @@ def test_odd_values_from_tools_and_images_are_stored_not_refused(store: Store) -
                       tool_calls=[ToolCall(0, "t", {"img": b"\x89PNG"}, weird_text, 1.0)])
     store.add_step(run_id, step)
     got = store.get_run(run_id).steps[0]
-    assert "NUL \x00 inside, emoji 🚦" in got.observation and "\\udc80" in got.observation
+    # PostgreSQL text cannot hold NUL: there it is kept as the visible escape; SQLite keeps the character.
+    nul = "\\x00" if store.engine.dialect.name == "postgresql" else "\x00"
+    assert f"NUL {nul} inside, emoji 🚦" in got.observation and "\\udc80" in got.observation
+    assert f"NUL {nul} inside" in got.tool_calls[0].summary
     assert got.routing["score"] == 0.5 and got.routing["boxes"] == [[1, 2], [3, 4]]
     assert got.routing["(1, 2)"] == "tuple key" and got.routing["path"] == "/x/y" and got.routing["set"] == [1, 3]
     assert got.routing["nan"] == "nan" and got.tool_calls[0].args == {"img": "\\x89PNG"}
+
+
+def test_names_longer_than_their_column_are_cut_alike_on_every_back_end(store: Store) -> None:
+    """A made-up expert name or a long item id never makes a write fail (PostgreSQL enforces lengths); distinct
+    long values stay distinct and a lookup by the long value finds its row."""
+    long_a, long_b = "Expert-" + "x" * 400 + "A", "Expert-" + "x" * 400 + "B"
+    run_id = store.create_run(question="long?", image_id="0" * 64, policy="p" * 300, registry_hash="h",
+                              config={}, dataset="d" * 250, item_id="i" * 250)
+    store.add_step(run_id, search_step(0, long_a, "S" * 300, level2="L" * 300,
+                                       tool_calls=[ToolCall(0, "t" * 300, {}, "", 1.0)]))
+    store.add_step(run_id, search_step(1, long_b, "OCR"))
+    store.add_rating(run_id, rater="r" * 300, verdict="correct")
+    record = store.get_run(run_id)
+    models = [s.model for s in record.steps]
+    assert all(len(m) == 200 for m in models) and models[0] != models[1] and models[0].startswith("Expert-xxx")
+    assert len(record.policy) == 200 and len(record.dataset) == 200 and len(record.ratings[0].rater) == 200
+    assert [r.id for r in store.list_runs(model=long_a)] == [run_id]
+    assert [r.id for r in store.list_runs(dataset="d" * 250)] == [run_id]
+    assert store.save_dataset("n" * 300, [DatasetItem("i" * 250, "q"), DatasetItem("i" * 249 + "j", "q")]) == 2
+    assert {i.item_id[:5] for i in store.dataset_items("n" * 300)} == {"iiiii"}
 
 
 def test_bad_steps_are_refused_and_change_nothing(store: Store) -> None:
@@ -252,23 +280,36 @@ def test_undecodable_bytes_are_refused_without_a_file(store: Store) -> None:
     assert [p for p in (store.data_dir / "images").rglob("*") if p.is_file()] == []
 
 
-def test_migrations_build_the_schema_from_empty_and_are_idempotent(data_dir: Path) -> None:
+def test_migrations_build_the_schema_from_empty_and_are_idempotent(data_dir: Path, db_url: str | None) -> None:
     assert default_data_dir() == data_dir  # MAESTRO_HOME is honoured
-    with open_store() as store:
-        assert store.data_dir == data_dir and (data_dir / "maestro.db").is_file()
+    with open_store(None, db_url) as store:  # upgrade to head from an empty database
+        assert store.data_dir == data_dir
         run_id = make_run(store, "kept", [("m", "s")])
         with store.engine.connect() as conn:
+            # The models and the migrations describe the same schema on this back end (types, indexes, keys).
             assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+            assert set(Base.metadata.tables) | {"alembic_version"} == set(inspect(conn).get_table_names())
+            heads = ScriptDirectory.from_config(alembic_config(store.url)).get_heads()
+            assert conn.execute(text("select version_num from alembic_version")).all() == [(h,) for h in heads]
+            assert len(heads) == 1  # one linear history: a second head means two migrations forked
+            if store.engine.dialect.name == "sqlite":
+                assert (data_dir / "maestro.db").is_file()
+                assert conn.execute(text("pragma journal_mode")).one() == ("wal",)
         assert migrate(store.engine) is False  # already at head: nothing to do
-    with sqlite3.connect(data_dir / "maestro.db") as conn:
-        tables = {r[0] for r in conn.execute("select name from sqlite_master where type='table'")}
-        assert {"runs", "steps", "tool_calls", "images", "ratings", "datasets", "items"} <= tables
-        heads = ScriptDirectory.from_config(alembic_config(store.url)).get_heads()
-        assert conn.execute("select version_num from alembic_version").fetchall() == [(h,) for h in heads]
-        assert len(heads) == 1  # one linear history: a second head means two migrations forked
-        assert conn.execute("pragma journal_mode").fetchone() == ("wal",)
-    with open_store(data_dir) as again:  # a second start keeps the data
+    with open_store(data_dir, db_url) as again:  # a second start keeps the data
         assert again.get_run(run_id).steps[0].model == "m"
+
+
+def test_migrations_go_down_to_empty_and_up_again(data_dir: Path, db_url: str | None) -> None:
+    with open_store(data_dir, db_url) as store:
+        cfg = alembic_config(store.url)
+        command.downgrade(cfg, "base")
+        with store.engine.connect() as conn:
+            assert set(inspect(conn).get_table_names()) <= {"alembic_version"}
+        assert migrate(store.engine) is True
+        with store.engine.connect() as conn:
+            assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+        assert store.get_run(make_run(store, "again", [])).question == "again"
 
 
 def test_any_sqlalchemy_url_by_option(tmp_path: Path) -> None:
@@ -281,6 +322,17 @@ def test_any_sqlalchemy_url_by_option(tmp_path: Path) -> None:
         assert conn.execute("select question from runs where id=?", (run_id,)).fetchone() == ("where?",)
     with open_store(tmp_path / "mem", db_url="sqlite://") as memory:  # in-memory: one shared connection
         assert memory.get_run(make_run(memory, "in memory", [])).question == "in memory"
+
+
+def test_an_unusable_database_url_is_one_clear_line_without_the_password(tmp_path: Path) -> None:
+    cases = {f"postgresql+psycopg://ann:s3cret@/maestro?host={tmp_path / 'no-server'}": "No such file",
+             "mysql://ann:s3cret@db/maestro": "driver is not installed", "no url at all": "malformed URL"}
+    for url, why in cases.items():
+        with pytest.raises(DatabaseUnavailable) as caught:
+            open_store(tmp_path / "home", db_url=url)
+        message = str(caught.value)
+        assert message.startswith("cannot open database") and why in message and "s3cret" not in message
+        assert "\n" not in message
 
 
 def test_datasets_upsert_items_by_id(store: Store) -> None:

@@ -1,5 +1,6 @@
-"""Many writers on one SQLite file at once: eval worker threads, a second Store (the web UI) and a second process
-(the CLI), all writing runs, steps, images and ratings at the same time. None may fail with "database is locked"."""
+"""Many writers on one database at once: eval worker threads, a second Store (the web UI) and a second process
+(the CLI), all writing runs, steps, images and ratings at the same time, on a SQLite file ("database is locked"
+must never happen) and on a PostgreSQL database (nothing may be lost or doubled)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -45,7 +48,7 @@ CHILD = textwrap.dedent("""
     from storage import open_store
     from tests.test_storage_concurrent import work
 
-    store = open_store(sys.argv[1])
+    store = open_store(sys.argv[1], sys.argv[4] or None)
     print("OPEN", flush=True)
     sys.stdin.readline()  # start together with the parent
     with ThreadPoolExecutor(4) as pool:
@@ -54,10 +57,12 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def test_threads_stores_and_a_second_process_write_at_once(data_dir: Path) -> None:
-    ui_store, cli_store = open_store(data_dir), open_store(data_dir)  # e.g. web UI and an eval in one process
+def test_threads_stores_and_a_second_process_write_at_once(data_dir: Path, db_url: str | None) -> None:
+    # e.g. the web UI and an eval in one process
+    ui_store, cli_store = open_store(data_dir, db_url), open_store(data_dir, db_url)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(data_dir), str(RUNS_PER_WORKER), str(STEPS_PER_RUN)],
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(data_dir), str(RUNS_PER_WORKER), str(STEPS_PER_RUN),
+                              db_url or ""],
                              env=env, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     try:
@@ -77,21 +82,26 @@ def test_threads_stores_and_a_second_process_write_at_once(data_dir: Path) -> No
     assert finished == [RUNS_PER_WORKER] * len(jobs)
 
     expected_runs = (len(jobs) + 4) * RUNS_PER_WORKER
-    with open_store(data_dir) as store:
+    with open_store(data_dir, db_url) as store:
         assert store.count_runs() == store.count_runs(status="done") == expected_runs
         assert store.count_runs(rating="correct") + store.count_runs(rating="partial") == expected_runs
+        questions = set()
         for summary in store.list_runs(limit=expected_runs):
             record = store.get_run(summary.id)
+            questions.add(record.question)
             tag, _, r = record.question.split()
             assert [s.observation for s in record.steps] == [f"{tag}-{r}-{s}" for s in range(STEPS_PER_RUN)]
+            assert [(x.rater, x.step_index) for x in record.ratings] == [(tag, None)]
             assert store.images.open(record.image_id).size == (48, 24)
+            assert store.image_info(record.image_id).width == 48
+        assert len(questions) == expected_runs  # every run once, none doubled
     ui_store.close()
     cli_store.close()
 
 
-def test_many_threads_on_one_store(data_dir: Path) -> None:
+def test_many_threads_on_one_store(data_dir: Path, db_url: str | None) -> None:
     errors: list[BaseException] = []
-    with open_store(data_dir) as store:
+    with open_store(data_dir, db_url) as store:
         def guarded(i: int) -> None:
             try:
                 work(store, f"t{i}", 5, 2)
@@ -132,16 +142,71 @@ def test_plain_deferred_transactions_do_fail_here(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_simultaneous_first_starts_migrate_once(tmp_path: Path) -> None:
-    """Several processes opening a brand-new data directory at the same moment (UI and CLI started together)."""
+def test_simultaneous_first_starts_migrate_once(tmp_path: Path, new_database: Callable[[], str | None]) -> None:
+    """Several processes opening a brand-new database at the same moment (UI and CLI started together)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    code = ("import sys; from storage import open_store; s = open_store(sys.argv[1]);"
+    code = ("import sys; from storage import open_store; s = open_store(sys.argv[1], sys.argv[2] or None);"
             "s.create_run(question='hi', image_id='d' * 64, policy='p', registry_hash='r', config={}); s.close()")
     for attempt in range(2):
         home = tmp_path / f"home{attempt}"
-        procs = [subprocess.Popen([sys.executable, "-c", code, str(home)], env=env, cwd=REPO,
+        url = new_database() or ""
+        procs = [subprocess.Popen([sys.executable, "-c", code, str(home), url], env=env, cwd=REPO,
                                   stderr=subprocess.PIPE, text=True) for _ in range(4)]
         errors = [p.communicate(timeout=120)[1] for p in procs]
         assert [p.returncode for p in procs] == [0] * 4, errors
-        with open_store(home) as store:
+        with open_store(home, url or None) as store:
             assert store.count_runs() == 4
+
+
+def test_concurrent_dataset_saves_and_handbook_updates_neither_fail_nor_lose(data_dir: Path,
+                                                                             db_url: str | None) -> None:
+    """Two evaluations of one dataset save its items at once, and their results update the same handbook rows at
+    once: nothing may fail on a duplicate, and every credit must be counted in the aggregate."""
+    from storage import DatasetItem
+    from storage.handbook import Credit, entries, replace_credits
+
+    items = [DatasetItem(f"item-{i}", f"question {i}", str(i)) for i in range(30)]
+    with open_store(data_dir, db_url) as first, open_store(data_dir, db_url) as second:
+        run_ids = [first.create_run(question=f"q{i}", image_id="e" * 64, policy="p", registry_hash="r", config={})
+                   for i in range(24)]
+
+        def save(i: int) -> int:
+            return (first if i % 2 else second).save_dataset("shared", items[i % 3:], description=f"save {i}")
+
+        def credit(i: int) -> list[tuple[str, str, str]]:
+            return replace_credits(first if i % 2 else second, run_ids[i],
+                                   [Credit("Tools", "OCR", "read", success=float(i % 2), calls=2, latency_ms=10.0)])
+
+        with ThreadPoolExecutor(8) as pool:
+            saved = list(pool.map(save, range(16)))
+            credited = list(pool.map(credit, range(len(run_ids))))
+        assert saved[-1] == 30 and all(27 <= n <= 30 for n in saved)
+        assert sorted(i.item_id for i in first.dataset_items("shared")) == sorted(i.item_id for i in items)
+        assert credited == [[("Tools", "OCR", "read")]] * len(run_ids)
+        (row,) = entries(first)
+        assert (row.runs, row.calls) == (24, 48)
+        assert (row.alpha, row.beta) == (1.0 + 12, 1.0 + 12)
+
+
+def test_a_step_index_taken_by_a_concurrent_writer_is_a_clear_refusal(data_dir: Path, db_url: str | None) -> None:
+    """Another writer inserts step 0 and has not committed when ``add_step`` checks: PostgreSQL lets the check pass
+    and the insert then waits on the unique index; either way the loser gets the ordinary ValueError."""
+    from sqlalchemy.orm import Session
+
+    from storage import convert
+
+    with open_store(data_dir, db_url) as store:
+        run_id = store.create_run(question="race", image_id="f" * 64, policy="p", registry_hash="r", config={})
+        with Session(store.engine) as other, other.begin():
+            row = convert.step_row(Step(index=0, kind="think", think="first"))
+            row.run_id = run_id
+            other.add(row)
+            other.flush()  # inserted, not committed
+            with ThreadPoolExecutor(1) as pool:
+                late = pool.submit(store.add_step, run_id, Step(index=0, kind="think", think="second"))
+                time.sleep(0.5)  # the late writer is now waiting on the first one's lock
+                assert not late.done()
+                other.commit()
+                with pytest.raises(ValueError, match="already has a step 0"):
+                    late.result(timeout=30)
+        assert [s.think for s in store.get_run(run_id).steps] == ["first"]

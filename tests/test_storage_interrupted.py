@@ -1,11 +1,10 @@
 """Crash recovery with real processes: a SIGKILLed run becomes ``interrupted`` with its finished steps intact,
-while runs of live processes, of other hosts and of recycled pids are judged correctly."""
+while runs of live processes, of other hosts and of recycled pids are judged correctly; on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -14,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from storage import Step, ToolCall, open_store
 
@@ -23,7 +23,7 @@ CHILD = textwrap.dedent("""
     import sys, time
     from storage import Step, ToolCall, open_store
 
-    store = open_store(sys.argv[1])
+    store = open_store(sys.argv[1], sys.argv[3] or None)
     run_id = store.create_run(question=sys.argv[2], image_id="ab" * 32, policy="scripted", registry_hash="r",
                               config={"child": True})
     store.add_step(run_id, Step(index=0, kind="think", think="look first", raw_text="<think>look</think>"))
@@ -44,10 +44,10 @@ def children() -> Iterator[list[subprocess.Popen[str]]]:
         child.wait(timeout=30)
 
 
-def start_child(children: list[subprocess.Popen[str]], data_dir: Path, question: str) -> tuple[
-        subprocess.Popen[str], str]:
+def start_child(children: list[subprocess.Popen[str]], data_dir: Path, question: str,
+                db_url: str | None = None) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(data_dir), question], env=env, cwd=REPO,
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(data_dir), question, db_url or ""], env=env, cwd=REPO,
                              stdout=subprocess.PIPE, text=True)
     children.append(child)
     line = child.stdout.readline()  # blocks until both steps are committed
@@ -56,12 +56,12 @@ def start_child(children: list[subprocess.Popen[str]], data_dir: Path, question:
 
 
 @pytest.mark.slow
-def test_killed_run_is_interrupted_with_its_steps_and_a_live_run_is_not(data_dir: Path,
-                                                                       children: list[subprocess.Popen[str]]) -> None:
-    doomed, doomed_run = start_child(children, data_dir, "will be killed")
-    alive, alive_run = start_child(children, data_dir, "keeps going")
+def test_killed_run_is_interrupted_with_its_steps_and_a_live_run_is_not(
+        data_dir: Path, db_url: str | None, children: list[subprocess.Popen[str]]) -> None:
+    doomed, doomed_run = start_child(children, data_dir, "will be killed", db_url)
+    alive, alive_run = start_child(children, data_dir, "keeps going", db_url)
 
-    with open_store(data_dir) as store:  # both owners alive: nothing may be marked
+    with open_store(data_dir, db_url) as store:  # both owners alive: nothing may be marked
         assert store.mark_interrupted() == 0
         assert {store.get_run(r).status for r in (doomed_run, alive_run)} == {"running"}
 
@@ -69,7 +69,7 @@ def test_killed_run_is_interrupted_with_its_steps_and_a_live_run_is_not(data_dir
     doomed.wait(timeout=30)
     assert doomed.returncode == -signal.SIGKILL
 
-    with open_store(data_dir) as store:  # "the next start"
+    with open_store(data_dir, db_url) as store:  # "the next start"
         record = store.get_run(doomed_run)
         assert record.status == "interrupted" and record.finished_at is not None and record.answer is None
         assert "interrupted" in record.error
@@ -99,28 +99,30 @@ def test_unreaped_zombie_counts_as_dead(data_dir: Path, children: list[subproces
         assert store.get_run(run_id).status == "interrupted"
 
 
-def test_recycled_pid_other_host_and_own_process(data_dir: Path) -> None:
-    with open_store(data_dir) as store:
+def test_recycled_pid_other_host_and_own_process(data_dir: Path, db_url: str | None) -> None:
+    with open_store(data_dir, db_url) as store:
         ids = {name: store.create_run(question=name, image_id="c" * 64, policy="p", registry_hash="r", config={})
                for name in ("mine", "recycled", "other-host", "gone-pid", "no-stamp-alive")}
         store.add_step(ids["recycled"], Step(index=0, kind="search", model="m", skill="s",
                                                    tool_calls=[ToolCall(0, "t", {}, "", 1.0)]))
-    with sqlite3.connect(data_dir / "maestro.db") as conn:
-        # Same live pid (ours) but a different start stamp: a recycled pid, so its run is dead.
-        conn.execute("update runs set owner_start = owner_start || '0' where id = ?", (ids["recycled"],))
-        conn.execute("update runs set owner_host = 'another-machine', owner_pid = 1 where id = ?",
-                     (ids["other-host"],))
         dead_pid = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                                   text=True, check=True).stdout.strip()
-        conn.execute("update runs set owner_pid = ? where id = ?", (int(dead_pid), ids["gone-pid"]))
-        conn.execute("update runs set owner_start = null where id = ?", (ids["no-stamp-alive"],))
+        with store.engine.begin() as conn:
+            def change(run: str, values: str, **params: object) -> None:
+                conn.execute(text(f"update runs set {values} where id = :id"), {"id": ids[run], **params})
 
-    with open_store(data_dir) as store:
+            # Same live pid (ours) but a different start stamp: a recycled pid, so its run is dead.
+            change("recycled", "owner_start = owner_start || '0'")
+            change("other-host", "owner_host = 'another-machine', owner_pid = 1")
+            change("gone-pid", "owner_pid = :pid", pid=int(dead_pid))
+            change("no-stamp-alive", "owner_start = null")
+
+    with open_store(data_dir, db_url) as store:
         status = {name: store.get_run(run_id).status for name, run_id in ids.items()}
         assert status == {"mine": "running", "recycled": "interrupted", "other-host": "running",
                           "gone-pid": "interrupted", "no-stamp-alive": "running"}
         assert len(store.get_run(ids["recycled"]).steps) == 1
         # A finished run is never touched, even when its process is gone.
         store.finish_run(ids["mine"], status="done", answer="ok", latency_ms=1)
-    with open_store(data_dir) as store:
+    with open_store(data_dir, db_url) as store:
         assert store.get_run(ids["mine"]).status == "done"

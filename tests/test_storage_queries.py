@@ -1,4 +1,4 @@
-"""``Store.recent_ratings`` and ``Store.pair_stats`` on a real SQLite file: order, paging, the run's question
+"""``Store.recent_ratings`` and ``Store.pair_stats`` on a real SQLite file and a real PostgreSQL database: order, paging, the run's question
 beside each rating, and per (expert, skill) counts where only a run's latest whole-run verdict counts."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 
 @pytest.fixture
-def store(data_dir: Path) -> Iterator[Store]:
-    with open_store(data_dir) as opened:
+def store(data_dir: Path, db_url: str | None) -> Iterator[Store]:
+    with open_store(data_dir, db_url) as opened:
         yield opened
 
 

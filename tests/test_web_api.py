@@ -81,6 +81,14 @@ def served(data_dir: Path) -> Iterator[Served]:
     server.close()
 
 
+@pytest.fixture
+def served_on_each_db(data_dir: Path, db_url: str | None) -> Iterator[Served]:
+    """The app served once on a SQLite file and once on a PostgreSQL database (``db_url``)."""
+    server = Served(Maestro.open(Settings.resolve(data_dir=data_dir, db_url=db_url)))
+    yield server
+    server.close()
+
+
 def texts(message: dict[str, Any]) -> str:
     return "\n".join(part.get("text", "") for part in message["content"] if part.get("type") == "text")
 
@@ -137,8 +145,8 @@ def test_replay_renders_exactly_what_was_shown_live(served: Served, sign_png: Pa
     assert missing == [] and "Not a run id" in why
 
 
-def test_thumbs_save_a_rating_under_the_login_name(data_dir: Path, sign_png: Path) -> None:
-    server = Served(Maestro.open(Settings.resolve(data_dir=data_dir)), auth="alice:s3cret:pw")
+def test_thumbs_save_a_rating_under_the_login_name(data_dir: Path, db_url: str | None, sign_png: Path) -> None:
+    server = Served(Maestro.open(Settings.resolve(data_dir=data_dir, db_url=db_url)), auth="alice:s3cret:pw")
     try:
         with pytest.raises(Exception):  # noqa: B017 - any refusal will do: without the password there is no app
             Client(server.url, verbose=False).predict(handle_file(str(sign_png)), "q?", api_name="/ask")
@@ -189,7 +197,8 @@ def seed_run(maestro: Maestro, image_id: str, question: str, *, model: str = "To
     return run_id
 
 
-def test_list_runs_filters_and_pages(served: Served, sign_png: Path) -> None:
+def test_list_runs_filters_and_pages(served_on_each_db: Served, sign_png: Path) -> None:
+    served = served_on_each_db
     maestro = served.maestro
     image_id = maestro.store.images.put_bytes(sign_png.read_bytes()).id
     for i in range(21):
@@ -214,7 +223,8 @@ def test_list_runs_filters_and_pages(served: Served, sign_png: Path) -> None:
     assert caption.startswith("11 runs") and all("Tools@@Chart" in r[3] for r in rows["data"])
 
 
-def test_rate_queue_saves_verdict_marks_and_comment(served: Served, sign_png: Path) -> None:
+def test_rate_queue_saves_verdict_marks_and_comment(served_on_each_db: Served, sign_png: Path) -> None:
+    served = served_on_each_db
     maestro = served.maestro
     first = maestro.ask(sign_png, "What is written on the first sign?")
     second = maestro.ask(sign_png, "What is written on the second sign?")
