@@ -40,6 +40,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -291,26 +292,69 @@ def _run_in_bubblewrap(code: str, view: policy.FilesystemView, config: dict[str,
 
 def _run_direct(code: str, view: policy.FilesystemView, config: dict[str, object], timeout_s: float,
                 max_output: int, stdin: str) -> SandboxResult:
-    """Weak mode without bubblewrap: Landlock, limits and the audit hook on a host temporary directory."""
+    """Weak mode without bubblewrap: Landlock, limits, a process limit and the audit hook, on a host temp dir."""
+    root = os.geteuid() == 0
+    if root and not _usable_by_others(view):
+        # Root's own processes are every process: code run as root could kill or read them all.
+        raise SandboxUnavailable(
+            "sandbox refused: even weak mode drops root, but uid 65534 cannot read the interpreter at "
+            f"{view.interpreter} (install bubblewrap, or use a Python installed where other users can read it)")
+    cgroup = policy.PidsCgroup.create(MAX_PROCESSES) if root else None
     with tempfile.TemporaryDirectory(prefix="maestro-sandbox-") as workdir:
+        if root:
+            os.chown(workdir, SANDBOX_UID, SANDBOX_UID)
         (Path(workdir) / "main.py").write_text(code, encoding="utf-8")
         rules = {kind: [workdir if p == policy.WORKDIR else p for p in paths]
                  for kind, paths in view.landlock.items()}
         status_read, status_write = os.pipe()
-        # Dropping root here would lose the interpreter under a private home, so weak mode keeps the uid.
+        fds = [status_write]
         run_config = dict(config, landlock=rules, status_fd=status_write, main="main.py")
+        if root:
+            run_config.update(uid=SANDBOX_UID, gid=SANDBOX_UID)
+        if cgroup is not None:
+            run_config["cgroup_fd"] = cgroup.open_procs()
+            fds.append(int(run_config["cgroup_fd"]))  # type: ignore[call-overload]
+        elif not root:  # without a user namespace the count is all of this user's processes, so add ours
+            limits = dict(config["limits"])  # type: ignore[call-overload]
+            allowed = _processes_of(os.getuid()) + MAX_PROCESSES
+            limits["RLIMIT_NPROC"] = (allowed, allowed)
+            run_config["limits"] = limits
         env = dict(_CHILD_ENV, HOME=workdir, TMPDIR=workdir)
         argv = [view.interpreter, "-I", "-B", "-c", _prelude_source(), json.dumps(run_config)]
-        outcome = execute(argv, env=env, stdin=stdin, pass_fds=(status_write,), timeout_s=timeout_s,
-                          max_output=max_output, status_read=status_read, close_after_start=[status_write],
-                          cwd=workdir)
+        try:
+            outcome = execute(argv, env=env, stdin=stdin, pass_fds=tuple(fds), timeout_s=timeout_s,
+                              max_output=max_output, status_read=status_read, close_after_start=fds, cwd=workdir)
+        finally:
+            if cgroup is not None:
+                cgroup.kill_all_and_remove()
     status = outcome.status
     missing = ["filesystem view, pid and network namespaces, seccomp (no bubblewrap)"]
-    if os.geteuid() == 0:
-        missing.append("unprivileged user (weak mode without bubblewrap keeps the caller's uid)")
-    returncode = outcome.returncode
-    return _result(outcome, returncode, ["own session (killed as a group at the end)"]
+    if root and cgroup is None:
+        missing.append("process limit (no writable pids cgroup)")
+    return _result(outcome, outcome.returncode, ["own session (killed as a group at the end)"]
                    + list(status.get("applied", [])), missing + list(status.get("missing", [])))
+
+
+def _usable_by_others(view: policy.FilesystemView) -> bool:
+    """Whether a user with no relation to the files may traverse to and read every path the view binds."""
+    for source in view.sources():
+        path = Path(source)
+        for ancestor in reversed(path.parents):
+            if not ancestor.stat().st_mode & stat.S_IXOTH:
+                return False
+        if not path.stat().st_mode & stat.S_IROTH:
+            return False
+    return True
+
+
+def _processes_of(uid: int) -> int:
+    count = 0
+    for entry in Path("/proc").iterdir():
+        try:
+            count += entry.name.isdigit() and entry.stat().st_uid == uid
+        except OSError:
+            continue
+    return count
 
 
 def _result(outcome: Outcome, returncode: int | None, protections: list[str],
