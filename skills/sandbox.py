@@ -131,7 +131,8 @@ def run_python(code: str, *, timeout_s: float = 10.0, cpu_s: int = 5, memory_mb:
     limits = {"RLIMIT_CPU": (cpu_s, cpu_s + 1), "RLIMIT_AS": (memory_mb * 2**20,) * 2,
               "RLIMIT_FSIZE": (FILE_BYTES,) * 2, "RLIMIT_NOFILE": (OPEN_FILES,) * 2, "RLIMIT_CORE": (0, 0)}
     config: dict[str, object] = {"strict": mode == "strict", "limits": limits, "audit_hook": audit_hook,
-                                 "landlock": view.landlock, "max_processes": MAX_PROCESSES}
+                                 "landlock": view.landlock, "max_processes": MAX_PROCESSES,
+                                 "site_dirs": view.site_dirs}
     if _bwrap() is not None:
         result = _run_in_bubblewrap(code, view, config, timeout_s, max_output, stdin)
         if result is not None or mode == "strict":
@@ -270,7 +271,7 @@ def _run_in_bubblewrap(code: str, view: policy.FilesystemView, config: dict[str,
              "--perms", "0644", "--file", str(fds[1]), f"{policy.WORKDIR}/main.py"]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
-    argv += ["--chdir", policy.WORKDIR, "--", view.interpreter, "-I", "-B", "-c", _prelude_source(),
+    argv += ["--chdir", policy.WORKDIR, "--", view.interpreter, "-I", "-S", "-B", "-c", _prelude_source(),
              json.dumps(config)]
     try:
         outcome = execute(argv, env=_CHILD_ENV, stdin=stdin, pass_fds=tuple(fds), timeout_s=timeout_s,
@@ -320,7 +321,7 @@ def _run_direct(code: str, view: policy.FilesystemView, config: dict[str, object
             limits["RLIMIT_NPROC"] = (allowed, allowed)
             run_config["limits"] = limits
         env = dict(_CHILD_ENV, HOME=workdir, TMPDIR=workdir)
-        argv = [view.interpreter, "-I", "-B", "-c", _prelude_source(), json.dumps(run_config)]
+        argv = [view.interpreter, "-I", "-S", "-B", "-c", _prelude_source(), json.dumps(run_config)]
         try:
             outcome = execute(argv, env=env, stdin=stdin, pass_fds=tuple(fds), timeout_s=timeout_s,
                               max_output=max_output, status_read=status_read, close_after_start=fds, cwd=workdir)

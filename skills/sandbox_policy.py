@@ -56,6 +56,7 @@ class FilesystemView:
     binds: list[tuple[str, str]] = field(default_factory=list)  # (host source, path inside)
     symlinks: list[tuple[str, str]] = field(default_factory=list)  # (target, path inside)
     landlock: dict[str, list[str]] = field(default_factory=dict)
+    site_dirs: list[str] = field(default_factory=list)  # put on sys.path by the prelude (the child runs -S)
 
     def sources(self) -> list[str]:
         return [source for source, _ in self.binds]
@@ -132,6 +133,7 @@ def filesystem_view() -> FilesystemView:
         read_files.append("/etc/ld.so.cache")
         view.binds.append(("/etc/ld.so.cache", "/etc/ld.so.cache"))
     view.symlinks = symlinks
+    view.site_dirs = list(dict.fromkeys(paths[key] for key in ("purelib", "platlib") if os.path.isdir(paths[key])))
     view.landlock = {"read_dirs": python_dirs_list, "exec_dirs": library_dirs, "read_files": read_files,
                      "exec_files": [interpreter], "rw_files": list(DEVICES_RW), "rw_dirs": [WORKDIR]}
     view.landlock["read_files"] += list(DEVICES_RO)

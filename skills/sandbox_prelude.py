@@ -1,6 +1,6 @@
 """The trusted first steps of a sandboxed run, executed by the sandbox's own interpreter before the user's code.
 
-``skills.sandbox`` passes this file's source to ``python -I -c`` inside the bubblewrap view, with a JSON config as
+``skills.sandbox`` passes this file's source to ``python -I -S -c`` inside the bubblewrap view, with a JSON config as
 ``argv[1]``. It joins the run's pids cgroup, drops root for an unused uid, lowers the resource limits, restricts
 the filesystem with Landlock, installs the audit hook and reports what it applied on the status descriptor; then
 it closes every other descriptor and runs ``main.py`` in fresh globals. Everything it sets is kernel state the
@@ -113,6 +113,12 @@ def _apply(config: dict) -> tuple[list[str], list[str]]:
 
 def _main() -> None:
     config = json.loads(sys.argv[1])
+    # The interpreter starts with -S: site-packages without running any .pth file, and quit()/help() by hand.
+    sys.path.extend(path for path in config.get("site_dirs", []) if path not in sys.path)
+    import site
+
+    site.setquit()
+    site.sethelper()
     status_fd = config.get("status_fd")
     applied, missing = _apply(config)
     if config.get("audit_hook", True):
