@@ -128,7 +128,9 @@ def _clean_trace(stderr: str) -> str:
 
 
 _ERRNO_RULES = (
-    (r"\[Errno 1\]|Operation not permitted", "seccomp filter (the system call is refused)"),
+    (r"\[Errno 1\]|Operation not permitted", "seccomp filter or missing privilege (EPERM)"),
+    (r"\[Errno 18\]|Invalid cross-device link", "filesystem view (separate mounts: no link or rename across)"),
+    (r"can't start new thread", "process limit"),
     (r"\[Errno 13\]|Permission denied", "filesystem rules (read-only view, Landlock)"),
     (r"\[Errno 30\]|Read-only file system", "filesystem view (read-only)"),
     (r"\[Errno 11\]|Resource temporarily unavailable", "process limit"),
@@ -162,7 +164,7 @@ def stopped_by(returncode: int | None, stderr: str, timed_out: bool, cpu_killed:
     if "MemoryError" in last or "Cannot allocate memory" in last:
         return "memory limit"
     if "FileNotFoundError" in last or "No such file or directory" in last:
-        path = re.search(r"'(/[^']*)'", last)
+        path = re.search(r"'(/[^']*)'", last) or re.search(r"(?<![\w.])(/[\w./-]+)", last)
         return "filesystem view (the path does not exist inside)" if path and not path.group(1).startswith(
             "/sandbox") else None
     for pattern, rule in _ERRNO_RULES:
