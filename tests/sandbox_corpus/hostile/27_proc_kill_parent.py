@@ -5,6 +5,14 @@ import signal
 import sys
 
 cfg = json.load(sys.stdin)
-os.kill(os.getppid(), signal.SIGKILL)
-os.kill(-1, signal.SIGKILL)
-os.kill(cfg["victim_pid"], signal.SIGKILL)
+failures = []
+for target in (os.getppid(), -1, cfg["victim_pid"]):
+    try:
+        os.kill(target, signal.SIGKILL)
+        print("signalled", target)
+    except OSError as exc:
+        print("refused", target, exc)
+        failures.append(exc)
+if len(failures) < 3:
+    raise SystemExit(0)  # something was signalled: the test checks whether anything outside died
+raise failures[-1]
