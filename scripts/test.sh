@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command from a fresh clone: install Maestro with every test dependency and run the whole test suite.
-# Browser tests need Debian's Chromium and the PostgreSQL tests Debian's postgresql: installed here when running as
-# root, otherwise those tests skip loudly.
+# Browser tests need Debian's Chromium, the PostgreSQL tests Debian's postgresql, the code sandbox bubblewrap and
+# libseccomp2: installed here when running as root; otherwise those tests skip loudly (and the app refuses to run
+# code without its sandbox).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_env.sh test,transformers,router,train,postgres
@@ -11,12 +12,15 @@ has_postgres() {
   command -v pg_config >/dev/null && [ -x "$(pg_config --bindir 2>/dev/null)/initdb" ] && return 0
   command -v initdb >/dev/null
 }
-# Debian packages the tests use for real: Chromium (browser tests), Tesseract (second OCR back end) and
-# PostgreSQL (the storage, evaluation and rating tests run on it too; the tests start their own throwaway server).
+# Debian packages the tests use for real: Chromium (browser tests), Tesseract (second OCR back end), PostgreSQL (the
+# storage, evaluation and rating tests run on it too; the tests start their own throwaway server), bubblewrap and
+# libseccomp2 (the code sandbox: skills/sandbox.py).
 missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v tesseract >/dev/null || missing="$missing tesseract-ocr"
 has_postgres || missing="$missing postgresql"
+command -v bwrap >/dev/null || missing="$missing bubblewrap"
+/sbin/ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || missing="$missing libseccomp2"
 if [ -n "$missing" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   echo "installing Debian packages:$missing"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null) \

