@@ -110,7 +110,8 @@ def _take_turn(ctx: Context, policy: Policy, models: protocol.Names, skills: pro
     parsed = protocol.parse_turn(reply.text, models, skills)
     step = Step(index=len(ctx.steps), kind="think", raw_text=reply.text, think=parsed.think, policy_ms=policy_ms,
                 tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, routing=reply.routing,
-                violations=[f"{v.code}: {v.message}" for v in parsed.violations])
+                violations=[f"{v.code}: {v.message}" for v in parsed.violations],
+                model_calls=list(reply.model_calls))
     action = parsed.action
     if isinstance(action, protocol.Answer):
         step.kind, step.answer = "answer", action.text
@@ -145,9 +146,11 @@ def execute_search(step: Step, ctx: Context, registry: Registry) -> None:
     except Exception as exc:
         step.status, step.error = "error", f"{type(exc).__name__}: {exc}"
         step.tool_calls, step.tool_ms = trace.calls, trace.total_ms
+        step.model_calls += trace.model_calls
         step.observation = protocol.sanitize_observation(f"The call {step.model}@@{step.skill} failed: {exc}")
         return
     step.tool_calls, step.tool_ms = trace.calls, trace.total_ms
+    step.model_calls += trace.model_calls
     step.expert_ms = result.expert_ms
     step.tokens_in += result.tokens_in
     step.tokens_out += result.tokens_out

@@ -16,19 +16,21 @@ from typing import Any, TypeVar
 
 from PIL import Image
 
-from storage.records import ToolCall
+from storage.records import ModelCall, ToolCall
 
 T = TypeVar("T")
 
 
 class ToolTrace:
-    """Runs tools and records each call (name, arguments, one-line summary, annotated image, time, error).
+    """Runs tools and records each call (name, arguments, one-line summary, annotated image, time, error), and
+    collects the model calls the skill makes (``skills.runner.ask_expert`` appends them).
 
     Each call gets a ``cache_key``: a digest of the tool's name, its plain arguments and the pixels of its image
     arguments, so a later rerun can recognise the same call (``agents`` decides whether to reuse it)."""
 
     def __init__(self) -> None:
         self.calls: list[ToolCall] = []
+        self.model_calls: list[ModelCall] = []  # every expert call inside the skill: exact prompt and raw reply
         self._digests: dict[int, tuple[Image.Image, str]] = {}
 
     @property

@@ -15,6 +15,7 @@ from PIL import Image
 
 from skills.base import SkillContext, SkillResult, ToolTrace
 from skills.spec import Level2Spec, LoadedSkill
+from storage.records import ModelCall
 
 
 @dataclass
@@ -60,13 +61,22 @@ def generic_run(ctx: SkillContext) -> SkillResult:
 
 
 def ask_expert(ctx: SkillContext, evidence: str, extra_images: list[Image.Image] | None = None) -> SkillResult:
-    """Prompt the neural expert with the skill's template, the tools' evidence and the image(s)."""
+    """Prompt the neural expert with the skill's template, the tools' evidence and the image(s); the exact
+    messages and the raw reply (or the error) are recorded on ``ctx.trace.model_calls``."""
     from skills.prompting import build_messages  # local import keeps the module light for tools-only runs
 
     messages = build_messages(ctx, evidence, extra_images or [])
     started = time.perf_counter()
-    reply = ctx.expert.generate(messages)
+    call = ModelCall(role="expert", model=str(getattr(ctx.expert, "name", "")), messages=messages, raw_reply="")
+    ctx.trace.model_calls.append(call)
+    try:
+        reply = ctx.expert.generate(messages)
+    except Exception as exc:
+        call.error, call.latency_ms = f"{type(exc).__name__}: {exc}", (time.perf_counter() - started) * 1000
+        raise
     elapsed = (time.perf_counter() - started) * 1000
+    call.raw_reply, call.tokens_in, call.tokens_out, call.latency_ms = reply.text, reply.tokens_in, \
+        reply.tokens_out, elapsed
     text = reply.text.strip() or "(the expert returned no text)"
     return SkillResult(observation=text, evidence={"tools": evidence}, expert_ms=elapsed,
                        tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, extra_images=extra_images or [])

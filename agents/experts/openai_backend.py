@@ -3,7 +3,8 @@
 Speaks the protocol with httpx directly. Images become ``image_url`` data URLs (downscaled to ``max_pixels``
 first, keeping the aspect ratio), in the order the chat lists them, so crops follow the main image. Transient
 failures (connection errors, timeouts, 5xx, a stream cut short) are retried a bounded number of times with
-exponential backoff; 4xx and malformed replies are not, since repeating the same request cannot fix them.
+exponential backoff; 4xx and malformed replies are not, since repeating the same request cannot fix them. Every
+attempt's timeout and every retry fit inside the current run's time budget (``agents.budget``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 import httpx
 from PIL import Image
 
+from agents import budget
 from agents.experts.base import ChatMessage, ExpertError, ExpertReply
 
 
@@ -112,19 +114,30 @@ class OpenAIExpert:
             payload["stream"] = True
             payload["stream_options"] = {"include_usage": True}
         started = time.perf_counter()
-        last = ""
+        last, tries = "", 0
         for attempt in range(self.retries + 1):
             if attempt:
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+                pause = self.backoff_s * 2 ** (attempt - 1)
+                left = budget.remaining()
+                if left is not None and left < pause + budget.MIN_USEFUL_S:
+                    last += "; no retry: the run's time budget is nearly spent"
+                    break
+                time.sleep(pause)
             try:
-                text, tokens_in, tokens_out = self._stream_once(payload) if self.stream else self._once(payload)
+                timeout = budget.cap(self.timeout_s)  # an attempt never outlives the run's budget
+            except budget.BudgetExceeded:
+                last = last or "the run's time budget was spent before the call"
+                break
+            tries += 1
+            try:
+                text, tokens_in, tokens_out = (self._stream_once(payload, timeout) if self.stream
+                                               else self._once(payload, timeout))
             except _Transient as exc:
                 last = str(exc)
                 continue
             return ExpertReply(text=text, tokens_in=tokens_in, tokens_out=tokens_out,
                                latency_ms=(time.perf_counter() - started) * 1000)
-        tries = self.retries + 1
-        raise ExpertError(f"{last} ({tries} attempt{'s' if tries > 1 else ''})")
+        raise ExpertError(f"{last} ({tries} attempt{'s' if tries != 1 else ''})")
 
     def health(self) -> tuple[bool, float, str]:
         """(reachable and serving this model, latency in ms, detail) from ``GET {base_url}/models``."""
@@ -165,11 +178,11 @@ class OpenAIExpert:
         if response.status_code >= 400:
             raise ExpertError(f"{self._where} returned HTTP {response.status_code}: {_server_message(body)}")
 
-    def _once(self, payload: dict[str, Any]) -> tuple[str, int, int]:
+    def _once(self, payload: dict[str, Any], timeout: float) -> tuple[str, int, int]:
         try:
-            response = self._client.post(f"{self.base_url}/chat/completions", json=payload)
+            response = self._client.post(f"{self.base_url}/chat/completions", json=payload, timeout=timeout)
         except httpx.TimeoutException as exc:
-            raise _Transient(f"{self._where} timed out after {self.timeout_s:g} s") from exc
+            raise _Transient(f"{self._where} timed out after {timeout:g} s") from exc
         except httpx.TransportError as exc:
             raise _Transient(f"{self._where} could not be reached: {type(exc).__name__}: {exc}") from exc
         self._check_status(response, response.text)
@@ -182,13 +195,14 @@ class OpenAIExpert:
             raise ExpertError(f"{self._where} returned malformed JSON: {response.text[:200]!r}") from exc
         return str(text), int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
 
-    def _stream_once(self, payload: dict[str, Any]) -> tuple[str, int, int]:
+    def _stream_once(self, payload: dict[str, Any], timeout: float) -> tuple[str, int, int]:
         pieces: list[str] = []
         chunks = 0
         usage: dict[str, Any] = {}
         finished = False
         try:
-            with self._client.stream("POST", f"{self.base_url}/chat/completions", json=payload) as response:
+            with self._client.stream("POST", f"{self.base_url}/chat/completions", json=payload,
+                                     timeout=timeout) as response:
                 if response.status_code >= 400:
                     self._check_status(response, response.read().decode("utf-8", "replace"))
                 for line in response.iter_lines():
@@ -213,7 +227,7 @@ class OpenAIExpert:
                             chunks += 1
                         finished = finished or bool(choice.get("finish_reason"))
         except httpx.TimeoutException as exc:
-            raise _Transient(f"{self._where} timed out after {self.timeout_s:g} s "
+            raise _Transient(f"{self._where} timed out after {timeout:g} s "
                              f"(after {chunks} streamed tokens)") from exc
         except httpx.TransportError as exc:
             if chunks or isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents import budget
 from agents.experts.base import ChatMessage, ExpertError, ExpertReply
 
 INSTALL_HINT = 'pip install -c constraints.txt "maestro-agent[transformers]"'
@@ -229,6 +230,7 @@ class TransformersExpert:
     def generate(self, messages: list[ChatMessage], *, max_tokens: int | None = None,
                  temperature: float = 0.0) -> ExpertReply:
         """Greedy decoding at temperature 0, sampling otherwise; at most ``max_tokens`` new tokens."""
+        budget.check()  # a local generation cannot be interrupted: do not start one the run has no time for
         loaded = self.load()
         torch, _ = _import_torch()
         chat, images = _to_processor_messages(messages)

@@ -9,6 +9,7 @@ from PIL import Image
 
 from agents.types import Step
 from skills.answer_form import AnswerForm
+from storage.records import ModelCall
 
 
 @dataclass
@@ -19,6 +20,7 @@ class PolicyTurn:
     tokens_in: int = 0
     tokens_out: int = 0
     routing: dict[str, Any] = field(default_factory=dict)
+    model_calls: list[ModelCall] = field(default_factory=list)  # the orchestrator model's exact prompt and reply
 
 
 @dataclass

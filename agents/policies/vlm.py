@@ -12,12 +12,14 @@ because a model that keeps writing would otherwise invent its own ``<information
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from agents.experts.base import image_part, text_part
 from agents.policies.base import Context, PolicyTurn
 from agents.prompts import system_prompt
 from agents.protocol import render_information, truncate_observation
+from storage.records import ModelCall
 
 _ACTION_END = re.compile(r"</\s*(search|answer)\s*>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
@@ -72,7 +74,13 @@ class VLMPolicy:
 
     def next_turn(self, ctx: Context) -> PolicyTurn:
         expert = self.registry.expert(self.expert_name)
-        reply = expert.generate(self.messages(ctx), max_tokens=self.max_tokens, temperature=self.temperature)
+        messages = self.messages(ctx)
+        started = time.perf_counter()
+        reply = expert.generate(messages, max_tokens=self.max_tokens, temperature=self.temperature)
+        call = ModelCall(role="orchestrator", model=self.expert_name, messages=messages, raw_reply=reply.text,
+                         tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
+                         latency_ms=(time.perf_counter() - started) * 1000,
+                         params={"temperature": self.temperature, "max_tokens": self.max_tokens})
         text = reply.text
         close = _THINK_CLOSE.search(text)
         if close and not _THINK_OPEN.search(text, 0, close.start()):
@@ -84,4 +92,4 @@ class VLMPolicy:
             text = text[: end.end()]
         return PolicyTurn(text.strip(), tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
                           routing={"policy": self.name, "orchestrator": self.expert_name,
-                                   "temperature": self.temperature})
+                                   "temperature": self.temperature}, model_calls=[call])
