@@ -11,11 +11,12 @@ image (``ExpertReply.boxes``); the reply text is left as the model wrote it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from PIL import Image
+if TYPE_CHECKING:  # annotations only: the registry imports this module, and the vision tools load OpenCV
+    from PIL import Image
 
-from vision_tools.image import Box
+    from vision_tools.image import Box
 
 ChatMessage = dict[str, Any]
 
