@@ -74,7 +74,9 @@ class ExpertSpec(BaseModel):
     min_pixels: int | None = Field(None, ge=3136, description="transformers: smallest image area after resizing.")
     device: str = Field("auto", description="transformers: auto | cpu | cuda | cuda:N.")
     dtype: str = Field("auto", description="transformers: auto | float32 | bfloat16 | float16.")
-    box_frame: Literal["pixels", "relative_1", "relative_1000", "resized_pixels"] = "pixels"
+    box_frame: Literal["pixels", "relative_1", "relative_1000", "resized_pixels"] = Field(
+        "pixels", description="The frame the model writes boxes in (known Qwen-VL families override it); the back "
+        "end converts its reply's boxes to original-image pixels (ExpertReply.boxes).")
     cost: CostSpec = Field(default_factory=CostSpec)
     strengths: list[str] = Field(default_factory=list, description="Skill names this expert is good at.")
     options: dict[str, Any] = Field(default_factory=dict, description="Expert-specific tool settings that skills "

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
+from agents.experts.base import ExpertBox
 from agents.experts.coordinates import (
     ModelFamily,
     ParsedBox,
     boxes_in_pixels,
     convert_box,
+    expert_boxes,
     frame_for,
     model_family,
     parse_boxes,
-    smart_resize,
+    resized_input_size,
 )
 from vision_tools.image.boxes import Box, BoxFrame
 
@@ -33,24 +33,21 @@ def test_family_and_frame(model: str | None, family: ModelFamily, frame: BoxFram
     assert frame_for(model, "relative_1") is frame
 
 
-def test_smart_resize_worked_examples() -> None:
-    # 1920x1080: sides round to 69*28 x 39*28 and the area fits under the released default.
-    assert smart_resize(1920, 1080) == (1932, 1092)
-    # Under a 1280-token budget (28*28*1280 px) both sides shrink by sqrt(1920*1080/1003520) and floor to 28s.
-    assert smart_resize(1920, 1080, max_pixels=1_003_520) == (1316, 728)
+def test_resize_rule_worked_examples() -> None:
+    # transformers' Qwen2-VL rule, called with (height, width) and answering (w, h) here: a swap would show.
+    # 1920x1080 fits the default 12.8 MP budget: each side is rounded to a multiple of 28.
+    assert resized_input_size((1920, 1080)) == (1932, 1092)
+    # Over a 1 MP budget both sides shrink by the same ratio, floored to multiples of 28.
+    assert resized_input_size((1920, 1080), max_pixels=1_003_520) == (1316, 728)
     # Tiny images are grown to reach min_pixels (56*56).
-    assert smart_resize(20, 10) == (84, 56)
+    assert resized_input_size((20, 10)) == (84, 56)
+    assert resized_input_size((300, 200), max_pixels=28 * 28 * 64) == (252, 168)
 
 
-@settings(deadline=None)
-@given(st.integers(28, 5000), st.integers(28, 5000), st.sampled_from([3136 * 4, 1_003_520, 12_845_056]))
-def test_smart_resize_matches_transformers(width: int, height: int, max_pixels: int) -> None:
-    # The reference implementation the real processors (and vLLM, which uses them) run.
-    hf = pytest.importorskip("transformers.models.qwen2_vl.image_processing_pil_qwen2_vl")
-    if max(width, height) / min(width, height) > 200:
-        return
-    h, w = hf.smart_resize(height, width, factor=28, min_pixels=3136, max_pixels=max_pixels)
-    assert smart_resize(width, height, max_pixels=max_pixels) == (w, h)
+@pytest.mark.parametrize("size", [(0, 10), (10, -1), (10_000, 20)])
+def test_resize_rule_refuses_what_the_processor_refuses(size: tuple[int, int]) -> None:
+    with pytest.raises(ValueError):  # an empty image, or an aspect ratio beyond 200:1
+        resized_input_size(size)
 
 
 def test_qwen25_resized_pixels_to_original() -> None:
@@ -61,7 +58,7 @@ def test_qwen25_resized_pixels_to_original() -> None:
     assert box == Box(960.0, 540.0, 1920.0, 1080.0)
 
 
-def test_qwen25_uses_reported_input_size_over_smart_resize() -> None:
+def test_qwen25_uses_reported_input_size_over_the_rule() -> None:
     # The transformers back end reports the processor's real input size; it wins over the computed one.
     box = convert_box([100, 50, 200, 100], image_size=(800, 400), frame="resized_pixels", input_size=(400, 200))
     assert box == Box(200.0, 100.0, 400.0, 200.0)
@@ -71,7 +68,7 @@ def test_qwen25_after_client_downscale() -> None:
     # A 4000x3000 photo sent downscaled to 1156x867: the server resized that to 1148x868, not the original.
     [(box, _)] = boxes_in_pixels("[574, 434, 1148, 868]", image_size=(4000, 3000), model="Qwen2.5-VL-72B",
                                  sent_size=(1156, 867), max_pixels=1_003_520)
-    assert smart_resize(1156, 867, max_pixels=1_003_520) == (1148, 868)
+    assert resized_input_size((1156, 867), max_pixels=1_003_520) == (1148, 868)
     assert (box.x0, box.y0, box.x1, box.y1) == pytest.approx((2000.0, 1500.0, 4000.0, 3000.0))
 
 
@@ -115,3 +112,18 @@ def test_parse_bare_lists_and_nothing() -> None:
 def test_resized_frame_rejects_empty_image() -> None:
     with pytest.raises(ValueError):
         convert_box([1, 2, 3, 4], image_size=(0, 10), frame="resized_pixels")
+
+
+def test_expert_boxes_at_the_expert_boundary() -> None:
+    text = 'I see it: {"bbox_2d": [574, 434, 1148, 868], "label": "dog"}'
+    # Sent downscaled to 1156x867, which the server resized to 1148x868.
+    assert expert_boxes(text, image_size=(4000, 3000), model="Qwen2.5-VL-3B", sent_size=(1156, 867)) == [
+        ExpertBox(convert_box([574, 434, 1148, 868], image_size=(4000, 3000), frame="resized_pixels",
+                              input_size=(1148, 868)), "dog")]
+    # The size the back end saw wins over the computed one.
+    [reported] = expert_boxes(text, image_size=(4000, 3000), model="Qwen2.5-VL-3B", input_size=(2296, 1736))
+    assert reported.box.as_list() == [1000, 750, 2000, 1500]
+    assert expert_boxes(text, image_size=None, model="Qwen2.5-VL-3B") == []  # no image in the chat
+    assert expert_boxes("There are 3 dogs.", image_size=(640, 480), model="Qwen2.5-VL-3B") == []
+    # An image the processor would refuse (201:1): no input size to convert with, so nothing is guessed.
+    assert expert_boxes(text, image_size=(20100, 100), model="Qwen2.5-VL-3B") == []

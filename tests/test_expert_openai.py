@@ -34,6 +34,7 @@ STREAM_PIECES = ["There", " are", " 3", " circles."]
 class ServerState:
     script: list[str] = field(default_factory=list)  # behaviours for the next requests, in order
     default: str = "ok"
+    box: list[int] = field(default_factory=list)  # what the "box" behaviour answers with
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -76,6 +77,11 @@ class ChatHandler(JsonHandler):
                               "finish_reason": "stop"}],
                  "usage": {"prompt_tokens": 321, "completion_tokens": 7, "total_tokens": 328}}
         self.send_json(200, reply)
+
+    def _mode_box(self) -> None:
+        content = f'```json\n[{{"bbox_2d": {self.state.box}, "label": "circle"}}]\n```'
+        self.send_json(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                          "finish_reason": "stop"}]})
 
     def _mode_slow(self) -> None:
         time.sleep(1.0)
@@ -304,3 +310,29 @@ def test_health(srv: tuple[str, ServerState]) -> None:
     with OpenAIExpert("other", base_url=url, model="llava") as other:
         ok, _, detail = other.health()
     assert not ok and "'llava' not served" in detail and "qwen-test" in detail
+
+
+@pytest.mark.parametrize(("max_pixels", "model", "box_frame", "written"), [
+    # Sent as is (640x480); the server's processor resized it to 644x476 (multiples of 28), the frame of the box.
+    (1_003_520, "qwen-test", "resized_pixels", [322, 119, 644, 476]),
+    # Sent downscaled to 320x240, which the server resized to 308x252; the family overrides the declared frame.
+    (640 * 480 // 4, "Qwen/Qwen2.5-VL-7B-Instruct", "pixels", [154, 63, 308, 252]),
+    # Qwen3-VL writes 0-1000 units whatever the registry says.
+    (1_003_520, "Qwen/Qwen3-VL-8B-Instruct", "pixels", [500, 250, 1000, 1000]),
+    # A generic model in the frame its registry entry declares.
+    (1_003_520, "some-vlm", "relative_1", [0.5, 0.25, 1, 1]),
+])
+def test_reply_boxes_are_in_pixels_of_the_first_image(srv: tuple[str, ServerState], photo: Image.Image,
+                                                      max_pixels: int, model: str, box_frame: str,
+                                                      written: list[float]) -> None:
+    url, state = srv
+    state.default, state.box = "box", written
+    crop = photo.crop((0, 0, 100, 100))  # later images do not change what the boxes refer to
+    with OpenAIExpert("qwen", base_url=url, model=model, max_pixels=max_pixels, box_frame=box_frame) as expert:
+        reply = expert.generate([{"role": "user", "content": [image_part(photo), image_part(crop),
+                                                              text_part("Where is the right half?")]}])
+        text_only = expert.generate([{"role": "user", "content": "Where is the right half?"}])
+    [found] = reply.boxes
+    assert found.label == "circle" and "bbox_2d" in reply.text  # the text is left as the model wrote it
+    assert (found.box.x0, found.box.y0, found.box.x1, found.box.y1) == pytest.approx((320, 120, 640, 480))
+    assert text_only.boxes == []  # no image: nothing the boxes could refer to

@@ -1,4 +1,9 @@
-"""TransformersExpert on a tiny random Qwen2-VL built in-process: the real processor, chat template and generate."""
+"""TransformersExpert on a tiny random Qwen2-VL built in-process: the real processor, chat template and generate.
+
+The processor packs the chat (the chat template, each image expanded to its patch tokens) and sizes the images; the
+size it really fed the model is what the OpenAI back end computes with the same transformers rule for a served
+model, so a box converts to the same original pixels on both paths.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from agents.experts.base import ExpertError, ExpertReply, image_part, text_part
-from agents.experts.coordinates import smart_resize
+from agents.experts.coordinates import convert_box, expert_boxes, resized_input_size
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -52,8 +57,8 @@ def test_generates_for_a_real_image(tiny_vlm: Path, chart: Image.Image) -> None:
     expert = TransformersExpert("tiny", model_path=str(tiny_vlm), device="cpu", max_tokens=6)
     reply = expert.generate(ask(chart))
     check_reply(reply, 6)
-    # The tiny processor caps images at 28*28*64 px: 400x300 -> smart_resize -> 252x168 (18x12 patches of 14).
-    assert reply.input_size == (252, 168) == smart_resize(400, 300, max_pixels=28 * 28 * 64)
+    # The tiny processor caps images at 28*28*64 px: 400x300 -> the resize rule -> 252x168 (18x12 patches of 14).
+    assert reply.input_size == (252, 168) == resized_input_size((400, 300), max_pixels=28 * 28 * 64)
     # 18*12/4 = 54 merged image tokens plus the template and the question are in the prompt.
     assert reply.tokens_in > 54
     # Greedy decoding on the same input is deterministic.
@@ -70,6 +75,31 @@ def test_max_pixels_and_tokens_override(tiny_vlm: Path, chart: Image.Image) -> N
     # Both experts share one loaded model, and the smaller image budget gives a shorter prompt.
     assert small.load() is default.load()
     assert default.generate(ask(chart), max_tokens=3).tokens_in > reply.tokens_in
+
+
+@pytest.mark.parametrize("size", [(400, 300), (90, 250), (30, 20), (1000, 120)])
+def test_processor_sizing_and_the_resize_rule_convert_boxes_alike(tiny_vlm: Path, size: tuple[int, int]) -> None:
+    tiny_budget = 28 * 28 * 64  # the tiny processor's max_pixels
+    image = Image.new("RGB", size, "white")
+    ImageDraw.Draw(image).rectangle((size[0] // 4, size[1] // 4, size[0] // 2, size[1] // 2), fill="black")
+    expert = TransformersExpert("tiny", model_path=str(tiny_vlm), device="cpu", max_tokens=2)
+    reply = expert.generate(ask(image, "Where is the black square?"))
+    rule = resized_input_size(size, max_pixels=tiny_budget)
+    assert reply.input_size == rule
+    grid_w, grid_h = (side // 14 for side in rule)
+    pad = expert.load().processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+    prompt = expert.load().processor.apply_chat_template(
+        [{"role": "user", "content": [{"type": "image", "image": image}, {"type": "text", "text": "?"}]}],
+        add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt")
+    assert int((prompt["input_ids"] == pad).sum()) == grid_w * grid_h // 4  # one token per 2x2 merged patch
+    written = [rule[0] / 4, rule[1] / 4, rule[0] / 2, rule[1] / 2]  # the square, in the model's input pixels
+    from_processor = convert_box(written, image_size=size, frame="resized_pixels", input_size=reply.input_size)
+    from_rule = convert_box(written, image_size=size, frame="resized_pixels", max_pixels=tiny_budget)
+    assert from_processor == from_rule
+    assert from_processor.as_list() == pytest.approx([size[0] / 4, size[1] / 4, size[0] / 2, size[1] / 2], abs=1)
+    # The reply's own boxes went through the same conversion (the tiny model's gibberish rarely holds one).
+    assert reply.boxes == expert_boxes(reply.text, image_size=size, model=str(tiny_vlm),
+                                       input_size=reply.input_size)
 
 
 def test_text_only_and_sampling(tiny_vlm: Path) -> None:

@@ -323,3 +323,20 @@ def test_cli_dry_run_and_bundled_registries() -> None:
         assert result.returncode == 0, result.stderr
         commands = [line for line in result.stdout.splitlines() if " serve " in line]
         assert len(commands) == count and all("--limit-mm-per-prompt" in c for c in commands)
+
+
+@pytest.mark.parametrize(("name", "count"), [("paper-pool.yaml", 6), ("single-gpu.yaml", 1)])
+def test_dry_run_prints_the_commands_where_vllm_is_not_installed(tmp_path: Path, name: str, count: int) -> None:
+    # The app host, where an operator reads the commands to run on the GPU host, has no vLLM.
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vllm is importable here")
+    env = {**os.environ, "PATH": str(tmp_path)}  # an empty folder: no `vllm` executable
+    result = subprocess.run([sys.executable, "-m", "ui.cli", "serve-experts", "--registry",
+                             str(REPO / "assets" / "registries" / name), "--dry-run"],
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    commands = [line.split(": ", 1)[1] for line in result.stdout.splitlines() if ": vllm serve " in line]
+    assert len(commands) == count and len(result.stdout.splitlines()) == count
+    registry = load_registry(REPO / "assets" / "registries" / name)
+    assert [shlex.split(c) for c in commands] == [build_command(s, ["vllm"]) for s in registry.experts if s.serve]
+    assert "vLLM is not installed here" in result.stderr and "error" not in result.stderr

@@ -4,7 +4,9 @@ TRL's ``DataCollatorForVisionLanguageModeling`` can mask everything but assistan
 marks them with ``{% generation %}`` (``assistant_only_loss``), which most VLM templates do not, and it has no notion
 of observation turns. This collator reads each message's ``train`` flag instead: labels are -100 everywhere except
 the tokens of messages with ``train: true`` (their content and end-of-turn marker, not the role header), so the
-system prompt, the question, the image and every ``<information>`` observation are context only.
+system prompt, the question, the image and every ``<information>`` observation are context only. Rows of different
+lengths (different questions, images of different sizes) are right-padded: every per-token tensor the processor
+returns, whatever its name, and the labels.
 
 Token boundaries are found by rendering growing prefixes of the conversation with the processor's own chat template
 (a turn starts where the prefix with a generation prompt ends), so it works with any template whose rendering of a
@@ -13,8 +15,12 @@ prefix is a prefix of the whole; that is checked, and a template where it is not
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import torch
 
 IGNORE_INDEX = -100
 
@@ -60,8 +66,7 @@ class MaskedVisionCollator:
             labels[start:len(upto)] = ids[start:len(upto)]
         return full, labels
 
-    def __call__(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
-        import torch
+    def __call__(self, rows: list[dict[str, Any]]) -> dict[str, torch.Tensor]:
         from PIL import Image
 
         encoded, all_labels = [], []
@@ -75,20 +80,45 @@ class MaskedVisionCollator:
             full, labels = self._labels(row, images)
             encoded.append(full)
             all_labels.append(labels)
-        width = max(len(labels) for labels in all_labels)
-        pad = self.processor.tokenizer.pad_token_id
-        batch: dict[str, Any] = {
-            "input_ids": torch.full((len(rows), width), pad, dtype=torch.long),
-            "attention_mask": torch.zeros((len(rows), width), dtype=torch.long),
-            "labels": torch.full((len(rows), width), IGNORE_INDEX, dtype=torch.long),
-        }
-        for i, (full, labels) in enumerate(zip(encoded, all_labels, strict=True)):
-            n = len(labels)
-            batch["input_ids"][i, :n] = full["input_ids"][0]
-            batch["attention_mask"][i, :n] = full["attention_mask"][0]
-            batch["labels"][i, :n] = torch.tensor(labels)
-        # Vision inputs (pixel_values, image_grid_thw, ...) are concatenated over the batch, as Qwen-VL expects.
-        for key in encoded[0]:
-            if key not in ("input_ids", "attention_mask"):
-                batch[key] = torch.cat([full[key] for full in encoded], dim=0)
-        return batch
+        return collate(encoded, all_labels, pad_token_id=self.processor.tokenizer.pad_token_id)
+
+
+def _is_per_token(value: torch.Tensor, length: int) -> bool:
+    """A tensor with one entry per token of a one-row encoding: shape (..., 1, length)."""
+    return value.dim() >= 2 and value.shape[-2] == 1 and value.shape[-1] == length
+
+
+def collate(encoded: Sequence[Mapping[str, torch.Tensor]], all_labels: Sequence[list[int]], *,
+            pad_token_id: int | None) -> dict[str, torch.Tensor]:
+    """One batch from one-row processor outputs: every per-token tensor right-padded to the longest row and
+    stacked on its batch axis, every other tensor (pixel_values, image_grid_thw, ...) concatenated over rows.
+
+    Per-token tensors are found by shape, not by name, so whatever a processor returns per token (input_ids,
+    attention_mask, mm_token_type_ids, token_type_ids, position_ids of shape (3, 1, n), ...) is padded; padding
+    is the pad token for input_ids, -100 for labels and 0 elsewhere (attention 0, token type "text").
+    """
+    import torch
+
+    lengths = [len(labels) for labels in all_labels]
+    width = max(lengths)
+    keys = list(dict.fromkeys(key for full in encoded for key in full))
+    per_token = [key for key in keys
+                 if all(_is_per_token(full[key], n) for full, n in zip(encoded, lengths, strict=True) if key in full)]
+    fill = {"input_ids": 0 if pad_token_id is None else pad_token_id}
+    batch: dict[str, torch.Tensor] = {}
+    for key in per_token:
+        rows = []
+        for full, n in zip(encoded, lengths, strict=True):
+            if key not in full:
+                raise ValueError(f"the processor returned {key!r} for some rows of the batch and not for others")
+            value = full[key]
+            rows.append(torch.nn.functional.pad(value, (0, width - n), value=fill.get(key, 0)))
+        batch[key] = torch.cat(rows, dim=-2)
+    batch["labels"] = torch.tensor([labels + [IGNORE_INDEX] * (width - len(labels)) for labels in all_labels],
+                                   dtype=torch.long)
+    # Vision inputs (pixel_values, image_grid_thw, ...) are concatenated over the batch, as Qwen-VL expects;
+    # rows without an image add nothing to them.
+    for key in keys:
+        if key not in per_token:
+            batch[key] = torch.cat([full[key] for full in encoded if key in full], dim=0)
+    return batch

@@ -34,10 +34,18 @@ def serve_experts(
         grace: Annotated[float, typer.Option("--grace", min=0, help="Seconds between SIGTERM and SIGKILL.")] = 10.0,
         one_by_one: Annotated[bool, typer.Option("--one-by-one", help="Start each server only once the one "
                                                  "before is healthy (servers sharing a GPU).")] = False,
-        dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the commands and exit.")] = False) -> None:
+        dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the commands and exit (vLLM need not "
+                                               "be installed here).")] = False) -> None:
     """Start one `vllm serve` per registry expert with a serve: block, wait until all are healthy, stream their
     logs, and stop them all on Ctrl-C / SIGTERM."""
-    from agents.experts.serving import ExpertServers, ServerProcess, ServingError, plan_problems, servable
+    from agents.experts.serving import (
+        ExpertServers,
+        ServerProcess,
+        ServingError,
+        local_vllm,
+        plan_problems,
+        servable,
+    )
     from agents.registry import load_registry
 
     loaded = load_registry(registry)
@@ -54,6 +62,14 @@ def serve_experts(
         typer.echo(f"warning: {problem}", err=True)
     # The user's own command line, split like a shell would but never run through one.
     servers = ExpertServers(specs, executable=shlex.split(vllm) if vllm else None, host=host)
+    if dry_run:
+        # Printing needs no vLLM here: operators read these on the app host and run them on the GPU host.
+        if vllm is None and local_vllm() is None:
+            typer.echo("note: vLLM is not installed here; the commands run `vllm` from PATH on the GPU host",
+                       err=True)
+        for spec, command in zip(specs, servers.commands(to_print=True), strict=True):
+            typer.echo(f"{spec.name}: {shlex.join(command)}")
+        return
     try:
         commands = servers.commands()
     except ServingError as exc:
@@ -61,8 +77,6 @@ def serve_experts(
         raise typer.Exit(2) from None
     for spec, command in zip(specs, commands, strict=True):
         typer.echo(f"{spec.name}: {shlex.join(command)}")
-    if dry_run:
-        return
     def ready(server: ServerProcess, seconds: float) -> None:
         typer.echo(f"ready: {server.name} serving {server.model} on {server.health_url.removesuffix('/models')} "
                    f"after {seconds:.1f} s")

@@ -4,18 +4,33 @@ A chat is a list of ``{"role": "system"|"user"|"assistant", "content": [part, ..
 ``{"type": "text", "text": str}`` or ``{"type": "image", "image": PIL.Image.Image}``. Each back end translates this
 once: the OpenAI-compatible client into ``image_url`` data URLs, the transformers back end into its processor's
 chat template. Errors a person should see (timeouts, refused connections, garbage) are raised as ``ExpertError``.
+Boxes in a reply are converted by the back end, which knows what the model saw, into pixels of the chat's first
+image (``ExpertReply.boxes``); the reply text is left as the model wrote it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # annotations only: the registry imports this module, and the vision tools load OpenCV
+    from PIL import Image
+
+    from vision_tools.image import Box
 
 ChatMessage = dict[str, Any]
 
 
 class ExpertError(RuntimeError):
     """An expert call that failed in a way worth showing to the user (message is human readable)."""
+
+
+@dataclass(frozen=True)
+class ExpertBox:
+    """A box an expert wrote, in original pixels of the first image of the chat (the question's image)."""
+
+    box: Box
+    label: str | None = None
 
 
 @dataclass
@@ -29,6 +44,8 @@ class ExpertReply:
     #: The model's input size (w, h) after its own resizing, when the back end knows it; boxes in
     #: resized-input pixels are converted with it.
     input_size: tuple[int, int] | None = None
+    #: Every box in ``text``, converted from the model's own frame (registry ``box_frame``, or its family's).
+    boxes: list[ExpertBox] = field(default_factory=list)
 
 
 @runtime_checkable
@@ -48,6 +65,16 @@ def text_part(text: str) -> dict[str, Any]:
 
 def image_part(image: Any) -> dict[str, Any]:
     return {"type": "image", "image": image}
+
+
+def first_image(messages: list[ChatMessage]) -> Image.Image | None:
+    """The first image of a chat: the one boxes in the reply refer to (crops and other images follow it)."""
+    for message in messages:
+        content = message.get("content")
+        for part in content if isinstance(content, list) else []:
+            if part.get("type") == "image":
+                return part["image"]
+    return None
 
 
 class ToolsExpert:

@@ -1,21 +1,26 @@
 """Boxes in expert text, and the per-model-family frame they are written in, converted to original-image pixels.
 
 Experts answer with boxes in whatever frame their training used: Qwen2.5-VL in pixels of the image *it* saw (after
-its ``smart_resize`` to multiples of 28 within min/max pixels), Qwen2-VL and Qwen3-VL in 0-1000 relative units,
+its processor's resize to multiples of 28 within min/max pixels), Qwen2-VL and Qwen3-VL in 0-1000 relative units,
 other models in the frame their registry entry declares. This module finds the boxes in free text (JSON with
 ``bbox_2d``, bare ``[x0, y0, x1, y1]`` lists, ``<box>(x,y),(x,y)</box>`` and Qwen2-VL's ``<|box_start|>`` form) and
 converts them once, at the expert boundary, with ``vision_tools.image.boxes.to_pixels``.
+
+The resize rule is the one in transformers' Qwen2-VL image processor (``smart_resize``), which is what a served
+Qwen2.5-VL runs on the image it receives. ``qwen-vl-utils`` carries a copy of the rule but imports torchvision at
+module level in every release (0.0.1 to 0.0.14), and torchvision cannot be installed beside CPU torch (DESIGN §8).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from agents.experts.base import ExpertBox
 from vision_tools.image import Box, BoxFrame, to_pixels
 
 #: Qwen2.5-VL's image-processor defaults (preprocessor_config.json of the released checkpoints).
@@ -58,28 +63,6 @@ def model_family(model: str | None) -> ModelFamily:
 def frame_for(model: str | None, declared: BoxFrame | str = BoxFrame.PIXELS) -> BoxFrame:
     """The frame a model answers in: fixed for known families, else the frame its registry entry declares."""
     return _FAMILY_FRAMES.get(model_family(model), BoxFrame(declared))
-
-
-def smart_resize(width: int, height: int, *, factor: int = QWEN25_FACTOR, min_pixels: int = QWEN25_MIN_PIXELS,
-                 max_pixels: int = QWEN25_MAX_PIXELS) -> tuple[int, int]:
-    """The (w, h) a Qwen2/2.5-VL image processor resizes a ``width`` x ``height`` image to.
-
-    Each side is rounded to a multiple of ``factor``; if the area then leaves [min_pixels, max_pixels] both sides
-    are scaled by the same ratio (floored when shrinking, ceiled when growing) so the aspect ratio is kept.
-    """
-    if width <= 0 or height <= 0:
-        raise ValueError(f"image size must be positive, got {width}x{height}")
-    w = round(width / factor) * factor
-    h = round(height / factor) * factor
-    if w * h > max_pixels:
-        scale = math.sqrt(width * height / max_pixels)
-        w = max(factor, math.floor(width / scale / factor) * factor)
-        h = max(factor, math.floor(height / scale / factor) * factor)
-    elif w * h < min_pixels:
-        scale = math.sqrt(min_pixels / (width * height))
-        w = math.ceil(width * scale / factor) * factor
-        h = math.ceil(height * scale / factor) * factor
-    return w, h
 
 
 @dataclass(frozen=True)
@@ -138,10 +121,13 @@ def _json_candidates(text: str) -> list[Any]:
             continue
         except ValueError:
             pass
-        # Prose around the JSON: try the span from the first opening bracket to the last matching closer.
-        for opener, closer in (("[", "]"), ("{", "}")):
-            start, end = block.find(opener), block.rfind(closer)
-            if 0 <= start < end:
+        # Prose around the JSON: try the span from the first opening bracket to the last matching closer, the
+        # outermost kind first (an object holding a box list, or a list of objects, keeps its labels).
+        spans = sorted((block.find(opener), closer) for opener, closer in (("[", "]"), ("{", "}"))
+                       if opener in block)
+        for start, closer in spans:
+            end = block.rfind(closer)
+            if start < end:
                 try:
                     found.append(json.loads(block[start:end + 1]))
                     break
@@ -164,10 +150,24 @@ def parse_boxes(text: str) -> list[ParsedBox]:
     return [ParsedBox(tuple(float(g) for g in m.groups())) for m in _BARE.finditer(text)]
 
 
+def _qwen_resize_rule() -> Callable[..., tuple[int, int]]:
+    """transformers' Qwen2-VL ``smart_resize(height, width, factor, min_pixels, max_pixels) -> (h, w)``."""
+    try:  # newer transformers: the torchvision-free image processor has its own module
+        from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize
+    except ImportError:  # transformers 4.57 to early 5.x: this module is the torchvision-free one
+        from transformers.models.qwen2_vl.image_processing_qwen2_vl import smart_resize
+    return smart_resize
+
+
 def resized_input_size(sent_size: tuple[int, int], *, factor: int = QWEN25_FACTOR,
                        min_pixels: int = QWEN25_MIN_PIXELS, max_pixels: int = QWEN25_MAX_PIXELS) -> tuple[int, int]:
-    """The input size a Qwen2.5-VL server saw for an image sent at ``sent_size`` (w, h)."""
-    return smart_resize(sent_size[0], sent_size[1], factor=factor, min_pixels=min_pixels, max_pixels=max_pixels)
+    """The input size (w, h) a Qwen2/2.5-VL processor resizes an image sent at ``sent_size`` (w, h) to."""
+    width, height = sent_size
+    if width <= 0 or height <= 0:
+        raise ValueError(f"image size must be positive, got {width}x{height}")
+    resized_height, resized_width = _qwen_resize_rule()(height, width, factor=factor, min_pixels=min_pixels,
+                                                        max_pixels=max_pixels)
+    return int(resized_width), int(resized_height)
 
 
 def convert_box(coords: tuple[float, float, float, float] | list[float], *, image_size: tuple[int, int],
@@ -177,7 +177,7 @@ def convert_box(coords: tuple[float, float, float, float] | list[float], *, imag
     """One box from ``frame`` into pixels of the original ``image_size`` (w, h).
 
     For ``RESIZED_PIXELS``, ``input_size`` is the model's resized input when the back end reported it (the
-    transformers back end does); otherwise it is computed with ``smart_resize`` from ``sent_size``, the size the
+    transformers back end does); otherwise it is computed with ``resized_input_size`` from ``sent_size``, the size the
     image was sent at (the OpenAI back end may downscale first; defaults to ``image_size``).
     """
     frame = BoxFrame(frame)
@@ -196,3 +196,24 @@ def boxes_in_pixels(text: str, *, image_size: tuple[int, int], model: str | None
     return [(convert_box(p.coords, image_size=image_size, frame=frame, input_size=input_size, sent_size=sent_size,
                          min_pixels=min_pixels, max_pixels=max_pixels), p.label)
             for p in parse_boxes(text)]
+
+
+def expert_boxes(text: str, *, image_size: tuple[int, int] | None, model: str | None,
+                 declared_frame: BoxFrame | str = BoxFrame.PIXELS, input_size: tuple[int, int] | None = None,
+                 sent_size: tuple[int, int] | None = None) -> list[ExpertBox]:
+    """The boxes of an expert's reply in original pixels of the image (``image_size``) they refer to.
+
+    Empty when the chat had no image or the text has no box. When the model's input size cannot be known (an image
+    its processor would refuse, such as an aspect ratio beyond 200:1) nothing is converted rather than guessed; the
+    boxes stay in the text as written.
+    """
+    parsed = parse_boxes(text) if image_size is not None else []
+    if not parsed or image_size is None:
+        return []
+    frame = frame_for(model, declared_frame)
+    if frame is BoxFrame.RESIZED_PIXELS and input_size is None:
+        try:
+            input_size = resized_input_size(sent_size or image_size)
+        except ValueError:
+            return []
+    return [ExpertBox(to_pixels(p.coords, frame, image_size, input_size), p.label) for p in parsed]

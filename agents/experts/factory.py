@@ -14,7 +14,7 @@ def build_openai_expert(spec: Any) -> Expert:
     api_key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
     return OpenAIExpert(spec.name, base_url=spec.base_url, model=spec.model, api_key=api_key,
                         timeout_s=spec.timeout_s, max_tokens=spec.max_tokens, max_pixels=spec.max_pixels,
-                        retries=spec.retries)
+                        retries=spec.retries, box_frame=spec.box_frame)
 
 
 def build_transformers_expert(spec: Any) -> Expert:
@@ -22,4 +22,4 @@ def build_transformers_expert(spec: Any) -> Expert:
 
     return TransformersExpert(spec.name, model_path=spec.model_path or spec.model, device=spec.device,
                               dtype=spec.dtype, max_tokens=spec.max_tokens, max_pixels=spec.max_pixels,
-                              min_pixels=spec.min_pixels)
+                              min_pixels=spec.min_pixels, box_frame=spec.box_frame, model_id=spec.model)

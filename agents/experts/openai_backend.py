@@ -5,6 +5,8 @@ first, keeping the aspect ratio), in the order the chat lists them, so crops fol
 failures (connection errors, timeouts, 5xx, a stream cut short) are retried a bounded number of times with
 exponential backoff; 4xx and malformed replies are not, since repeating the same request cannot fix them. Every
 attempt's timeout and every retry fit inside the current run's time budget (``agents.budget``).
+Boxes in the reply are converted from the model's frame (``box_frame``) to pixels of the chat's first image; for
+Qwen2.5-VL's resized-input pixels that takes the size the image was sent at, after the downscale above.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import httpx
 from PIL import Image
 
 from agents import budget
-from agents.experts.base import ChatMessage, ExpertError, ExpertReply
+from agents.experts.base import ChatMessage, ExpertBox, ExpertError, ExpertReply, first_image
+from agents.experts.coordinates import expert_boxes
 
 
 def fit_within(size: tuple[int, int], max_pixels: int) -> tuple[int, int]:
@@ -57,7 +60,8 @@ class OpenAIExpert:
     def __init__(self, name: str, *, base_url: str, model: str, api_key: str | None = None,
                  timeout_s: float = 60.0, max_tokens: int = 1024, max_pixels: int = 1_003_520, retries: int = 2,
                  backoff_s: float = 0.5, stream: bool = False, temperature: float = 0.0,
-                 extra_body: dict[str, Any] | None = None, image_format: str = "png") -> None:
+                 extra_body: dict[str, Any] | None = None, image_format: str = "png",
+                 box_frame: str = "pixels") -> None:
         self.name = name
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -70,6 +74,7 @@ class OpenAIExpert:
         self.temperature = temperature
         self.extra_body = dict(extra_body or {})
         self.image_format = image_format
+        self.box_frame = box_frame
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # One client (one connection pool) per expert; httpx.Client is safe to share between threads.
         self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout_s))
@@ -136,8 +141,14 @@ class OpenAIExpert:
                 last = str(exc)
                 continue
             return ExpertReply(text=text, tokens_in=tokens_in, tokens_out=tokens_out,
-                               latency_ms=(time.perf_counter() - started) * 1000)
+                               latency_ms=(time.perf_counter() - started) * 1000, boxes=self._boxes(text, messages))
         raise ExpertError(f"{last} ({tries} attempt{'s' if tries != 1 else ''})")
+
+    def _boxes(self, text: str, messages: list[ChatMessage]) -> list[ExpertBox]:
+        image = first_image(messages)
+        size = image.size if image is not None else None
+        return expert_boxes(text, image_size=size, model=self.model, declared_frame=self.box_frame,
+                            sent_size=self.sent_size(size) if size else None)
 
     def health(self) -> tuple[bool, float, str]:
         """(reachable and serving this model, latency in ms, detail) from ``GET {base_url}/models``."""

@@ -7,8 +7,9 @@ polls ``GET /v1/models`` until every server lists its model, and fails early, wi
 when one exits. ``stop`` sends SIGTERM to each group, then SIGKILL to what is left after a grace period.
 
 vLLM is CUDA-only and pins its own dependencies (it conflicts with gradio's pillow pin), so it lives in its own
-environment on the GPU host; ``find_vllm`` says so when it is missing. The executable is injectable, which is how
-the tests run a small Python HTTP server in its place.
+environment on the GPU host; ``find_vllm`` says so when it is missing. Printing the commands (``--dry-run``) needs no
+vLLM here: the app host is where an operator reads them to run on the GPU host. The executable is injectable, which
+is how the tests run a small Python HTTP server in its place.
 
 ``check_expert`` is what ``maestro doctor`` reports per expert: openai -> ``health()`` (reachable, serving the model,
 latency); transformers -> torch importable and weights present locally (no download is started); tools -> always.
@@ -48,14 +49,26 @@ class ServingError(RuntimeError):
     """A server that cannot be started or did not come up; the message says which and why."""
 
 
-def find_vllm() -> list[str]:
-    """The command that runs the vLLM CLI here, or ``ServingError`` with installation advice."""
+#: The executable a printed command names when vLLM is not installed here: ``vllm`` on the GPU host's PATH.
+VLLM_ON_GPU_HOST = ("vllm",)
+
+
+def local_vllm() -> list[str] | None:
+    """The command that runs the vLLM CLI on this machine, or None when vLLM is not installed here."""
     found = shutil.which("vllm")
     if found:
         return [found]
     if importlib.util.find_spec("vllm") is not None:
         return [sys.executable, "-m", "vllm.entrypoints.cli.main"]
-    raise ServingError(VLLM_MISSING)
+    return None
+
+
+def find_vllm() -> list[str]:
+    """The command that runs the vLLM CLI here, or ``ServingError`` with installation advice."""
+    found = local_vllm()
+    if found is None:
+        raise ServingError(VLLM_MISSING)
+    return found
 
 
 def servable(experts: Sequence[Any]) -> list[Any]:
@@ -157,8 +170,15 @@ class ExpertServers:
         self.env = env
         self.servers: list[ServerProcess] = []
 
-    def commands(self) -> list[list[str]]:
-        executable = self.executable or find_vllm()
+    def commands(self, *, to_print: bool = False) -> list[list[str]]:
+        """The argument list of every server. Starting needs vLLM here (``ServingError`` otherwise); commands
+        ``to_print`` do not: without vLLM they name ``vllm`` as found on the GPU host's PATH."""
+        if self.executable:
+            executable = self.executable
+        elif to_print:
+            executable = local_vllm() or list(VLLM_ON_GPU_HOST)
+        else:
+            executable = find_vllm()
         return [build_command(spec, executable, self.host) for spec in self.specs]
 
     def start(self, *, one_by_one: bool = False, timeout_s: float = 900.0,

@@ -5,7 +5,9 @@ once per (weights folder, device, dtype) and shared by every expert and policy t
 model serialises generation so concurrent runs do not interleave on one set of weights. Weights come from a local
 folder or the Hugging Face cache (``HF_HUB_OFFLINE`` respected); when they are missing the error says how to get
 them. Replies carry ``input_size``, the image size the processor really fed the model, so boxes written in
-resized-input pixels (Qwen2.5-VL) convert exactly.
+resized-input pixels (Qwen2.5-VL) convert exactly; ``boxes`` are the reply's boxes in pixels of the first image.
+Message packing (the chat template, image placeholders expanded to the image's patch tokens) is the processor's own
+``apply_chat_template``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from agents import budget
-from agents.experts.base import ChatMessage, ExpertError, ExpertReply
+from agents.experts.base import ChatMessage, ExpertError, ExpertReply, first_image
+from agents.experts.coordinates import expert_boxes
 
 INSTALL_HINT = 'pip install -c constraints.txt "maestro-agent[transformers]"'
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -204,9 +207,13 @@ class TransformersExpert:
     neural = True
 
     def __init__(self, name: str, *, model_path: str, device: str = "auto", dtype: str = "auto",
-                 max_tokens: int = 512, max_pixels: int | None = None, min_pixels: int | None = None) -> None:
+                 max_tokens: int = 512, max_pixels: int | None = None, min_pixels: int | None = None,
+                 box_frame: str = "pixels", model_id: str | None = None) -> None:
         self.name = name
         self.model_path = model_path
+        self.box_frame = box_frame
+        # The hub id tells the model family (and so its box frame) when the weights folder's name does not.
+        self.model_id = model_id or model_path
         self.device = device
         self.dtype = dtype
         self.max_tokens = max_tokens
@@ -256,8 +263,11 @@ class TransformersExpert:
             patch = int(getattr(loaded.processor.image_processor, "patch_size", 14))
             _, grid_h, grid_w = (int(v) for v in inputs["image_grid_thw"][0])
             input_size = (grid_w * patch, grid_h * patch)
+        image = first_image(messages)
+        boxes = expert_boxes(text, image_size=image.size if image is not None else None, model=self.model_id,
+                             declared_frame=self.box_frame, input_size=input_size)
         return ExpertReply(text=text.strip(), tokens_in=prompt_len, tokens_out=int(new_tokens.numel()),
-                           latency_ms=(time.perf_counter() - started) * 1000, input_size=input_size)
+                           latency_ms=(time.perf_counter() - started) * 1000, input_size=input_size, boxes=boxes)
 
 
 def clear_cache() -> None:
