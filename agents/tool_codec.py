@@ -124,7 +124,7 @@ def _trusted_class(path: str) -> type:
             raise NotDecodable(f"cannot import {module_name!r}") from exc
     found: Any = module
     for part in qualname.split("."):
-        if part.startswith("_") and part != "__init__":
+        if part.startswith("_"):
             raise NotDecodable(f"{path!r} names a private attribute")
         found = getattr(found, part, None)
     if not isinstance(found, type) or not (dataclasses.is_dataclass(found) or issubclass(found, Enum)):
