@@ -2,8 +2,9 @@
 
 ``ResultsFile.start`` begins a fresh file; ``ResultsFile.resume`` keeps the rows an interrupted evaluation wrote
 (dropping a torn last line, which is what a process killed mid-write leaves) and appends after them. ``append`` is
-thread-safe and reaches the disk (flush + fsync) before it returns, so a ``kill -9`` loses at most the items that
-were still running. ``finish`` rewrites the file in dataset order, atomically. ``eval.json`` beside it says which
+thread-safe and hands the row to the operating system before it returns, so a ``kill -9`` loses at most the items
+that were still running (like the database, whose WAL is synced at checkpoints, not per commit: a killed process
+is what this guards against; a power cut may lose the last rows, never tear the file's earlier ones). ``finish`` rewrites the file in dataset order, atomically. ``eval.json`` beside it says which
 dataset the folder evaluates, so ``--resume`` refuses to mix two evaluations in one folder.
 """
 
@@ -39,7 +40,6 @@ class ResultsFile:
         self.dir.mkdir(parents=True, exist_ok=True)
         _atomic_write(self.dir / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
         self._handle = self.path.open("w", encoding="utf-8")
-        self._sync()
         return {}
 
     def resume(self, manifest: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -83,13 +83,13 @@ class ResultsFile:
         return rows, keep, ends_line
 
     def append(self, row: dict[str, Any]) -> None:
-        """Write one finished item's row and make it durable before returning."""
+        """Write one finished item's row; it survives the process being killed once this returns."""
         line = json.dumps(row, ensure_ascii=False) + "\n"
         with self._lock:
             if self._handle is None:
                 raise RuntimeError("results file not opened: call start() or resume() first")
             self._handle.write(line)
-            self._sync()
+            self._handle.flush()
 
     def finish(self, rows: list[dict[str, Any]]) -> None:
         """Close the append handle and write ``rows`` (dataset order) in place of the file, atomically."""
@@ -104,11 +104,6 @@ class ResultsFile:
             if self._handle is not None:
                 self._handle.close()
                 self._handle = None
-
-    def _sync(self) -> None:
-        assert self._handle is not None
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
 
 
 def read_rows(out_dir: str | Path) -> list[dict[str, Any]]:

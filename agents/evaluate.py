@@ -113,10 +113,10 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
                     "status": "failed", "answer": None, "reason": str(exc), "confidence": None, "correct": False,
                     "run_id": None, "latency_ms": 0.0, "error": str(exc), "pairs": [], "skill_expected": item.skill}
         pairs = [f"{s.model}@@{s.skill}" for s in result.steps if s.kind == "search"]
-        if result.id:  # the result lands: the handbook learns from it at once (the router's next run sees it)
-            record_feedback(maestro.store, result.id, maestro.registry)
-        answered = result.status == "done"
         calls = [c for s in result.steps for c in s.tool_calls]
+        if result.id and not any(c.reused for c in calls):  # a replay of stored tool outputs teaches nothing new
+            record_feedback(maestro.store, result.id, maestro.registry)  # the router's next run sees it at once
+        answered = result.status == "done"
         return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                 "status": result.status, "answer": result.answer if answered else None,
                 "reason": None if answered else result.reason, "confidence": result.confidence,

@@ -88,6 +88,18 @@ def test_a_cached_rerun_reuses_every_tool_output_and_matches_its_source(maestro:
            [c.image_id for s in source.steps for c in s.tool_calls]
 
 
+def test_a_cached_rerun_teaches_the_handbook_nothing(maestro: Maestro) -> None:
+    from agents.handbook import credits_for
+
+    image, question = CASES["diagram"]
+    first = maestro.store.get_run(maestro.ask(image(), question, expected="1", dataset="d", item_id="i").id)
+    again = maestro.store.get_run(rerun(maestro, first.id).id)
+    assert again.expected == "1" and (again.dataset, again.item_id) == ("d", "i")
+    # Its tool time is a lookup and its evidence is the first run's: crediting it would count that twice.
+    assert credits_for(first) and credits_for(again) == []
+    assert credits_for(maestro.store.get_run(rerun(maestro, first.id, tools="live").id))
+
+
 def test_a_live_rerun_runs_every_tool_again(maestro: Maestro) -> None:
     image, question = CASES["diagram"]
     first = maestro.ask(image(), question)
