@@ -135,7 +135,7 @@ class ToolTrace:
         if isinstance(value, np.ndarray | np.generic):
             array = np.ascontiguousarray(value)
             return {"ndarray": [str(array.dtype), list(array.shape),
-                                hashlib.blake2b(array.tobytes(), digest_size=16).hexdigest()]}
+                                hashlib.sha256(array.tobytes()).hexdigest()[:32]]}
         # Anything else (an object without a value form) is unique to this call: its key can never match a
         # stored one, so it is always run.
         return {"object": f"{type(value).__qualname__}@{id(value)}:{time.perf_counter_ns()}"}
@@ -145,7 +145,8 @@ class ToolTrace:
         known = self._digests.get(id(image))
         if known is not None and known[0] is image:
             return known[1]
-        value = hashlib.blake2b(f"{image.mode}{image.size}".encode() + image.tobytes(), digest_size=16).hexdigest()
+        # sha256 runs on the CPU's SHA instructions: twice as fast as blake2b on a 1000x1000 image here.
+        value = hashlib.sha256(f"{image.mode}{image.size}".encode() + image.tobytes()).hexdigest()[:32]
         self._digests[id(image)] = (image, value)
         return value
 
