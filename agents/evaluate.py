@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter, defaultdict
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,7 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
     finished = results.resume(manifest) if resume else results.start(manifest)
 
     def one(item: Item) -> dict[str, Any]:
+        source = None
         try:
             source = maestro.store.get_run(sources[item.id]) if item.id in sources else None
             if source is not None:
@@ -111,7 +113,8 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
         except ValueError as exc:  # bad item: recorded as failed, the evaluation goes on
             return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                     "status": "failed", "answer": None, "reason": str(exc), "confidence": None, "correct": False,
-                    "run_id": None, "latency_ms": 0.0, "error": str(exc), "pairs": [], "skill_expected": item.skill}
+                    "run_id": None, "latency_ms": 0.0, "error": str(exc), "pairs": [], "skill_expected": item.skill,
+                    "rerun_of": source.id if source else None}
         pairs = [f"{s.model}@@{s.skill}" for s in result.steps if s.kind == "search"]
         calls = [c for s in result.steps for c in s.tool_calls]
         if result.id and not any(c.reused for c in calls):  # a replay of stored tool outputs teaches nothing new
@@ -123,18 +126,19 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
                 "correct": answered and match_answer(result.answer, item.answer, _MATCH_KINDS.get(item.match or "")),
                 "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "pairs": pairs,
                 "skill_expected": item.skill, "tool_calls": len(calls),
-                "reused_tool_calls": sum(1 for c in calls if c.reused)}
+                "reused_tool_calls": sum(1 for c in calls if c.reused), "rerun_of": source.id if source else None}
 
     pending = [item for item in items if item.id not in finished]
     try:
-        with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool, \
-                tqdm(total=len(items), initial=len(items) - len(pending), desc="eval", unit="item",
-                     disable=not progress) as bar:
-            for future in as_completed([pool.submit(one, item) for item in pending]):
-                row = future.result()
+        with tqdm(total=len(items), initial=len(items) - len(pending), desc="eval", unit="item",
+                  disable=not progress) as bar:
+
+            def keep(row: dict[str, Any]) -> None:
                 results.append(row)  # on disk before the next one is taken: a crash loses only running items
                 finished[row["id"]] = row
                 bar.update(1)
+
+            _run_all(pending, one, keep, concurrency)
     finally:
         results.close()
     rows = [finished[item.id] for item in items]
@@ -144,11 +148,36 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
     if resume:
         summary["resumed"] = {"kept": len(items) - len(pending), "ran": len(pending),
                               "dropped_lines": results.dropped_lines}
+    if from_runs is not None:  # items whose stored run is not in this data directory were run afresh
+        reran = sum(1 for row in rows if row.get("rerun_of"))
+        summary["from_runs"] = {"folder": str(from_runs), "reran": reran, "ran_afresh": len(rows) - reran}
     if baseline is not None:
         comparison = compare_folders(baseline, out)
         summary["comparison"] = {"baseline": str(baseline), **comparison["counts"]}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary
+
+
+def _run_all(items: list[Item], one: Callable[[Item], dict[str, Any]], keep: Callable[[dict[str, Any]], None],
+             concurrency: int) -> None:
+    """Run ``one`` on every item, handing each row to ``keep`` as it finishes. On Ctrl-C nothing new starts, the
+    items already running finish and are kept (so ``--resume`` does not run them twice), then it stops."""
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    futures = [pool.submit(one, item) for item in items]
+    kept: set[Future[dict[str, Any]]] = set()
+    try:
+        for future in as_completed(futures):
+            keep(future.result())
+            kept.add(future)
+    except KeyboardInterrupt:
+        for future in futures:
+            future.cancel()
+        for future in futures:
+            if future not in kept and not future.cancelled() and future.exception() is None:
+                keep(future.result())
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _save_dataset(store: Any, name: str, items: list[Item]) -> None:

@@ -49,7 +49,8 @@ def test_re_evaluating_stored_runs_with_cached_tools_reuses_everything(first: tu
                                                                       tmp_path: Path) -> None:
     home, dataset, baseline = first
     maestro = Maestro.open(Settings.resolve(data_dir=home))
-    evaluate(maestro, dataset, tmp_path / "cached", from_runs=baseline, tools="cached", progress=False)
+    summary = evaluate(maestro, dataset, tmp_path / "cached", from_runs=baseline, tools="cached", progress=False)
+    assert summary["from_runs"]["reran"] == 10 and summary["from_runs"]["ran_afresh"] == 0
     comparison = json.loads((tmp_path / "cached" / "comparison.json").read_text())  # against --from-runs
     assert comparison["counts"]["unchanged"] == 10
     new, old = rows(tmp_path / "cached"), {row["id"]: row for row in rows(baseline)}

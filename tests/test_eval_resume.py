@@ -110,6 +110,26 @@ def test_a_row_cut_just_before_its_newline_is_whole(tmp_path: Path) -> None:
     assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 3
 
 
+def test_ctrl_c_keeps_the_items_that_were_running(tmp_path: Path) -> None:
+    from agents.evaluate import Item, _run_all
+
+    items = [Item(name, tmp_path / "x.png", "q", "a", "c") for name in ("slow", "interrupt", "c", "d", "e")]
+    returned: list[str] = []
+    kept: list[str] = []
+
+    def one(item: Item) -> dict[str, str]:
+        if item.id == "interrupt":
+            raise KeyboardInterrupt
+        time.sleep(0.3)
+        returned.append(item.id)
+        return {"id": item.id}
+
+    with pytest.raises(KeyboardInterrupt):
+        _run_all(items, one, lambda row: kept.append(row["id"]), concurrency=2)
+    assert "slow" in kept and sorted(kept) == sorted(returned)  # every finished item kept exactly once
+    assert len(kept) < 4  # and nothing new was started once interrupted
+
+
 def test_resume_refuses_a_folder_of_another_dataset(tmp_path: Path) -> None:
     results = ResultsFile(tmp_path)
     results.start({"dataset": "/data/a.jsonl"})

@@ -98,6 +98,9 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
         kept = summary["resumed"]
         typer.echo(f"resumed: {kept['kept']} finished items kept, {kept['ran']} run now"
                    + (f", {kept['dropped_lines']} torn line(s) dropped" if kept["dropped_lines"] else ""))
+    if summary.get("from_runs", {}).get("ran_afresh"):
+        typer.echo(f"note: {summary['from_runs']['ran_afresh']} item(s) had no stored run of "
+                   f"{from_runs} in this data directory and were run afresh")
     typer.echo(f"results: {out / 'results.jsonl'}\nsummary: {out / 'summary.json'}")
     if "comparison" in summary:
         cli_rerun.print_comparison(load_comparison(out), out / COMPARISON)
