@@ -26,7 +26,7 @@ from agents.answers import MatchKind, match_answer
 from agents.eval_compare import compare_folders
 from agents.eval_results import ResultsFile, read_rows
 from agents.handbook import record_feedback
-from agents.rerun import TOOLS_MODES, rerun
+from agents.rerun import rerun, tools_mode
 from agents.tool_cache import StoredToolCache
 
 #: A dataset's declared ``match`` kind -> the matching rule of ``agents.answers``.
@@ -82,8 +82,7 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
     question; ``agents.rerun``); ``tools="cached"`` reuses stored tool outputs. ``baseline`` (default: the
     ``from_runs`` folder) compares item by item with that folder: ``comparison.json`` (``agents.eval_compare``),
     its counts also in the summary."""
-    if tools not in TOOLS_MODES:
-        raise ValueError(f"--tools must be one of {', '.join(TOOLS_MODES)}; got {tools!r}")
+    tools = tools_mode(tools)
     items = load_items(dataset, limit)
     out = Path(out_dir)
     sources = {row["id"]: row["run_id"] for row in read_rows(from_runs) if row.get("run_id")} if from_runs else {}

@@ -11,12 +11,15 @@ is not repeated: a rerun is one trajectory.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from agents.loop import EventSink
 from agents.tool_cache import StoredToolCache
 from agents.types import Run
-from storage import RunRecord
+from storage import RunRecord, Store
+
+if TYPE_CHECKING:  # the runtime imports the recorder, which imports this package's tool cache
+    from agents.runtime import Maestro
 
 ToolsMode = Literal["cached", "live"]
 TOOLS_MODES: tuple[ToolsMode, ...] = ("cached", "live")
@@ -42,7 +45,14 @@ def reuse_count(run: Run | RunRecord) -> ReuseCount:
     return ReuseCount(sum(1 for call in calls if call.reused), len(calls))
 
 
-def find_run(store: Any, run_id: str) -> RunRecord:
+def tools_mode(value: str) -> ToolsMode:
+    """``value`` as a tools mode; ``ValueError`` naming the choices otherwise."""
+    if value not in TOOLS_MODES:
+        raise ValueError(f"--tools must be one of {', '.join(TOOLS_MODES)}; got {value!r}")
+    return cast(ToolsMode, value)
+
+
+def find_run(store: Store, run_id: str) -> RunRecord:
     """The stored run ``run_id`` (or the one run whose id starts with it, 6+ characters); ``KeyError`` otherwise."""
     run_id = (run_id or "").strip().lower()
     record = store.get_run(run_id) if run_id else None
@@ -54,14 +64,14 @@ def find_run(store: Any, run_id: str) -> RunRecord:
     return record
 
 
-def rerun(maestro: Any, source: str | RunRecord, *, tools: ToolsMode = "cached", cache: StoredToolCache | None = None,
-          on_event: EventSink | None = None, expected: str | None = None) -> Run:
+def rerun(maestro: Maestro, source: str | RunRecord, *, tools: ToolsMode = "cached",
+          cache: StoredToolCache | None = None, on_event: EventSink | None = None,
+          expected: str | None = None) -> Run:
     """Run ``source`` again with ``maestro`` (its registry and policy); returns the new, stored run.
 
     ``cache`` shares one tool cache between many reruns (an evaluation); by default a rerun with cached tools opens
     its own. ``expected`` overrides the stored expected answer (an evaluation passes its dataset's)."""
-    if tools not in TOOLS_MODES:
-        raise ValueError(f"--tools must be one of {', '.join(TOOLS_MODES)}; got {tools!r}")
+    tools = tools_mode(tools)
     record = source if isinstance(source, RunRecord) else find_run(maestro.store, source)
     try:
         image = maestro.store.images.read_bytes(record.image_id)

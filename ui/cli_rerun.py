@@ -30,13 +30,14 @@ def rerun_command(
         data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Run RUN_ID's image and question again under --registry; the new run is stored, linked to RUN_ID."""
     from agents.config import Settings
-    from agents.rerun import find_run, rerun, reuse_count
+    from agents.rerun import find_run, rerun, reuse_count, tools_mode
     from agents.run_diff import diff_runs
     from agents.runtime import Maestro
 
+    mode = tools_mode(tools)
     maestro = Maestro.open(Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry))
     source = find_run(maestro.store, run_id)
-    result = rerun(maestro, source, tools=tools)  # type: ignore[arg-type]  # checked inside
+    result = rerun(maestro, source, tools=mode)
     record = maestro.store.get_run(result.id or "")
     diff = diff_runs(source, record) if record is not None else None
     reuse = reuse_count(result)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,13 +21,14 @@ from typing import Any
 import gradio as gr
 
 from agents.registry import DEFAULT_REGISTRY, Registry, load_registry
-from agents.rerun import TOOLS_MODES, find_run, rerun, reuse_count
+from agents.rerun import TOOLS_MODES, find_run, rerun, reuse_count, tools_mode
 from agents.run_diff import RunDiff, diff_runs, step_title
 from agents.runtime import Maestro, build_policy
 from storage import RunRecord, Step, ToolCall
 
 READY_REGISTRIES = DEFAULT_REGISTRY.parent / "registries"
 DIFF = " class='cmp-diff'"
+ImageUrl = Callable[[str | None], str | None]
 CSS = """
 <style>
 .cmp-table { width: 100%; border-collapse: collapse; table-layout: fixed; }
@@ -136,7 +138,7 @@ def _field(label: str, value: Any, differs: bool, *, pre: bool = False) -> str:
     return f"<div class='cmp-field'><span class='cmp-label'>{label}</span> {body}</div>"
 
 
-def _step_cell(step: Step | None, changed: set[str], alone: bool, image_url: Any) -> str:
+def _step_cell(step: Step | None, changed: set[str], alone: bool, image_url: ImageUrl) -> str:
     if step is None:
         return "<em>(no such step)</em>"
     title = html.escape(step_title(step) or step.kind)
@@ -162,7 +164,7 @@ def _step_cell(step: Step | None, changed: set[str], alone: bool, image_url: Any
     return "".join(out)
 
 
-def _call_html(call: ToolCall, changed: set[str], image_url: Any) -> str:
+def _call_html(call: ToolCall, changed: set[str], image_url: ImageUrl) -> str:
     prefix = f"tool_calls[{call.index}]"
     differs = {name.split(".", 1)[1] for name in changed if name.startswith(prefix + ".")} | (
         {"tool"} if prefix in changed else set())
@@ -177,7 +179,7 @@ def _call_html(call: ToolCall, changed: set[str], image_url: Any) -> str:
     return "".join(out)
 
 
-def _image_url(maestro: Maestro) -> Any:
+def _image_url(maestro: Maestro) -> ImageUrl:
     def url(image_id: str | None) -> str | None:
         try:
             path = maestro.store.images.path(image_id or "")
@@ -228,7 +230,7 @@ class RerunPanel:
             return ("⚠️ Choose one of the listed registries and a tools mode.", *unchanged)
         try:
             source = find_run(self.maestro.store, source_id)
-            result = rerun(self.rerunner.app_for(chosen.path), source, tools=mode)  # type: ignore[arg-type]
+            result = rerun(self.rerunner.app_for(chosen.path), source, tools=tools_mode(mode))
         except (KeyError, ValueError, OSError) as exc:
             return (f"⚠️ {html.escape(str(exc.args[0] if exc.args else exc))}", *unchanged)
         headline, view = compare(self.maestro, source.id, result.id or "")
