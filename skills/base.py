@@ -146,7 +146,9 @@ class ToolTrace:
         if known is not None and known[0] is image:
             return known[1]
         # sha256 runs on the CPU's SHA instructions: twice as fast as blake2b on a 1000x1000 image here.
-        value = hashlib.sha256(f"{image.mode}{image.size}".encode() + image.tobytes()).hexdigest()[:32]
+        digest = hashlib.sha256(f"{image.mode}{image.size}".encode())
+        digest.update(image.tobytes())
+        value = digest.hexdigest()[:32]
         self._digests[id(image)] = (image, value)
         return value
 
