@@ -2,8 +2,9 @@
 
 Each line is ``{id, image, question, answer, category}`` (optionally ``match``: the answer kind, e.g. ``choice``,
 ``relaxed``, ``text``) with ``image`` relative to the dataset file. Results go to ``OUT/results.jsonl`` (one line
-per item, in dataset order: ``status``, ``answer`` — null when the run abstained or failed — ``reason``,
-``confidence``, ``correct``) and ``OUT/summary.json``: coverage (share answered), precision when answering, and
+per item: ``status``, ``answer`` — null when the run abstained or failed — ``reason``, ``confidence``,
+``correct``; appended as each item ends, so a crash loses nothing finished and ``resume`` goes on from there;
+rewritten in dataset order at the end) and ``OUT/summary.json``: coverage (share answered), precision when answering, and
 accuracy, overall and per category; latency percentiles, calls per (model, skill) pair, and Level-1 routing
 agreement when items say which skill they need. Only ``done`` counts as answered.
 """
@@ -13,7 +14,8 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter, defaultdict
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,11 @@ from typing import Any
 from tqdm import tqdm
 
 from agents.answers import MatchKind, match_answer
+from agents.eval_compare import compare_folders
+from agents.eval_results import ResultsFile, read_rows
 from agents.handbook import record_feedback
+from agents.rerun import rerun, tools_mode
+from agents.tool_cache import StoredToolCache
 
 #: A dataset's declared ``match`` kind -> the matching rule of ``agents.answers``.
 _MATCH_KINDS: dict[str, MatchKind] = {"choice": "choice", "relaxed": "numeric", "numeric": "numeric",
@@ -65,42 +71,112 @@ def load_items(path: str | Path, limit: int | None = None) -> list[Item]:
 
 
 def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurrency: int = 1,
-             limit: int | None = None, progress: bool = True) -> dict[str, Any]:
-    """Run every item, write results and summary into ``out_dir``, return the summary."""
+             limit: int | None = None, progress: bool = True, resume: bool = False,
+             from_runs: str | Path | None = None, tools: str = "live",
+             baseline: str | Path | None = None) -> dict[str, Any]:
+    """Run every item, write results and summary into ``out_dir``, return the summary.
+
+    Each item's row is appended to ``results.jsonl`` the moment it ends (``agents.eval_results``); ``resume``
+    keeps the rows of an interrupted evaluation in ``out_dir`` and runs only the items without one. With
+    ``from_runs`` (an earlier results folder) each item reruns that evaluation's stored run of it (same image and
+    question; ``agents.rerun``); ``tools="cached"`` reuses stored tool outputs. ``baseline`` (default: the
+    ``from_runs`` folder) compares item by item with that folder: ``comparison.json`` (``agents.eval_compare``),
+    its counts also in the summary."""
+    tools = tools_mode(tools)
     items = load_items(dataset, limit)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    sources = {row["id"]: row["run_id"] for row in read_rows(from_runs) if row.get("run_id")} if from_runs else {}
+    baseline = baseline if baseline is not None else from_runs
+    if baseline is not None:
+        if Path(baseline).resolve() == out.resolve():
+            raise ValueError(f"the baseline {baseline} is the output folder itself; write the new results elsewhere")
+        read_rows(baseline)  # a wrong --baseline folder is reported before anything runs
     name = Path(dataset).parent.name or Path(dataset).stem
     _save_dataset(maestro.store, name, items)
+    cache = StoredToolCache(maestro.store) if tools == "cached" else None
+    results = ResultsFile(out)
+    manifest = {"dataset": str(Path(dataset).resolve()), "limit": limit, "tools": tools,
+                "from_runs": str(from_runs) if from_runs else None}
+    finished = results.resume(manifest) if resume else results.start(manifest)
 
     def one(item: Item) -> dict[str, Any]:
+        source = None
         try:
-            result = maestro.ask(item.image, item.question, dataset=name, item_id=item.id, expected=item.answer,
-                                 expected_kind=item.match)
+            source = maestro.store.get_run(sources[item.id]) if item.id in sources else None
+            if source is not None:
+                result = rerun(maestro, source, tools="cached" if cache else "live", cache=cache,
+                               expected=item.answer)
+            else:
+                result = maestro.ask(item.image, item.question, dataset=name, item_id=item.id,
+                                     expected=item.answer, expected_kind=item.match, tool_cache=cache)
         except ValueError as exc:  # bad item: recorded as failed, the evaluation goes on
             return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                     "status": "failed", "answer": None, "reason": str(exc), "confidence": None, "correct": False,
-                    "run_id": None, "latency_ms": 0.0, "error": str(exc), "pairs": [], "skill_expected": item.skill}
+                    "run_id": None, "latency_ms": 0.0, "error": str(exc), "pairs": [], "skill_expected": item.skill,
+                    "rerun_of": source.id if source else None}
         pairs = [f"{s.model}@@{s.skill}" for s in result.steps if s.kind == "search"]
-        if result.id:  # the result lands: the handbook learns from it at once (the router's next run sees it)
-            record_feedback(maestro.store, result.id, maestro.registry)
+        calls = [c for s in result.steps for c in s.tool_calls]
+        if result.id and not any(c.reused for c in calls):  # a replay of stored tool outputs teaches nothing new
+            record_feedback(maestro.store, result.id, maestro.registry)  # the router's next run sees it at once
         answered = result.status == "done"
         return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                 "status": result.status, "answer": result.answer if answered else None,
                 "reason": None if answered else result.reason, "confidence": result.confidence,
                 "correct": answered and match_answer(result.answer, item.answer, _MATCH_KINDS.get(item.match or "")),
                 "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "pairs": pairs,
-                "skill_expected": item.skill}
+                "skill_expected": item.skill, "tool_calls": len(calls),
+                "reused_tool_calls": sum(1 for c in calls if c.reused), "rerun_of": source.id if source else None}
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        rows = list(tqdm(pool.map(one, items), total=len(items), desc="eval", unit="item", disable=not progress))
-    with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    pending = [item for item in items if item.id not in finished]
+    try:
+        with tqdm(total=len(items), initial=len(items) - len(pending), desc="eval", unit="item",
+                  disable=not progress) as bar:
+
+            def keep(row: dict[str, Any]) -> None:
+                results.append(row)  # on disk before the next one is taken: a crash loses only running items
+                finished[row["id"]] = row
+                bar.update(1)
+
+            _run_all(pending, one, keep, concurrency)
+    finally:
+        results.close()
+    rows = [finished[item.id] for item in items]
+    results.finish(rows)
     summary = summarize(rows)
     summary["dataset"] = str(dataset)
+    if resume:
+        summary["resumed"] = {"kept": len(items) - len(pending), "ran": len(pending),
+                              "dropped_lines": results.dropped_lines}
+    if from_runs is not None:  # items whose stored run is not in this data directory were run afresh
+        reran = sum(1 for row in rows if row.get("rerun_of"))
+        summary["from_runs"] = {"folder": str(from_runs), "reran": reran, "ran_afresh": len(rows) - reran}
+    if baseline is not None:
+        comparison = compare_folders(baseline, out)
+        summary["comparison"] = {"baseline": str(baseline), **comparison["counts"]}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary
+
+
+def _run_all(items: list[Item], one: Callable[[Item], dict[str, Any]], keep: Callable[[dict[str, Any]], None],
+             concurrency: int) -> None:
+    """Run ``one`` on every item, handing each row to ``keep`` as it finishes. On Ctrl-C nothing new starts, the
+    items already running finish and are kept (so ``--resume`` does not run them twice), then it stops."""
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    futures = [pool.submit(one, item) for item in items]
+    kept: set[Future[dict[str, Any]]] = set()
+    try:
+        for future in as_completed(futures):
+            keep(future.result())
+            kept.add(future)
+    except KeyboardInterrupt:
+        for future in futures:
+            future.cancel()
+        for future in futures:
+            if future not in kept and not future.cancelled() and future.exception() is None:
+                keep(future.result())
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _save_dataset(store: Any, name: str, items: list[Item]) -> None:

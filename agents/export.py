@@ -10,6 +10,8 @@ why). Which runs feed which format (the latest whole-run rating decides):
   taught a malformed turn.
 - the bad side of DPO/KTO: runs rated incorrect, as they were (malformed ones too: that is what to unlearn).
   DPO pairs a good and a bad trajectory of the same image and question; a corrected run pairs with itself.
+- DPO from an evaluation comparison (``comparison=``): items where one run was right and the other wrong
+  (``agents.export_comparison``).
 - GRPO/verl prompts: one per distinct (image, question) with a ground truth (``agents.reward.ground_truth_for``:
   a correction, a confirmed answer, or the dataset item's answer), plus the items of ``dataset`` when given.
 
@@ -31,6 +33,8 @@ from typing import Any
 
 from agents import export_formats as fmt
 from agents.answers import detect_kind
+from agents.eval_compare import load_comparison
+from agents.export_comparison import comparison_pairs
 from agents.policies.vlm import VLMPolicy
 from agents.prompts import system_prompt
 from agents.protocol import validate_trajectory
@@ -171,12 +175,17 @@ class _Images:
 def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[str] = FORMATS,
            since: str | date | datetime | None = None, until: str | date | datetime | None = None,
            rating: str | None = None, skill: str | None = None, model: str | None = None,
-           dataset: str | None = None, max_pairs_per_prompt: int = 8) -> Manifest:
-    """Write the chosen training formats for the runs matching every filter into ``out_dir``; see module doc."""
+           dataset: str | None = None, max_pairs_per_prompt: int = 8,
+           comparison: str | Path | None = None) -> Manifest:
+    """Write the chosen training formats for the runs matching every filter into ``out_dir``; see module doc.
+    ``comparison`` (an evaluation's ``comparison.json``) adds its right-vs-wrong items as DPO pairs."""
     formats = list(dict.fromkeys(formats or FORMATS))
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise ValueError(f"unknown export format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    compared = load_comparison(comparison) if comparison is not None else None
+    if compared is not None and "dpo" not in formats:
+        raise ValueError("a comparison becomes DPO pairs: include the dpo format")
     start, end = parse_when(since), parse_when(until, end=True)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -186,7 +195,8 @@ def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[
     manifest = Manifest(
         out_dir=str(out), created_at=datetime.now(UTC).isoformat(timespec="seconds"), formats=formats,
         filters={"since": start.isoformat() if start else None, "until": end.isoformat() if end else None,
-                 "rating": rating, "skill": skill, "model": model, "dataset": dataset},
+                 "rating": rating, "skill": skill, "model": model, "dataset": dataset,
+                 "comparison": str(comparison) if comparison is not None else None},
         registry_hash=registry.snapshot_hash(),
         skill_versions={s.spec.name: s.spec.version for s in registry.skills})
     images = _Images(store, out)
@@ -211,6 +221,11 @@ def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[
         rows["kto"] = _kto_rows(judged, system, budget, images)
     if "dpo" in formats:
         rows["dpo"] = _dpo_rows(judged, system, budget, images, max_pairs_per_prompt)
+        if compared is not None:
+            known = {row["id"] for row in rows["dpo"]}
+            rows["dpo"] += [row for row in comparison_pairs(store, registry, compared, system=system, budget=budget,
+                                                            image_path=images.relative, skipped=manifest.skipped)
+                            if row["id"] not in known]
     if "grpo" in formats or "verl" in formats:
         prompts = _rl_prompts(judged, store, dataset, manifest.skipped)
         names = fmt.registry_names(registry)

@@ -4,6 +4,8 @@ A run's verdict is its newest whole-run rating (correct 1, partial 0.5, incorrec
 whether its answer matches the expected answer it was evaluated against. Each search step of the run is credited
 with that verdict; a step whose call failed is credited 0 whatever the run's verdict (the answer did not come
 from it). Cost is measured from the steps: latency, tokens, and money where the registry gives the expert a price.
+A rerun that reused stored tool outputs (``agents.rerun``) earns nothing: it measured no tool time, and its
+evidence was credited already through the run it replays.
 
 Call ``record_feedback(store, run_id)`` right after a rating or an evaluation result lands (the web UI after
 ``store.add_rating``, ``agents.evaluate`` after each item); ``rebuild_handbook(store)`` recomputes everything from
@@ -40,10 +42,15 @@ def run_outcome(run: RunRecord) -> tuple[float, str] | None:
     return None
 
 
+def replayed(run: RunRecord) -> bool:
+    """Whether the run reused stored tool outputs instead of running its tools (a cached rerun)."""
+    return any(call.reused for step in run.steps for call in step.tool_calls)
+
+
 def credits_for(run: RunRecord, registry: Any = None) -> list[Credit]:
     """The run's credits: one per (expert, skill, Level-2) it searched with; empty when it has no verdict."""
     outcome = run_outcome(run)
-    if outcome is None:
+    if outcome is None or replayed(run):
         return []
     success, source = outcome
     grouped: dict[tuple[str, str, str], list[Any]] = defaultdict(list)

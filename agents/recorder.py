@@ -2,7 +2,8 @@
 
 The recorder is an event sink for the loop. The live images of a step (annotated tool outputs, crops, the images in
 the exact prompts sent to models) go into the content-addressed image store and the step keeps their ids, so a
-replay re-renders exactly what was shown live from storage alone.
+replay re-renders exactly what was shown live from storage alone. The output of each tool call is kept too, in a
+re-loadable form (``agents.tool_cache``), so a rerun can reuse it instead of running the tool again.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from PIL import Image
 
+from agents.tool_cache import save_step_outputs
 from agents.types import Event, Run, Step
 from storage import Store
 
@@ -19,8 +21,10 @@ class StorageRecorder:
     """Persists one run; pass ``recorder.on_event`` to ``agents.loop.run``."""
 
     def __init__(self, store: Store, *, image_id: str, registry_hash: str, config: dict[str, Any],
-                 dataset: str | None = None, item_id: str | None = None, expected: str | None = None) -> None:
+                 dataset: str | None = None, item_id: str | None = None, expected: str | None = None,
+                 parent_run_id: str | None = None) -> None:
         self.store = store
+        self.parent_run_id = parent_run_id
         self.image_id = image_id
         self.registry_hash = registry_hash
         self.config = config
@@ -32,10 +36,11 @@ class StorageRecorder:
             self.run_id = self.store.create_run(
                 question=event.run.question, image_id=self.image_id, policy=event.run.policy,
                 registry_hash=self.registry_hash, config=self.config, dataset=self.dataset, item_id=self.item_id,
-                expected=self.expected)
+                expected=self.expected, parent_run_id=self.parent_run_id)
             event.run.id = self.run_id
         elif event.kind == "step" and event.step is not None and self.run_id:
             self.store.add_step(self.run_id, self.with_image_ids(event.step))
+            save_step_outputs(self.store, event.step)
         elif event.kind == "run_finished" and self.run_id:
             self._finish(event.run)
 

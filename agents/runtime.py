@@ -22,6 +22,7 @@ from agents.recorder import StorageRecorder
 from agents.registry import Registry, load_registry
 from agents.types import Event, Run
 from skills.answer_form import answer_form
+from skills.base import ToolCache, reusing_tool_outputs
 from storage import open_store
 from vision_tools.image import load_image
 
@@ -50,12 +51,14 @@ class Maestro:
     def ask(self, image: str | Path | bytes | Image.Image, question: str, *, on_event: EventSink | None = None,
             max_turns: int | None = None, dataset: str | None = None, item_id: str | None = None,
             expected: str | None = None, expected_kind: str | None = None, policy: Policy | None = None,
-            run_config: dict[str, Any] | None = None, cancel: threading.Event | None = None) -> Run:
+            run_config: dict[str, Any] | None = None, cancel: threading.Event | None = None,
+            parent_run_id: str | None = None, tool_cache: ToolCache | None = None) -> Run:
         """Answer ``question`` about ``image``; the run and its steps are stored as they happen.
 
         ``expected_kind`` is a dataset's declared answer kind (``choice``, ``relaxed``, ``text``…): it fixes the
         answer form when the wording alone would not. ``cancel``, when set, stops the run between turns (stored as
-        ``cancelled``).
+        ``cancelled``). A rerun (``agents.rerun``) passes the run it repeats as ``parent_run_id`` and, to reuse
+        stored tool outputs, a ``tool_cache``.
 
         With ``orchestrator.self_consistency`` k > 1 this samples k runs and returns the voted one
         (``agents.self_consistency``); ``policy`` and ``run_config`` (merged into the stored run config) are how
@@ -84,15 +87,17 @@ class Maestro:
         recorder = StorageRecorder(self.store, image_id=ref.id, registry_hash=digest,
                                    config={"max_turns": turns, "policy": (policy or self.policy).name,
                                            "registry": str(self.registry.path), **(run_config or {})},
-                                   dataset=dataset, item_id=item_id, expected=expected)
+                                   dataset=dataset, item_id=item_id, expected=expected,
+                                   parent_run_id=parent_run_id)
 
         def sink(event: Event) -> None:
             recorder.on_event(event)
             if on_event is not None:
                 on_event(event)
 
-        return run(question, decoded, registry=self.registry, policy=policy or self.policy, max_turns=turns,
-                   on_event=sink, form=answer_form(question, expected_kind), cancel=cancel)
+        with reusing_tool_outputs(tool_cache):
+            return run(question, decoded, registry=self.registry, policy=policy or self.policy, max_turns=turns,
+                       on_event=sink, form=answer_form(question, expected_kind), cancel=cancel)
 
 
 def build_policy(registry: Registry, store: Any = None) -> Policy:

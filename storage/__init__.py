@@ -25,10 +25,11 @@ from storage.records import (
     ToolCall,
 )
 from storage.store import Store
+from storage.tool_outputs import load_outputs, save_outputs
 
 __all__ = [
     "BUSY_TIMEOUT_S", "FINISHED_STATUSES", "RATING_FILTERS", "RUN_STATUSES", "STEP_KINDS", "STEP_STATUSES",
     "VERDICTS", "Credit", "DatabaseUnavailable", "DatasetItem", "HandbookRecord", "ImageRef", "ImageStore",
     "ModelCall", "RatingRecord", "RunRecord", "RunStatus", "RunSummary", "Step", "Store", "ToolCall",
-    "check_image_id", "default_data_dir", "migrate", "open_store",
+    "check_image_id", "default_data_dir", "load_outputs", "migrate", "open_store", "save_outputs",
 ]

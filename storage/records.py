@@ -46,7 +46,8 @@ class ToolCall:
     """One vision-tool call inside a search step: a recorded sub-step that replay shows exactly.
 
     ``image`` is the live annotated output; once stored, ``image_id`` is its content address. ``cache_key``
-    identifies the call by tool, arguments and input image, so a rerun can reuse its output (``reused``)."""
+    identifies the call by tool, arguments and input image, so a rerun can reuse its output (``reused``); ``output``
+    is the live result object, which the recorder stores in a re-loadable form under that key."""
 
     index: int
     tool: str
@@ -59,6 +60,7 @@ class ToolCall:
     cache_key: str | None = None
     reused: bool = False
     image: Image.Image | None = transient()
+    output: object = transient()
 
 
 @dataclass

@@ -114,13 +114,15 @@ class Store:
 
     # -- runs and steps ------------------------------------------------------------------------------------------
     def create_run(self, *, question: str, image_id: str, policy: str, registry_hash: str, config: dict[str, Any],
-                   dataset: str | None = None, item_id: str | None = None, expected: str | None = None) -> str:
-        """Record a new ``running`` run owned by this process; committed before returning its id."""
+                   dataset: str | None = None, item_id: str | None = None, expected: str | None = None,
+                   parent_run_id: str | None = None) -> str:
+        """Record a new ``running`` run owned by this process; committed before returning its id.
+        ``parent_run_id`` links a rerun to the run it repeats."""
         owner = current_owner()
         run = Run(id=uuid.uuid4().hex, created_at=utcnow(), question=question, image_id=image_id, policy=policy,
                   registry_hash=registry_hash, status="running", config=dict(config or {}), dataset=dataset,
-                  item_id=item_id, expected=expected, tokens_in=0, tokens_out=0, cost=0.0, forced_answer=False,
-                  owner_host=owner.host, owner_pid=owner.pid, owner_start=owner.start)
+                  item_id=item_id, expected=expected, parent_run_id=parent_run_id, tokens_in=0, tokens_out=0,
+                  cost=0.0, forced_answer=False, owner_host=owner.host, owner_pid=owner.pid, owner_start=owner.start)
         with self._write.begin() as session:
             session.add(run)
         return run.id

@@ -1,4 +1,4 @@
-"""The ``maestro`` command line: ask, eval, runs, registry, web, sandbox.
+"""The ``maestro`` command line: ask, eval, rerun, diff, runs, registry, web, sandbox.
 
 ``--data-dir``, ``--registry`` and ``--db`` work the same on every command and fall back to ``MAESTRO_HOME``,
 ``MAESTRO_REGISTRY`` and ``MAESTRO_DB``. Every error is one clear line on stderr and a non-zero exit.
@@ -15,7 +15,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from ui import cli_render
+from ui import cli_render, cli_rerun
 from ui.cli_sandbox import sandbox_app
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -78,14 +78,38 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
                  out: Annotated[Path, typer.Option("--out", help="Folder for results.jsonl and summary.json.")],
                  concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=64)] = 1,
                  limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+                 resume: Annotated[bool, typer.Option("--resume", help="Go on with an interrupted evaluation in "
+                                                                      "--out: finished items are kept, not redone.")] = False,
+                 baseline: Annotated[Path | None, typer.Option("--baseline", help="An earlier results folder: "
+                                                               "write --out/comparison.json item by item.")] = None,
+                 from_runs: Annotated[Path | None, typer.Option("--from-runs", help="An earlier results folder: "
+                                                                "rerun its stored runs (compared with it unless "
+                                                                "--baseline says otherwise).")] = None,
+                 tools: Annotated[str, typer.Option("--tools", help="live: run every tool; cached: reuse stored "
+                                                                   "tool outputs where the call matches.")] = "live",
                  data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Run every item of DATASET through the agent (each one stored) and report accuracy and latency."""
+    from agents.eval_compare import COMPARISON, load_comparison
     from agents.evaluate import evaluate
 
     maestro = _open(data_dir, registry, db)
-    summary = evaluate(maestro, dataset, out, concurrency=concurrency, limit=limit, progress=sys.stderr.isatty())
+    summary = evaluate(maestro, dataset, out, concurrency=concurrency, limit=limit, progress=sys.stderr.isatty(),
+                       resume=resume, from_runs=from_runs, tools=tools, baseline=baseline)
     cli_render.print_summary(summary)
+    if "resumed" in summary:
+        kept = summary["resumed"]
+        typer.echo(f"resumed: {kept['kept']} finished items kept, {kept['ran']} run now"
+                   + (f", {kept['dropped_lines']} torn line(s) dropped" if kept["dropped_lines"] else ""))
+    if summary.get("from_runs", {}).get("ran_afresh"):
+        typer.echo(f"note: {summary['from_runs']['ran_afresh']} item(s) had no stored run of "
+                   f"{from_runs} in this data directory and were run afresh")
     typer.echo(f"results: {out / 'results.jsonl'}\nsummary: {out / 'summary.json'}")
+    if "comparison" in summary:
+        cli_rerun.print_comparison(load_comparison(out), out / COMPARISON)
+
+
+app.command("rerun")(friendly_errors(cli_rerun.rerun_command))
+app.command("diff")(friendly_errors(cli_rerun.diff_command))
 
 
 @runs_app.command("list")

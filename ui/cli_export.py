@@ -33,6 +33,8 @@ def export_command(
         model: Annotated[str | None, typer.Option("--model", help="Only runs that called this expert.")] = None,
         dataset: Annotated[str | None, typer.Option("--dataset", help="Only runs of this evaluation set (its "
                                                                       "items become RL prompts too).")] = None,
+        comparison: Annotated[Path | None, typer.Option("--comparison", help="An evaluation's comparison.json "
+                                                        "(or its folder): right-vs-wrong items become DPO pairs.")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
         data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Write training data from stored runs and ratings, with images and a manifest.json."""
@@ -46,5 +48,6 @@ def export_command(
     loaded = load_registry(settings.registry_path, settings.skills_paths)
     with open_store(settings.data_dir, settings.db_url) as store:
         manifest = export(store, loaded, out or default_export_dir(settings.data_dir), formats=chosen, since=since,
-                          until=until, rating=rating, skill=skill, model=model, dataset=dataset)
+                          until=until, rating=rating, skill=skill, model=model, dataset=dataset,
+                          comparison=comparison)
     typer.echo(json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) if as_json else manifest.summary())

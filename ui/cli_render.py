@@ -32,8 +32,8 @@ def run_json(run: Any) -> dict[str, Any]:
              "error": s.error, "latency_ms": round(s.latency_ms, 2), "policy_ms": round(s.policy_ms, 2),
              "tool_ms": round(s.tool_ms, 2), "expert_ms": round(s.expert_ms, 2), "tokens_in": s.tokens_in,
              "tokens_out": s.tokens_out,
-             "tool_calls": [{"tool": c.tool, "summary": c.summary, "latency_ms": round(c.latency_ms, 2)}
-                            for c in s.tool_calls]}
+             "tool_calls": [{"tool": c.tool, "summary": c.summary, "latency_ms": round(c.latency_ms, 2),
+                             "reused": c.reused} for c in s.tool_calls]}
             for s in run.steps
         ],
     }
@@ -73,7 +73,8 @@ def _print_step(step: Any) -> None:
         if step.level2_reason:
             console.print(f"  [dim]level-2 because {escape(step.level2_reason)}[/]")
         for call in step.tool_calls:
-            console.print(f"  [magenta]tool {escape(call.tool)}[/] {call.latency_ms:.0f} ms: {escape(call.summary)}")
+            reused = " [dim](reused)[/]" if call.reused else ""
+            console.print(f"  [magenta]tool {escape(call.tool)}[/]{reused} {call.latency_ms:.0f} ms: {escape(call.summary)}")
         if step.observation:
             console.print("  observation: " + escape(step.observation).replace("\n", "\n    "))
     if step.error:

@@ -1,5 +1,5 @@
-"""The Maestro web application (Gradio 6 Blocks): Ask, Replay, Rate, Registry, Export and Handbook tabs, plus
-``EXTRA_TABS`` where later tabs plug in.
+"""The Maestro web application (Gradio 6 Blocks): Ask, Replay (with "Rerun…"), Rate, Registry, Export, Handbook
+and Compare tabs, plus ``EXTRA_TABS`` where later tabs plug in.
 
 ``build_app(maestro)`` builds the page; ``launch(...)`` opens the application object on the configured data
 directory and serves it. ``launch_options(maestro)`` holds what every server of this app needs (image store on the
@@ -18,6 +18,7 @@ import gradio as gr
 from agents.config import Settings
 from agents.runtime import Maestro
 from ui.web_ask import build_ask_tab
+from ui.web_compare import RerunPanel, build_compare_tab
 from ui.web_export import build_export_tab, exports_dir
 from ui.web_handbook import build_handbook_tab
 from ui.web_rate import build_rate_tab
@@ -73,6 +74,7 @@ def build_app(maestro: Maestro) -> gr.Blocks:
                 build_ask_tab(maestro)
             with gr.Tab("Replay", id="replay") as replay_tab:
                 replay = build_replay_tab(maestro)
+                rerun_panel = RerunPanel(maestro)  # "Rerun…" under the open run (ui/web_compare.py)
             with gr.Tab("Rate", id="rate") as rate_tab:
                 rate = build_rate_tab(maestro)
             with gr.Tab("Registry", id="registry") as registry_tab:
@@ -81,9 +83,12 @@ def build_app(maestro: Maestro) -> gr.Blocks:
                 export = build_export_tab(maestro)
             with gr.Tab("Handbook", id="handbook") as handbook_tab:
                 handbook = build_handbook_tab(maestro)
+            with gr.Tab("Compare", id="compare"):
+                compare_tab = build_compare_tab(maestro)
             for tab_id, label, builder in EXTRA_TABS:
                 with gr.Tab(label, id=tab_id):
                     builder(maestro)
+        rerun_panel.connect(replay["run_id"], compare_tab, tabs)
 
         replay_tab.select(replay["refresh"], [*replay["filters"], replay["page"]], replay["page_outputs"],
                           concurrency_limit=None, api_name=False)

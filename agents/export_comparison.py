@@ -1,0 +1,56 @@
+"""Preference pairs from an evaluation comparison: where one run of an item was right and the other wrong.
+
+``maestro eval --baseline`` writes ``comparison.json`` (``agents.eval_compare``) listing each changed item with both
+runs. When one side answered right and the other answered wrong — judged against the dataset's answer — the two
+trajectories of the same image and question make a DPO pair: the right one chosen, the wrong one rejected
+(``pair_kind`` ``comparison_right_vs_wrong``). As with rated runs, a chosen trajectory must be valid protocol text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agents import export_formats as fmt
+from agents.eval_compare import CHANGES
+from agents.protocol import validate_trajectory
+from agents.reward import stored_trajectory
+
+PAIR_KIND = "comparison_right_vs_wrong"
+
+
+def comparison_pairs(store: Any, registry: Any, comparison: dict[str, Any], *, system: str, budget: int,
+                     image_path: Callable[[str], str], skipped: dict[str, int]) -> list[dict[str, Any]]:
+    """DPO rows for the right-vs-wrong items of ``comparison``; reasons for leaving an item out go to ``skipped``."""
+    rows = []
+    for kind in CHANGES:
+        for item in comparison.get(kind) or []:
+            sides = [item.get("before") or {}, item.get("after") or {}]
+            right = next((s for s in sides if s.get("outcome") == "right"), None)
+            wrong = next((s for s in sides if s.get("outcome") == "wrong"), None)
+            if right is None or wrong is None:
+                continue
+            chosen, rejected = store.get_run(right.get("run_id") or ""), store.get_run(wrong.get("run_id") or "")
+            if chosen is None or rejected is None:
+                _count(skipped, "comparison_run_missing")
+                continue
+            if (chosen.image_id, _words(chosen.question)) != (rejected.image_id, _words(rejected.question)):
+                _count(skipped, "comparison_runs_of_different_prompts")
+                continue
+            if not store.images.exists(chosen.image_id):
+                _count(skipped, "image_missing")
+                continue
+            if validate_trajectory(stored_trajectory(chosen), registry.model_names, registry.skill_names):
+                _count(skipped, "invalid_protocol_not_used_as_positive")
+                continue
+            rows.append(fmt.dpo_row(chosen, rejected, system, image_path(chosen.image_id), budget, chosen_text=None,
+                                    kind=PAIR_KIND))
+    return rows
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _count(counter: dict[str, int], key: str) -> None:
+    counter[key] = counter.get(key, 0) + 1

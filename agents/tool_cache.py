@@ -1,0 +1,107 @@
+"""Tool outputs kept for reruns: stored as each step is recorded, handed back to skills by ``StoredToolCache``.
+
+Every live tool call of a recorded step is encoded (``agents.tool_codec``) and kept once per cache key
+(``storage.tool_outputs``); images inside a result are the image store's content ids, the annotated evidence and
+the crops included (already stored for the step, so never written twice). A rerun with ``--tools cached`` opens a
+``StoredToolCache``: a call whose key is stored gets the decoded result instead of running (``ToolCall.reused``);
+any other call, or one whose stored form no longer decodes (a result class that changed since), runs live.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+from typing import Any
+
+from PIL import Image
+
+from agents import tool_codec
+from skills.base import CachedOutput
+from storage import Step, load_outputs, save_outputs
+
+log = logging.getLogger(__name__)
+
+#: A result whose JSON form is larger than this is not kept (a rerun runs that call live).
+MAX_OUTPUT_CHARS = 4_000_000
+
+
+def save_step_outputs(store: Any, step: Step) -> int:
+    """Keep the output of every live, successful tool call of ``step`` (recorded with its image ids); returns how
+    many were new. A result with no faithful form is skipped: its call will simply run again on a rerun."""
+    known = {id(call.image): call.image_id for call in step.tool_calls if call.image is not None and call.image_id}
+    known.update({id(image): image_id for image, image_id in zip(step.extra_images, step.artifacts, strict=False)})
+
+    def save_image(image: Image.Image) -> str:
+        image_id = known.get(id(image))
+        if image_id is None:
+            image_id = known[id(image)] = store.images.put_image(image).id
+        return image_id
+
+    outputs: dict[str, tuple[str, dict[str, Any]]] = {}
+    for call in step.tool_calls:
+        if call.reused or call.error or call.output is None or not call.cache_key or call.cache_key in outputs:
+            continue
+        try:
+            encoded = tool_codec.encode(call.output, save_image)
+        except tool_codec.NotEncodable as exc:
+            log.debug("tool %s: output not kept for reruns (%s)", call.tool, exc)
+            continue
+        if len(str(encoded)) > MAX_OUTPUT_CHARS:
+            continue
+        outputs[call.cache_key] = (call.tool, encoded)
+    return save_outputs(store, outputs)
+
+
+class StoredToolCache:
+    """The ``skills.base.ToolCache`` of a rerun: stored outputs by cache key, decoded afresh for every call (a skill
+    may change the object it is given; the next run must not see that). Safe to share between threads."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self._rows: dict[str, dict[str, Any] | None] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def prefetch(self, keys: list[str]) -> None:
+        """Read the stored outputs of ``keys`` in one query (a rerun knows the keys its source run used)."""
+        wanted = [k for k in keys if k and k not in self._rows]
+        found = load_outputs(self.store, wanted)
+        with self._lock:
+            for key in wanted:
+                self._rows.setdefault(key, found.get(key))
+
+    def get(self, tool: str, key: str) -> CachedOutput | None:
+        with self._lock:
+            cached = key in self._rows
+            row = self._rows.get(key)
+        if not cached:
+            row = load_outputs(self.store, [key]).get(key)
+            with self._lock:
+                self._rows[key] = row
+        result = self._decode(tool, key, row) if row is not None else None
+        with self._lock:
+            if result is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+        return result
+
+    def _decode(self, tool: str, key: str, row: dict[str, Any]) -> CachedOutput | None:
+        opened: dict[int, str] = {}
+
+        def open_image(image_id: str) -> Image.Image:
+            # Opened lazily from the bytes: mode and size are known now, the pixels are decoded only when a skill
+            # looks at them (a tools-only rerun often never does). No file handle stays open.
+            image = Image.open(io.BytesIO(self.store.images.read_bytes(image_id)))
+            opened[id(image)] = image_id
+            return image
+
+        try:
+            result = tool_codec.decode(row, open_image)
+        except (tool_codec.NotDecodable, OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("tool %s: stored output %s cannot be reused (%s); running it", tool, key[:12], exc)
+            return None
+        # The annotated evidence is in the image store already: the step refers to it instead of storing it again.
+        return CachedOutput(result, opened.get(id(getattr(result, "annotated", None))))
