@@ -1,7 +1,8 @@
 """What the page carries besides components: the keyboard shortcuts of the Rate tab (``SHORTCUTS_JS``, in the
 page head) and the style sheet (``CSS``).
 
-Shortcuts act only while the Rate tab's verdict is on screen. While the focus is in a text box only Ctrl+Enter
+Shortcuts act only while the Rate tab's verdict is on screen. C moves into the corrected answer (to type the right
+answer after 2); nothing else ever puts the focus in a text box. While the focus is in a text box only Ctrl+Enter
 acts (it saves); the other keys type as usual. Ctrl+Enter also takes the focus out of the text box at once, so a
 number pressed right after it picks a verdict instead of landing in the corrected answer. Keys pressed while a save
 is on its way are ignored (the next run is not on screen yet; a verdict for it would be a guess).
@@ -55,7 +56,9 @@ SHORTCUTS_JS = """
     if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); save(); return; }
     if (typing(ev.target) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const keys = {'1': () => pick('correct'), '2': () => pick('incorrect'), '3': () => pick('partial'),
-                  'n': () => click('#rate-next'), 's': () => click('#rate-skip'), 'u': () => click('#rate-undo')};
+                  'n': () => click('#rate-next'), 's': () => click('#rate-skip'), 'u': () => click('#rate-undo'),
+                  'c': () => { const box = document.querySelector('#rate-corrected textarea, #rate-corrected input');
+                               if (box) box.focus(); }};
     const act = keys[ev.key.toLowerCase()];
     if (!act) return;
     ev.preventDefault();

@@ -5,7 +5,8 @@ The rater is the login name (``gr.Request.username``; ``anonymous`` without acco
 ``Store.add_rating`` — one live rating per annotator per run or step: rating a run again edits it, the old version
 is kept — and on to the skill handbook (``ui.web_handbook.feedback``). Keys (``ui.web_assets.SHORTCUTS_JS``, while
 this tab is visible; none of them while typing in a text box, except Ctrl+Enter): 1 / 2 / 3 pick correct /
-incorrect / partial, N loads the next run, S skips it, U undoes your last rating, Ctrl+Enter saves. After a save
+incorrect / partial, C moves into the corrected answer, N loads the next run, S skips it, U undoes your last
+rating, Ctrl+Enter saves. After a save
 the next run loads with an empty form and the focus goes back to the verdict, never to a text box.
 
 An abstained run is rated like an answer: *correct* means it was right not to answer, *incorrect* means it should
@@ -180,8 +181,8 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
         next_button = gr.Button("Next unrated (N)", variant="primary", elem_id="rate-next", scale=2)
         skip_button = gr.Button("Skip (S)", elem_id="rate-skip", scale=1)
         undo_button = gr.Button("Undo my last rating (U)", elem_id="rate-undo", scale=1)
-    gr.Markdown("Keys: **N** next · **1** correct · **2** incorrect · **3** partial · **Ctrl+Enter** save · "
-                "**S** skip · **U** undo", elem_id="rate-keys")
+    gr.Markdown("Keys: **N** next · **1** correct · **2** incorrect · **3** partial · **C** type the corrected "
+                "answer · **Ctrl+Enter** save · **S** skip · **U** undo", elem_id="rate-keys")
     with gr.Accordion("Guidelines", open=False, elem_id="rate-guidelines"):
         guidelines = gr.Markdown(read_guidelines(maestro), elem_id="rate-guidelines-text")
         with gr.Accordion("Edit the guidelines", open=False):
@@ -265,11 +266,12 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
     side_outputs = [history, history_caption, agreement]
 
     def refresh(ds: str, cat: str, st: str, vf: str, request: gr.Request) -> tuple[Any, ...]:
+        text = read_guidelines(maestro)  # another annotator may have edited them
         return (*side(), progress_html(maestro, rater_name(request), _pick(ds), _pick(cat), _pick(st)),
                 gr.Dropdown(choices=[ANY, *store.list_datasets()]),
-                gr.Dropdown(choices=[ANY, *store.list_categories()]))
+                gr.Dropdown(choices=[ANY, *store.list_categories()]), text, text)
 
-    refresh_outputs = [*side_outputs, progress, dataset, category]
+    refresh_outputs = [*side_outputs, progress, dataset, category, guidelines, guidelines_editor]
 
     def save_form(rid: str, verdict_value: str | None, corrected_value: str, mark_values: list[str] | None,
                   comment_value: str, ds: str, cat: str, st: str, vf: str, order_value: str, skip_list: list[str],

@@ -39,8 +39,16 @@ SHOW_RUN_JS = """
   if (!/^[0-9a-f]{32}$/.test(runId || '')) return;
   const url = new URL(window.location.href);
   if (url.searchParams.get('run') !== runId) { url.searchParams.set('run', runId); history.replaceState(null, '', url); }
-  const top = document.querySelector('#replay-info');
-  if (top) requestAnimationFrame(() => top.scrollIntoView({block: 'start'}));
+  // The tab and the run render over a few frames: scroll until the run's header stays at the top (1.5 s at most).
+  let tries = 0;
+  const settle = () => {
+    const top = document.querySelector('#replay-info');
+    if (!top) return;
+    if (Math.abs(top.getBoundingClientRect().top) < 4 && tries > 2) return;
+    top.scrollIntoView({block: 'start'});
+    if (++tries < 10) setTimeout(settle, 150);
+  };
+  setTimeout(settle, 50);
 }
 """
 
@@ -127,7 +135,7 @@ def build_replay_tab(maestro: Maestro) -> dict[str, Any]:
     registry = maestro.registry
     with gr.Row():
         text = gr.Textbox(label="Search question or answer", scale=3, elem_id="replay-search")
-        status = gr.Dropdown(STATUSES, value=ANY, label="Status", scale=1)
+        status = gr.Dropdown(STATUSES, value=ANY, label="Status", scale=1, elem_id="replay-status")
         skill = gr.Dropdown([ANY, *(s.spec.name for s in registry.skills)], value=ANY, label="Skill", scale=1)
         model = gr.Dropdown([ANY, *(e.name for e in registry.experts)], value=ANY, label="Model", scale=1)
         rating = gr.Dropdown(RATINGS, value=ANY, label="Rating", scale=1)
