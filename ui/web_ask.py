@@ -212,12 +212,12 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
     evidence = EvidencePanel("ask", image_file(maestro)).build()
 
     def on_image(payload: Any) -> tuple[Any, str]:
-        if payload is None:
-            return gr.skip(), ""
+        if payload is None:  # cleared (by us after a refusal, or by the person): the warning stays until a good one
+            return gr.skip(), gr.skip()
         path, problem = checked_image(payload)
         return (gr.skip(), "") if path else (None, f"⚠️ {render.md_escape(problem)}")
 
-    image.change(on_image, image, [image, upload_note], preprocess=False, concurrency_limit=None, api_name=False)
+    image.change(on_image, image, [image, upload_note], preprocess=False, queue=False, api_name=False)
 
     def start(request: gr.Request) -> tuple[Any, ...]:
         if _session(request) in _IN_FLIGHT:  # a second Enter while a run goes: leave everything as it is
