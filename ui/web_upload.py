@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tempfile
 import warnings
 from pathlib import Path
@@ -59,9 +60,10 @@ def check_upload(path: str | Path, name: str | None = None) -> str | None:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own limit below decides
             with Image.open(file, formats=FORMATS) as image:  # reads the header only
                 width, height = image.size
-    except Image.DecompressionBombError:
-        return (f"{shown} has far more than {MAX_PIXELS / 1e6:.0f} megapixels: the limit is "
-                f"{MAX_PIXELS / 1e6:.0f} megapixels. Downscale or crop it first.")
+    except Image.DecompressionBombError as exc:  # Pillow's own ceiling: its message carries the pixel count
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        size = f"{int(found.group(1)) / 1e6:.0f} megapixels" if found else "far too many pixels"
+        return (f"{shown} has {size}: the limit is {MAX_PIXELS / 1e6:.0f} megapixels. Downscale or crop it first.")
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
         return f"{shown} is not an image Maestro can read: uploads must be {LIMITS}."
     if width * height > MAX_PIXELS:
