@@ -108,6 +108,7 @@ def test_huge_and_fake_images_are_refused_fast_without_memory_growth(app_process
         assert min(fake_times) < 1.0, f"the 30 MB non-image took {fake_times} s to be refused"
         time.sleep(1.0)
         grown = rss_mb(process.pid) - before
+        print(f"server RSS {before:.0f} MB before, grew by {grown:.1f} MB")
         assert grown < 50, f"the server grew by {grown:.0f} MB"
         left = [p for p in temp.rglob("*") if p.is_file() and p.stat().st_size > 1024 * 1024]
         assert left == [], f"refused uploads left behind: {left}"
