@@ -16,7 +16,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data-dir", default=None, help="Data directory (default $MAESTRO_HOME or ~/.maestro).")
     parser.add_argument("--registry", default=None, help="Registry YAML (default $MAESTRO_REGISTRY or the bundled one).")
     parser.add_argument("--db", default=None, help="SQLAlchemy URL (default SQLite in the data directory).")
-    parser.add_argument("--auth", default=None, help="Require a login: user:password.")
+    parser.add_argument("--auth", default=None, help="One more login, user:password, besides the annotator "
+                                                     "accounts of <data dir>/users.txt (maestro users add NAME).")
     parser.add_argument("--share", action="store_true", help="Open a public Gradio share link (off by default).")
     args = parser.parse_args(argv)
 

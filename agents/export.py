@@ -14,6 +14,12 @@ why). Which runs feed which format (the latest whole-run rating decides):
   (``agents.export_comparison``).
 - GRPO/verl prompts: one per distinct (image, question) with a ground truth (``agents.reward.ground_truth_for``:
   a correction, a confirmed answer, or the dataset item's answer), plus the items of ``dataset`` when given.
+- ratings: every live rating of the exported runs, one row each (who, verdict, corrected answer, comment, step),
+  for annotation audits and agreement studies.
+
+Only live ratings count (an edited rating's earlier versions stay in storage's history, never in an export). When
+annotators disagree on a run's verdict, the run is neither a positive nor a negative example (skipped as
+``annotators_disagree``): training on a disputed label would teach a guess.
 
 ``export_app`` is what the web UI's Export tab calls; ``load_export`` reads a file back as a ``datasets.Dataset``
 with absolute image paths.
@@ -40,9 +46,9 @@ from agents.prompts import system_prompt
 from agents.protocol import validate_trajectory
 from agents.reward import ground_truth_for, stored_trajectory
 
-FORMATS = ("sft", "dpo", "kto", "grpo", "verl")
+FORMATS = ("sft", "dpo", "kto", "grpo", "verl", "ratings")
 #: File stem per format; verl reads parquet only, the JSONL beside it is for people and other tools.
-FILE_STEMS = {"sft": "sft", "dpo": "dpo", "kto": "kto", "grpo": "grpo", "verl": "verl_train"}
+FILE_STEMS = {"sft": "sft", "dpo": "dpo", "kto": "kto", "grpo": "grpo", "verl": "verl_train", "ratings": "ratings"}
 _PAGE = 500
 
 
@@ -126,7 +132,11 @@ def _iter_runs(store: Any, *, since: datetime | None, until: datetime | None, ra
 
 def _judge(record: Any, registry: Any, skipped: dict[str, int]) -> _Judged:
     judged = _Judged(record)
-    latest = next((r for r in reversed(record.ratings) if r.step_index is None), None)
+    whole = [r for r in record.ratings if r.step_index is None]
+    if len({r.verdict for r in whole}) > 1:
+        _count(skipped, "annotators_disagree")
+        return judged
+    latest = whole[-1] if whole else None
     if latest is None:
         return judged
     judged.bad = latest.verdict == "incorrect"
@@ -219,6 +229,8 @@ def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[
                        for j in judged if j.good]
     if "kto" in formats:
         rows["kto"] = _kto_rows(judged, system, budget, images)
+    if "ratings" in formats:
+        rows["ratings"] = [_rating_row(j.record, r) for j in judged for r in j.record.ratings]
     if "dpo" in formats:
         rows["dpo"] = _dpo_rows(judged, system, budget, images, max_pairs_per_prompt)
         if compared is not None:
@@ -248,6 +260,16 @@ def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[
     manifest.images = len(images.copied)
     _atomic_write(out / "manifest.json", json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n")
     return manifest
+
+
+def _rating_row(record: Any, rating: Any) -> dict[str, Any]:
+    """One live rating with its run's question, answer and status (flat, so parquet needs no nested schema)."""
+    when = rating.updated_at or rating.created_at
+    return {"run_id": record.id, "rater": rating.rater, "verdict": rating.verdict, "step_index": rating.step_index,
+            "corrected_answer": rating.corrected_answer, "comment": rating.comment,
+            "step_marks": json.dumps(rating.step_marks or {}, ensure_ascii=False), "rated_at": when.isoformat(),
+            "question": record.question, "answer": record.answer, "status": record.status,
+            "reason": record.reason, "image_id": record.image_id}
 
 
 def _kto_rows(judged: Iterable[_Judged], system: str, budget: int, images: _Images) -> list[dict[str, Any]]:

@@ -1,7 +1,9 @@
 """The skill handbook (SkillOrchestra's, DESIGN §4): what each (expert, skill, Level-2) has earned from feedback.
 
-A run's verdict is its newest whole-run rating (correct 1, partial 0.5, incorrect 0) or, when nobody rated it,
-whether its answer matches the expected answer it was evaluated against. Each search step of the run is credited
+A run's verdict is the mean of its annotators' live whole-run ratings (correct 1, partial 0.5, incorrect 0; one
+rating per annotator, so two who disagree give 0.5) or, when nobody rated it, whether its answer matches the
+expected answer it was evaluated against. This is the one success number the UI shows: the Handbook tab per
+(expert, skill, Level-2) and the Registry tab per (expert, skill), both as the Beta posterior mean. Each search step of the run is credited
 with that verdict; a step whose call failed is credited 0 whatever the run's verdict (the answer did not come
 from it). Cost is measured from the steps: latency, tokens, and money where the registry gives the expert a price.
 A rerun that reused stored tool outputs (``agents.rerun``) earns nothing: it measured no tool time, and its
@@ -36,7 +38,7 @@ def run_outcome(run: RunRecord) -> tuple[float, str] | None:
         return None
     whole = [r for r in run.ratings if r.step_index is None]
     if whole:
-        return VERDICT_SUCCESS[whole[-1].verdict], "rating"
+        return sum(VERDICT_SUCCESS[r.verdict] for r in whole) / len(whole), "rating"
     if run.expected is not None:
         return (1.0 if run.answer is not None and match_answer(run.answer, run.expected) else 0.0), "eval"
     return None

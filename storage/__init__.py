@@ -8,6 +8,7 @@ with it. Nothing here imports the rest of the project.
 from storage.db import BUSY_TIMEOUT_S, DatabaseUnavailable, default_data_dir, migrate, open_store
 from storage.handbook import Credit, HandbookRecord
 from storage.images import ImageRef, ImageStore, check_image_id
+from storage.ratings import Agreement, PairAgreement, RatingInput, Saved, Undone, cohen_kappa, run_agreement
 from storage.records import (
     FINISHED_STATUSES,
     RATING_FILTERS,
@@ -18,6 +19,7 @@ from storage.records import (
     DatasetItem,
     ModelCall,
     RatingRecord,
+    RatingVersion,
     RunRecord,
     RunStatus,
     RunSummary,
@@ -29,7 +31,8 @@ from storage.tool_outputs import load_outputs, save_outputs
 
 __all__ = [
     "BUSY_TIMEOUT_S", "FINISHED_STATUSES", "RATING_FILTERS", "RUN_STATUSES", "STEP_KINDS", "STEP_STATUSES",
-    "VERDICTS", "Credit", "DatabaseUnavailable", "DatasetItem", "HandbookRecord", "ImageRef", "ImageStore",
-    "ModelCall", "RatingRecord", "RunRecord", "RunStatus", "RunSummary", "Step", "Store", "ToolCall",
-    "check_image_id", "default_data_dir", "load_outputs", "migrate", "open_store", "save_outputs",
+    "VERDICTS", "Agreement", "Credit", "DatabaseUnavailable", "DatasetItem", "HandbookRecord", "ImageRef",
+    "ImageStore", "ModelCall", "PairAgreement", "RatingInput", "RatingRecord", "RatingVersion", "RunRecord",
+    "RunStatus", "RunSummary", "Saved", "Step", "Store", "ToolCall", "Undone", "check_image_id", "cohen_kappa",
+    "default_data_dir", "load_outputs", "migrate", "open_store", "run_agreement", "save_outputs",
 ]

@@ -24,6 +24,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    func,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -146,7 +147,9 @@ class Run(Base):
 
     steps: Mapped[list[Step]] = relationship(back_populates="run", order_by="Step.index",
                                              cascade="all, delete-orphan", passive_deletes=True)
-    ratings: Mapped[list[Rating]] = relationship(back_populates="run", order_by="Rating.id",
+    # Oldest first by when each live version was saved, so ``ratings[-1]`` is the newest verdict.
+    ratings: Mapped[list[Rating]] = relationship(back_populates="run",
+                                                 order_by=lambda: [Rating.updated_at, Rating.id],
                                                  cascade="all, delete-orphan", passive_deletes=True)
 
     __table_args__ = (
@@ -241,10 +244,45 @@ class Rating(Base):
     comment: Mapped[str | None]
     step_marks: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # When this version was saved (an edit saves a new version in place; undo brings an older one back).
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The ``rating_history`` row holding the version this one replaced: what undo restores (None: undo deletes).
+    previous_id: Mapped[int | None] = mapped_column(Integer)
 
     run: Mapped[Run] = relationship(back_populates="ratings")
 
-    __table_args__ = (Index("ix_ratings_run_id_id", "run_id", "id"),)
+    __table_args__ = (Index("ix_ratings_run_id_id", "run_id", "id"),
+                      Index("ix_ratings_rater_updated_at", "rater", "updated_at"))
+
+
+# One live rating per annotator per run (step_index NULL) or per step. NULLs never collide in a unique index, on
+# SQLite and PostgreSQL alike, so the index is over coalesce(step_index, -1): an expression index both support.
+Index("uq_ratings_run_rater_step", Rating.run_id, Rating.rater, func.coalesce(Rating.step_index, -1), unique=True)
+
+
+class RatingHistory(Base):
+    """A version of a rating that stopped being live: replaced by an edit, or taken back by undo.
+
+    Live ratings stay alone in ``ratings``, so every reader of that table (listings, the handbook, exports) sees
+    exactly one verdict per annotator per run or step without filtering; the audit trail lives here."""
+
+    __tablename__ = "rating_history"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    rating_id: Mapped[int] = mapped_column(Integer, index=True)  # the live row this version belonged to
+    run_id: Mapped[str] = mapped_column(SafeString(32), ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    step_index: Mapped[int | None] = mapped_column(Integer)
+    rater: Mapped[str] = mapped_column(SafeString(200))
+    verdict: Mapped[str] = mapped_column(SafeString(16))
+    score: Mapped[float | None] = mapped_column(Float)
+    corrected_answer: Mapped[str | None]
+    comment: Mapped[str | None]
+    step_marks: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    replaced_at: Mapped[datetime] = mapped_column(default=utcnow)
+    change: Mapped[str] = mapped_column(SafeString(16))  # "edited" | "undone"
+    previous_id: Mapped[int | None] = mapped_column(Integer)  # the version before this one, for undo chains
 
 
 class RegistrySnapshot(Base):

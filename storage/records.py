@@ -147,7 +147,27 @@ class RatingRecord:
     corrected_answer: str | None
     comment: str | None
     step_marks: dict[str, Any]
-    created_at: datetime
+    created_at: datetime  # when this annotator first rated it
+    updated_at: datetime | None = None  # when this version was saved (edits and undo change it)
+
+
+@dataclass
+class RatingVersion:
+    """A rating version that is no longer live (``rating_history``): replaced by an edit, or undone."""
+
+    id: int
+    rating_id: int
+    run_id: str
+    step_index: int | None
+    rater: str
+    verdict: Verdict
+    corrected_answer: str | None
+    comment: str | None
+    step_marks: dict[str, Any]
+    updated_at: datetime  # when this version was saved
+    replaced_at: datetime  # when it stopped being live
+    change: str  # "edited" | "undone"
+    score: float | None = None
 
 
 @dataclass

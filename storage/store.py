@@ -7,7 +7,6 @@ no session between calls, and writes go through an engine whose transactions tak
 
 from __future__ import annotations
 
-import math
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,15 +23,14 @@ from storage.images import ImageRef, ImageStore
 from storage.locks import hold
 from storage.models import Dataset, ImageRow, Item, Rating, RegistrySnapshot, Run, Step, utcnow
 from storage.process import current_owner, hostname, is_alive
+from storage.ratings import RatingsMixin, _category_filter, _latest_verdict
 from storage.records import (
     FINISHED_STATUSES,
     RATING_FILTERS,
     RUN_STATUSES,
     STEP_KINDS,
     STEP_STATUSES,
-    VERDICTS,
     DatasetItem,
-    RatingRecord,
     RunRecord,
     RunSummary,
 )
@@ -43,12 +41,6 @@ def _choice(name: str, value: str, allowed: Iterable[str]) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r:.60}")
     return value
-
-
-def _latest_verdict() -> Any:
-    """The newest whole-run verdict of the outer run, as a correlated scalar subquery."""
-    return (select(Rating.verdict).where(Rating.run_id == Run.id, Rating.step_index.is_(None))
-            .order_by(Rating.id.desc()).limit(1).correlate(Run).scalar_subquery())
 
 
 def load_run(session: Session, run_id: str) -> RunRecord | None:
@@ -73,6 +65,7 @@ class RatingRow:
     comment: str | None
     step_marks: dict[str, Any]
     step_index: int | None = None
+    status: str | None = None  # the run's
 
 
 @dataclass
@@ -91,7 +84,7 @@ class PairStats:
         return self.correct_runs / self.rated_runs if self.rated_runs else None
 
 
-class Store:
+class Store(RatingsMixin):
     """Runs, steps, ratings, datasets and the image store of one data directory."""
 
     def __init__(self, data_dir: Path, url: str, engine: Engine, write_engine: Engine | None = None) -> None:
@@ -222,8 +215,9 @@ class Store:
             return int(result.rowcount or 0)
 
     # -- listing -------------------------------------------------------------------------------------------------
-    def _filtered(self, query: Select[Any], *, status: str | None, skill: str | None, model: str | None,
-                  rating: str | None, text: str | None, dataset: str | None) -> Select[Any]:
+    def _filtered(self, query: Select[Any], *, status: str | None = None, skill: str | None = None,
+                  model: str | None = None, rating: str | None = None, text: str | None = None,
+                  dataset: str | None = None, category: str | None = None) -> Select[Any]:
         if status:
             query = query.where(Run.status == _choice("status", status, RUN_STATUSES))
         if skill:
@@ -239,23 +233,26 @@ class Store:
                                 | Run.answer.icontains(text, autoescape=True))
         if dataset:
             query = query.where(Run.dataset == dataset)
+        if category:
+            query = query.where(_category_filter(category))
         return query
 
     def list_runs(self, *, limit: int = 50, offset: int = 0, status: str | None = None, skill: str | None = None,
                   model: str | None = None, rating: str | None = None, text: str | None = None,
-                  dataset: str | None = None) -> list[RunSummary]:
+                  dataset: str | None = None, category: str | None = None) -> list[RunSummary]:
         """Runs matching every given filter, newest first; ``rating`` may be a verdict or ``"unrated"``."""
         query = select(Run, _latest_verdict().label("rating"))
         query = self._filtered(query, status=status, skill=skill, model=model, rating=rating, text=text,
-                               dataset=dataset)
+                               dataset=dataset, category=category)
         query = query.order_by(Run.created_at.desc(), Run.id.desc()).limit(max(0, int(limit))).offset(
             max(0, int(offset)))
         return self._summaries(query)
 
     def count_runs(self, *, status: str | None = None, skill: str | None = None, model: str | None = None,
-                   rating: str | None = None, text: str | None = None, dataset: str | None = None) -> int:
+                   rating: str | None = None, text: str | None = None, dataset: str | None = None,
+                   category: str | None = None) -> int:
         query = self._filtered(select(func.count()).select_from(Run), status=status, skill=skill, model=model,
-                               rating=rating, text=text, dataset=dataset)
+                               rating=rating, text=text, dataset=dataset, category=category)
         with self._read() as session:
             return int(session.scalar(query) or 0)
 
@@ -280,55 +277,26 @@ class Store:
             return [convert.run_summary(run, verdict, pairs[run.id]) for run, verdict in rows]
 
     # -- ratings -------------------------------------------------------------------------------------------------
-    def add_rating(self, run_id: str, *, rater: str, verdict: str, corrected_answer: str | None = None,
-                   score: float | None = None, comment: str | None = None, step_index: int | None = None,
-                   step_marks: dict[str, Any] | None = None) -> int:
-        """Store a person's verdict on a run (or one step); invalid input raises before anything is written."""
-        _choice("verdict", verdict, VERDICTS)
-        if not isinstance(rater, str) or not rater.strip():
-            raise ValueError("rater must be a non-empty name")
-        if score is not None:
-            if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
-                raise ValueError(f"score must be a finite number; got {score!r:.40}")
-            score = float(score)
-        if step_marks is not None and not isinstance(step_marks, dict):
-            raise ValueError("step_marks must be a dict")
-        if step_index is not None and (isinstance(step_index, bool) or not isinstance(step_index, int)):
-            raise ValueError("step_index must be an int or None")
-        with self._write.begin() as session:
-            if not session.scalar(select(exists().where(Run.id == run_id))):
-                raise KeyError(f"no run {run_id!r}")
-            if step_index is not None and not session.scalar(
-                    select(exists().where(Step.run_id == run_id, Step.index == step_index))):
-                raise ValueError(f"run {run_id} has no step {step_index}")
-            rating = Rating(run_id=run_id, step_index=step_index, rater=rater.strip(), verdict=verdict, score=score,
-                            corrected_answer=corrected_answer, comment=comment, step_marks=dict(step_marks or {}),
-                            created_at=utcnow())
-            session.add(rating)
-            session.flush()
-            return rating.id
-
-    def ratings_for(self, run_id: str) -> list[RatingRecord]:
+    def recent_ratings(self, limit: int = 50, offset: int = 0, rater: str | None = None) -> list[RatingRow]:
+        """Live ratings newest first (whole-run and per-step; of one annotator when given), each with its run's
+        question, answer and status."""
+        query = select(Rating, Run.question, Run.answer, Run.status).join(Run, Run.id == Rating.run_id)
+        if rater:
+            query = query.where(Rating.rater == rater)
+        query = (query.order_by(Rating.updated_at.desc(), Rating.id.desc()).limit(max(0, int(limit)))
+                 .offset(max(0, int(offset))))
         with self._read() as session:
-            rows = session.scalars(select(Rating).where(Rating.run_id == run_id).order_by(Rating.id)).all()
-            return [convert.rating_record(r) for r in rows]
-
-    def recent_ratings(self, limit: int = 50, offset: int = 0) -> list[RatingRow]:
-        """Ratings newest first (whole-run and per-step), each with its run's question and answer."""
-        query = (select(Rating, Run.question, Run.answer).join(Run, Run.id == Rating.run_id)
-                 .order_by(Rating.id.desc()).limit(max(0, int(limit))).offset(max(0, int(offset))))
-        with self._read() as session:
-            return [RatingRow(id=r.id, created_at=r.created_at, rater=r.rater, verdict=r.verdict, run_id=r.run_id,
-                              question=question, answer=answer, corrected_answer=r.corrected_answer,
-                              comment=r.comment, step_marks=dict(r.step_marks or {}), step_index=r.step_index)
-                    for r, question, answer in session.execute(query)]
+            return [RatingRow(id=r.id, created_at=r.updated_at or r.created_at, rater=r.rater, verdict=r.verdict,
+                              run_id=r.run_id, question=question, answer=answer, corrected_answer=r.corrected_answer,
+                              comment=r.comment, step_marks=dict(r.step_marks or {}), step_index=r.step_index,
+                              status=status)
+                    for r, question, answer, status in session.execute(query)]
 
     def pair_stats(self) -> list[PairStats]:
         """Per (expert, skill): search calls, distinct runs, runs with a whole-run rating, and those whose latest
         whole-run verdict is correct; most called first."""
-        latest = (select(Rating.run_id, func.max(Rating.id).label("rid")).where(Rating.step_index.is_(None))
-                  .group_by(Rating.run_id).subquery())
-        verdicts = select(Rating.run_id, Rating.verdict).join(latest, Rating.id == latest.c.rid).subquery()
+        verdicts = (select(Run.id.label("run_id"), _latest_verdict().label("verdict"))
+                    .where(exists().where(Rating.run_id == Run.id, Rating.step_index.is_(None))).subquery())
         correct = case((verdicts.c.verdict == "correct", verdicts.c.run_id), else_=None)
         calls = func.count(Step.id)
         query = (select(Step.model, Step.skill, calls, func.count(func.distinct(Step.run_id)),

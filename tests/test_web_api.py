@@ -155,9 +155,12 @@ def test_thumbs_save_a_rating_under_the_login_name(data_dir: Path, db_url: str |
         line = client.predict(run_id, "BAKERY", api_name="/rate_incorrect")
         assert line.startswith("Saved")
         client.predict(run_id, "", api_name="/rate_correct")
-        ratings = server.maestro.store.ratings_for(run_id)
-        assert [(r.verdict, r.rater, r.corrected_answer) for r in ratings] == [
-            ("incorrect", "alice", "BAKERY"), ("correct", "alice", None)]
+        store = server.maestro.store
+        ratings = store.ratings_for(run_id)
+        assert [(r.verdict, r.rater, r.corrected_answer) for r in ratings] == [("correct", "alice", None)], \
+            "rating again edits alice's rating: one live row"
+        assert [(v.verdict, v.rater, v.corrected_answer) for v in store.rating_history(run_id)] == [
+            ("incorrect", "alice", "BAKERY")]
         assert "no run to rate" in client.predict("", "", api_name="/rate_correct")
     finally:
         server.close()
@@ -229,22 +232,29 @@ def test_rate_queue_saves_verdict_marks_and_comment(served_on_each_db: Served, s
     first = maestro.ask(sign_png, "What is written on the first sign?")
     second = maestro.ask(sign_png, "What is written on the second sign?")
     client = served.client()
-    run_id, chat, header, marks, *_ = client.predict("oldest", api_name="/rate_next")
+    anyf = ("(any)",) * 4
+    run_id, chat, header, marks, *rest = client.predict(*anyf, "oldest", api_name="/rate_next")
     assert run_id == first.id and "first sign" in unescape(header)
     assert chat and "0:good call" in [value for _, value in marks["choices"]]
-    line, next_id, *_ = client.predict(run_id, None, "", [], "", "oldest", api_name="/rate_save")
+    assert "0 of 2 rated" in rest[-1], "progress of this annotator over the queue's scope"
+    line, next_id, *_ = client.predict(run_id, None, "", [], "", *anyf, "oldest", api_name="/rate_save")
     assert line.startswith("Pick a verdict") and maestro.store.ratings_for(first.id) == []
     out = client.predict(run_id, "partial", "MAIN STREET", ["0:wrong skill", "0:bad tool output"],
-                         "read the wrong board", "oldest", api_name="/rate_save")
+                         "read the wrong board", *anyf, "oldest", api_name="/rate_save")
     assert out[0].startswith("Saved") and out[1] == second.id, "saving loads the next run in the queue"
-    history = out[-2]
+    assert out[5]["value"] is None and out[6] == "" and out[7] == "", "the next run starts with an empty form"
+    history = out[-3]
     assert history["data"][0][1:4] == ["anonymous", "partial", "What is written on the first sign?"]
     (rating,) = maestro.store.ratings_for(first.id)
     assert rating.step_marks == {"0": ["wrong skill", "bad tool output"]}
     assert (rating.corrected_answer, rating.comment) == ("MAIN STREET", "read the wrong board")
     with pytest.raises(Exception, match="not in the list of choices"):  # the page refuses marks it did not offer
-        client.predict(second.id, "correct", "", ["9:bogus"], "", "oldest", api_name="/rate_save")
+        client.predict(second.id, "correct", "", ["9:bogus"], "", *anyf, "oldest", api_name="/rate_save")
     assert parse_marks(["1:good call", "x:good call", "1:made up", "2"]) == {"1": ["good call"]}
+    undone = client.predict(*anyf, api_name="/rate_undo")
+    assert undone[0].startswith("Undid your **partial** rating") and undone[1] == first.id
+    assert undone[5]["value"] is None and undone[6] == "", "it reopens unrated, ready to rate again"
+    assert maestro.store.ratings_for(first.id) == []
 
 
 class _ModelsHandler(JsonHandler):

@@ -178,7 +178,7 @@ def web(host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
 def main() -> None:
     """Entry point of the ``maestro`` console script."""
     # Importing a command module registers its commands on ``app`` (kept in their own files by topic).
-    from ui import cli_experts, cli_export, cli_handbook  # noqa: F401
+    from ui import cli_experts, cli_export, cli_handbook, cli_rate  # noqa: F401
 
     app()
 

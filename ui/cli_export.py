@@ -1,4 +1,4 @@
-"""``maestro export``: training files (SFT, DPO, KTO, GRPO, verl) from stored runs and ratings.
+"""``maestro export``: training files (SFT, DPO, KTO, GRPO, verl) and the live ratings from stored runs.
 
 Registered on the ``app`` of ``ui.cli`` when that module imports this one; the work is ``agents.export.export``.
 """
@@ -23,8 +23,8 @@ DataDir, RegistryOpt, DbOpt = _cli.DataDir, _cli.RegistryOpt, _cli.DbOpt
 def export_command(
         out: Annotated[Path | None, typer.Option("--out", help="Folder for the files (default "
                                                               "<data-dir>/exports/<timestamp>).")] = None,
-        formats: Annotated[list[str] | None, typer.Option("--format", help="sft, dpo, kto, grpo or verl; repeat "
-                                                                           "for several (default all).")] = None,
+        formats: Annotated[list[str] | None, typer.Option("--format", help="sft, dpo, kto, grpo, verl or ratings; "
+                                                                           "repeat for several (default all).")] = None,
         since: Annotated[str | None, typer.Option("--since", help="Only runs from this ISO date/time on.")] = None,
         until: Annotated[str | None, typer.Option("--until", help="Only runs up to this ISO date/time.")] = None,
         rating: Annotated[str | None, typer.Option("--rating", help="correct, incorrect, partial or unrated "

@@ -21,7 +21,7 @@ import gradio as gr
 
 ImageFile = Callable[[str], Path | None]
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~=])")
 _KIND_ICON = {"think": "💭", "search": "🔍", "answer": "✅"}
 #: What a pending step says while its skill runs, by canonical Level-1 skill name (lower case).
 SKILL_VERBS = {"ocr": "reading text", "chart": "reading the chart", "counting": "counting",
@@ -34,8 +34,20 @@ _ROUTING_MAIN = ("policy", "skill_reason", "expert_reason", "lambda", "candidate
 
 
 def md_escape(text: str | None) -> str:
-    """Untrusted text as literal Markdown: every character that could start markup is backslash-escaped."""
+    """Untrusted text as literal Markdown: every character that could start markup is backslash-escaped (``=`` too:
+    a line of them under text would make it a heading)."""
     return _MD_SPECIAL.sub(r"\\\1", text or "")
+
+
+def plain_text(text: str | None) -> str:
+    """Untrusted multi-line text shown as text: escaped, each line break kept as a line break (never a heading,
+    a list or a paragraph merge)."""
+    return "  \n".join(md_escape(line) for line in (text or "").splitlines() or [""])
+
+
+def tokens_note(tokens_in: int, tokens_out: int) -> str:
+    """`` · tokens 12 in / 3 out``, or nothing for tools-only work (no model was asked)."""
+    return f" · tokens {tokens_in} in / {tokens_out} out" if tokens_in or tokens_out else ""
 
 
 def code_block(text: str | None) -> str:
@@ -131,7 +143,7 @@ def routing_text(step: Any) -> str:
 
 def _timings(step: Any) -> str:
     line = f"{ms(step.latency_ms)} (policy {ms(step.policy_ms)}, tools {ms(step.tool_ms)}, expert {ms(step.expert_ms)})"
-    return f"*{line} · tokens {step.tokens_in} in / {step.tokens_out} out*"
+    return f"*{line}{tokens_note(step.tokens_in, step.tokens_out)}*"
 
 
 def _step_body(step: Any) -> str:
@@ -247,24 +259,31 @@ def render_run(run: Any, image_file: ImageFile, *, in_flight: bool = False, acti
     return messages
 
 
-def final_message(run: Any) -> gr.ChatMessage:
-    """The run's outcome as a plain (non-collapsible) message: the answer in bold, or what went wrong."""
-    footer = f"\n\n<sub>run {run.id} · {run.status} · {ms(run.latency_ms)} · tokens {run.tokens_in} in / " \
-             f"{run.tokens_out} out</sub>"
-    reason = md_escape(getattr(run, "reason", None) or run.error or "no reason was recorded")
+def outcome_text(run: Any) -> str:
+    """What the run came to, as one Markdown paragraph: the answer (as text, never markup) with its confidence,
+    or the abstention with what is missing, or why it stopped or failed."""
+    reason = plain_text(getattr(run, "reason", None) or run.error or "no reason was recorded")
     if run.status == "done":
         forced = " *(forced at the turn limit)*" if run.forced_answer else ""
         confidence = getattr(run, "confidence", None)
         sure = f" · confidence {confidence:.2f}" if confidence is not None else ""
-        return gr.ChatMessage(role="assistant", content=f"**Answer:** {md_escape(run.answer)}{forced}{sure}{footer}")
+        return f"**Answer:** {plain_text(run.answer)}{forced}{sure}"
     if run.status == "abstained":
-        return gr.ChatMessage(role="assistant", content=f"🤷 **No answer: the run abstained.** {reason}{footer}")
+        return f"🤷 **No answer: the run abstained.** {reason}"
     if run.status == "cancelled":
-        return gr.ChatMessage(role="assistant", content=f"⏹ **The run was stopped** before it finished.{footer}")
+        return "⏹ **The run was stopped** before it finished."
     if run.status == "interrupted":
-        return gr.ChatMessage(role="assistant",
-                              content=f"⏹ **The run was interrupted** before it finished: {reason}{footer}")
-    return gr.ChatMessage(role="assistant", content=f"⚠️ **The run failed:** {reason}{footer}")
+        return f"⏹ **The run was interrupted** before it finished: {reason}"
+    if run.status == "running":
+        return "⏳ **Working…**"
+    return f"⚠️ **The run failed:** {reason}"
+
+
+def final_message(run: Any) -> gr.ChatMessage:
+    """The run's outcome as a plain (non-collapsible) message: ``outcome_text`` and a footer."""
+    footer = (f"\n\n<sub>run {run.id} · {run.status} · {ms(run.latency_ms)}"
+              f"{tokens_note(run.tokens_in, run.tokens_out)}</sub>")
+    return gr.ChatMessage(role="assistant", content=outcome_text(run) + footer)
 
 
 def error_message(text: str) -> gr.ChatMessage:

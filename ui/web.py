@@ -1,9 +1,15 @@
 """The Maestro web application (Gradio 6 Blocks): Ask, Replay (with "Rerun…"), Rate, Registry, Export, Handbook
 and Compare tabs, plus ``EXTRA_TABS`` where later tabs plug in.
 
-``build_app(maestro)`` builds the page; ``launch(...)`` opens the application object on the configured data
-directory and serves it. ``launch_options(maestro)`` holds what every server of this app needs (image store on the
-allowed paths, the upload size limit, keyboard shortcuts), so tests serve exactly what users get.
+``build_app(maestro)`` builds the page (and the API-only endpoints of ``ui.web_api``); ``launch(...)`` opens the
+application object on the configured data directory and serves it. ``launch_options(maestro)`` holds what every
+server of this app needs (image store on the allowed paths, the upload size limit, keyboard shortcuts, the login
+check when there are accounts), so tests serve exactly what users get.
+
+Logins: the annotator accounts in ``<data dir>/users.txt`` (``maestro users add NAME``; see ``ui.accounts``), plus
+the one account ``--auth user:password`` may give. With neither, the app has no login and ratings are by
+``anonymous``. Gradio's temporary copies of uploads and outputs are deleted once an hour (``CACHE_MAX_AGE_S``)
+and when the server stops; refused uploads at once (``ui.web_upload``).
 """
 
 from __future__ import annotations
@@ -17,13 +23,16 @@ import gradio as gr
 
 from agents.config import Settings
 from agents.runtime import Maestro
+from ui.accounts import Accounts, login_check
+from ui.web_api import build_api
 from ui.web_ask import build_ask_tab
+from ui.web_assets import CSS, SHORTCUTS_JS
 from ui.web_compare import RerunPanel, build_compare_tab
 from ui.web_export import build_export_tab, exports_dir
 from ui.web_handbook import build_handbook_tab
 from ui.web_rate import build_rate_tab
 from ui.web_registry import build_registry_tab
-from ui.web_replay import Filters, build_replay_tab, open_run, table_page
+from ui.web_replay import Filters, build_replay_tab, table_page
 from vision_tools.image import MAX_BYTES, MAX_PIXELS
 
 log = logging.getLogger(__name__)
@@ -35,39 +44,14 @@ INTRO = (f"Ask a question about an image and watch the orchestrator call (expert
 #: Later tabs register here: (tab id, label, builder).
 #: A builder is called inside its ``gr.Tab`` with the ``Maestro`` and returns nothing.
 EXTRA_TABS: list[tuple[str, str, Callable[[Maestro], None]]] = []
-
-# Keys act only while the Rate tab is on screen and never while typing, except Ctrl+Enter which saves from
-# inside the form's text boxes too.
-SHORTCUTS_JS = """
-<script>
-(() => {
-  const visible = (el) => el && el.offsetParent !== null;
-  const click = (sel) => { const el = document.querySelector(sel); if (visible(el)) el.click(); };
-  const pick = (value) => {
-    const input = document.querySelector(`#rate-verdict input[value="${value}"]`);
-    if (visible(document.querySelector('#rate-verdict')) && input) input.click();
-  };
-  document.addEventListener('keydown', (ev) => {
-    if (!visible(document.querySelector('#rate-verdict'))) return;
-    if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); click('#rate-submit'); return; }
-    const tag = (ev.target && ev.target.tagName || '').toLowerCase();
-    if (tag === 'input' || tag === 'textarea' || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const keys = {'1': () => pick('correct'), '2': () => pick('incorrect'), '3': () => pick('partial'),
-                  'n': () => click('#rate-next'), 's': () => click('#rate-skip')};
-    const act = keys[ev.key.toLowerCase()];
-    if (act) { ev.preventDefault(); act(); }
-  });
-})();
-</script>
-"""
-CSS = """
-#ask-chat .message-wrap h3 { margin: 0.2em 0; }
-"""
+#: Gradio's temporary files (upload copies, rendered outputs) older than this are deleted, checked this often.
+CACHE_MAX_AGE_S = 3600
+CACHE_SWEEP_S = 900
 
 
 def build_app(maestro: Maestro) -> gr.Blocks:
     """The whole page for one ``Maestro`` application object."""
-    with gr.Blocks(title=TITLE) as app:
+    with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as app:
         gr.Markdown(f"# {TITLE}\n{INTRO}")
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Ask", id="ask"):
@@ -92,7 +76,7 @@ def build_app(maestro: Maestro) -> gr.Blocks:
 
         replay_tab.select(replay["refresh"], [*replay["filters"], replay["page"]], replay["page_outputs"],
                           concurrency_limit=None, api_name=False)
-        rate_tab.select(rate["refresh_history"], None, rate["history_outputs"], concurrency_limit=None,
+        rate_tab.select(rate["refresh"], rate["refresh_inputs"], rate["refresh_outputs"], concurrency_limit=None,
                         api_name=False)
         registry_tab.select(registry["quick"], None, registry["quick_outputs"], concurrency_limit=None,
                             api_name=False).then(registry["checked"], None, registry["checked_outputs"],
@@ -105,12 +89,12 @@ def build_app(maestro: Maestro) -> gr.Blocks:
             rows, page, _, caption = table_page(maestro, Filters(), 1)
             run_id = (request.query_params.get("run") or "").strip() if request is not None else ""
             if not run_id:
-                return gr.Tabs(), rows, page, caption, gr.skip(), gr.skip(), gr.skip()
-            messages, info = open_run(maestro, run_id)
-            return gr.Tabs(selected="replay"), rows, page, caption, run_id, messages, info
+                return (gr.Tabs(), rows, page, caption, gr.skip(), *[gr.skip()] * len(replay["shown"]))
+            return (gr.Tabs(selected="replay"), rows, page, caption, run_id, *replay["show"](run_id))
 
-        app.load(on_load, None, [tabs, *replay["page_outputs"], replay["run_id"], replay["chat"], replay["info"]],
-                 concurrency_limit=None, api_name=False)
+        app.load(on_load, None, [tabs, *replay["page_outputs"], replay["run_id"], *replay["shown"]],
+                 concurrency_limit=None, api_name=False).then(None, replay["run_id"], None, js=replay["show_js"])
+        build_api(maestro)
     return app
 
 
@@ -123,6 +107,15 @@ def launch_options(maestro: Maestro) -> dict[str, Any]:
         folder.mkdir(parents=True, exist_ok=True)
     return {"allowed_paths": [str(images), str(exports)], "max_file_size": MAX_BYTES, "head": SHORTCUTS_JS, "css": CSS,
             "footer_links": ["api", "settings"]}
+
+
+def login_for(maestro: Maestro, auth: str | None = None) -> Any:
+    """The ``auth`` for ``launch``: a throttled check of the data directory's accounts (and ``--auth``), or None
+    when there are no accounts at all (then the app has no login)."""
+    accounts = Accounts.of(maestro.store.data_dir, parse_auth(auth))
+    if not accounts:
+        return None
+    return login_check(accounts)
 
 
 def parse_auth(auth: str | None) -> tuple[str, str] | None:
@@ -148,6 +141,7 @@ def launch(host: str = "127.0.0.1", port: int = 7860, auth: str | None = None, s
     app = build_app(maestro)
     app.queue(default_concurrency_limit=1)
     log.info("Maestro web app on http://%s:%d (data in %s)", host, port, maestro.store.data_dir)
-    app.launch(server_name=host, server_port=port, auth=parse_auth(auth), share=share,
-               prevent_thread_lock=prevent_thread_lock, **launch_options(maestro))
+    app.launch(server_name=host, server_port=port, auth=login_for(maestro, auth), share=share,
+               prevent_thread_lock=prevent_thread_lock, auth_message="Log in with your annotator account.",
+               **launch_options(maestro))
     return app

@@ -6,6 +6,11 @@ live run and its replay are identical by construction. The loop's ``action`` eve
 yet finished) titles the pending step, e.g. ``Tools@@OCR · reading text…``. Chat events share their own
 concurrency group, so rating and browsing never queue behind a run. A saved thumbs rating goes straight to the
 skill handbook (``ui.web_handbook.feedback``), so routing learns from it at once.
+
+Enter in the question submits (Shift+Enter starts a new line). While a run goes, Ask is disabled and Stop sets the
+run's cancel event (``Maestro.ask(..., cancel=)``): the run ends after the step in flight and is stored as
+``cancelled``. The outcome is repeated in a box above the chat, so it stays in view while the steps collapse. The
+image is never decoded by Gradio: uploads are checked from their header first (``ui.web_upload``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import gradio as gr
 from agents.runtime import InputError, Maestro
 from agents.types import Event
 from ui import render, web_handbook
+from ui.web_evidence import EvidencePanel
+from ui.web_upload import check_upload, discard, payload_name, payload_path
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +38,8 @@ EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "assets" / "examples"
 ASK_CONCURRENCY = 2
 ASK_GROUP = "ask"
 _DONE = object()
+#: The cancel event of the run in flight, per browser session (Stop finds its run here).
+_IN_FLIGHT: dict[str, threading.Event] = {}
 
 
 def rater_name(request: gr.Request | None) -> str:
@@ -60,7 +69,8 @@ def examples() -> list[list[str]]:
     return [[str(EXAMPLES_DIR / r["image"]), r["question"]] for r in rows if (EXAMPLES_DIR / r["image"]).is_file()]
 
 
-def ask_stream(maestro: Maestro, image: str | None, question: str) -> Iterator[tuple[list[gr.ChatMessage], str]]:
+def ask_stream(maestro: Maestro, image: str | None, question: str,
+               cancel: threading.Event | None = None) -> Iterator[tuple[list[gr.ChatMessage], str]]:
     """Yield ``(chat messages, run id)`` as the run grows: the question at once, then after every event."""
     question = (question or "").strip()
     if not image:
@@ -73,7 +83,7 @@ def ask_stream(maestro: Maestro, image: str | None, question: str) -> Iterator[t
 
     def work() -> None:
         try:
-            maestro.ask(image, question, on_event=events.put)
+            maestro.ask(image, question, on_event=events.put, cancel=cancel)
         except InputError as exc:
             events.put(("error", str(exc)))
         except Exception as exc:  # never a stack trace in the page: the message, with the details in the log
@@ -112,6 +122,19 @@ def ask_stream(maestro: Maestro, image: str | None, question: str) -> Iterator[t
             yield history, run_id
 
 
+def checked_image(payload: Any) -> tuple[str | None, str | None]:
+    """(path, None) for an acceptable un-preprocessed image value, (None, why not) otherwise; a refused
+    temporary upload is deleted at once."""
+    path = payload_path(payload)
+    if path is None:
+        return None, None
+    problem = check_upload(path, payload_name(payload))
+    if problem:
+        discard(path)
+        return None, problem
+    return path, None
+
+
 def _drain(events: queue.Queue[Any]) -> list[Any]:
     """Block for one item, then take whatever else is already queued."""
     batch = [events.get()]
@@ -142,42 +165,102 @@ def save_quick_rating(maestro: Maestro, run_id: str, verdict: str, corrected: st
         return "The run is still going: rate it when the answer is in."
     corrected = (corrected or "").strip() or None
     maestro.store.add_rating(run_id, rater=rater_name(request), verdict=verdict, corrected_answer=corrected)
-    label = "👍 correct" if verdict == "correct" else "👎 incorrect"
+    if record.status == "abstained":
+        label = "👍 right to abstain" if verdict == "correct" else "👎 should have answered"
+    else:
+        label = "👍 correct" if verdict == "correct" else "👎 incorrect"
     extra = f", corrected answer: {render.md_escape(corrected)}" if corrected else ""
     learned = web_handbook.feedback(maestro, run_id)
     return f"Saved: {label}{extra} (rated as {render.md_escape(rater_name(request))}).{learned}"
 
 
-def build_ask_tab(maestro: Maestro) -> None:
+def outcome_line(maestro: Maestro, run_id: str) -> str:
+    """The outcome box above the chat: the answer (or abstention, stop, failure) of the run, as text."""
+    record = maestro.store.get_run(run_id) if run_id else None
+    if record is None:
+        return ""
+    meaning = (" Rate it: 👍 = right to abstain, 👎 = it should have answered (type that answer below)."
+               if record.status == "abstained" else "")
+    return render.outcome_text(record) + meaning
+
+
+def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
     """The Ask tab's components and events (call inside a ``gr.Tab``)."""
     with gr.Row():
         with gr.Column(scale=2, min_width=300):
             image = gr.Image(label="Image (upload, paste or drop)", type="filepath", sources=["upload", "clipboard"],
                              height=320, elem_id="ask-image")
-            question = gr.Textbox(label="Question", placeholder="What is written on the sign?", lines=2,
-                                  elem_id="ask-question")
-            ask = gr.Button("Ask", variant="primary", elem_id="ask-button")
+            upload_note = gr.Markdown(elem_id="ask-upload-note")
+            question = gr.Textbox(label="Question", placeholder="What is written on the sign? (Enter asks, "
+                                  "Shift+Enter adds a line)", lines=1, max_lines=6, elem_id="ask-question")
+            with gr.Row():
+                ask = gr.Button("Ask", variant="primary", elem_id="ask-button", scale=3)
+                stop = gr.Button("⏹ Stop", variant="stop", elem_id="ask-stop", interactive=False, scale=1)
             if rows := examples():
                 gr.Examples(rows, inputs=[image, question], label="Examples (click one)", examples_per_page=10)
         with gr.Column(scale=3, min_width=400):
+            answer = gr.Markdown(elem_id="ask-answer")
             chat = gr.Chatbot(label="Run", height=620, elem_id="ask-chat", feedback_options=None,
                               buttons=["copy"], group_consecutive_messages=False)
             run_id = gr.Textbox(label="Run id", interactive=False, elem_id="ask-run-id", max_lines=1)
             with gr.Row(elem_id="ask-rating"):
                 up = gr.Button("👍 Correct", elem_id="ask-thumbs-up", size="sm")
                 down = gr.Button("👎 Incorrect", elem_id="ask-thumbs-down", size="sm")
-            corrected = gr.Textbox(label="Correct answer (optional, saved with 👎)", max_lines=2,
-                                   elem_id="ask-corrected")
+            corrected = gr.Textbox(label="Correct answer (optional, saved with 👎; for an abstention: the answer it "
+                                         "should have given)", max_lines=2, elem_id="ask-corrected")
             feedback = gr.Markdown(elem_id="ask-feedback")
+    evidence = EvidencePanel("ask", image_file(maestro)).build()
 
-    def run(image_path: str | None, text: str) -> Iterator[tuple[list[gr.ChatMessage], str, str]]:
-        for history, rid in ask_stream(maestro, image_path, text):
-            yield history, rid, ""
+    def on_image(payload: Any) -> tuple[Any, str]:
+        if payload is None:  # cleared (by us after a refusal, or by the person): the warning stays until a good one
+            return gr.skip(), gr.skip()
+        path, problem = checked_image(payload)
+        return (gr.skip(), "") if path else (None, f"⚠️ {render.md_escape(problem)}")
 
-    ask_event: dict[str, Any] = {"fn": run, "inputs": [image, question], "outputs": [chat, run_id, feedback],
-                                 "concurrency_id": ASK_GROUP, "concurrency_limit": ASK_CONCURRENCY}
-    ask.click(**ask_event, api_name="ask")
-    question.submit(**ask_event, api_name=False)
+    image.change(on_image, image, [image, upload_note], preprocess=False, queue=False, api_name=False)
+
+    def start(request: gr.Request) -> tuple[Any, ...]:
+        if _session(request) in _IN_FLIGHT:  # a second Enter while a run goes: leave everything as it is
+            return (gr.skip(),) * 5
+        return (gr.Button(interactive=False), gr.Button(interactive=True), "⏳ **Working…**", "", "")
+
+    def run(payload: Any, text: str, request: gr.Request) -> Iterator[tuple[list[gr.ChatMessage], str, str]]:
+        session = _session(request)
+        if session in _IN_FLIGHT:
+            yield gr.skip(), gr.skip(), gr.skip()
+            return
+        path, problem = checked_image(payload)
+        if problem:
+            yield [render.error_message(problem)], "", ""
+            return
+        cancel = _IN_FLIGHT[session] = threading.Event()
+        try:
+            for history, rid in ask_stream(maestro, path, text, cancel):
+                yield history, rid, ""
+        finally:
+            _IN_FLIGHT.pop(session, None)
+
+    def finish(rid: str, request: gr.Request) -> tuple[Any, ...]:
+        if _session(request) in _IN_FLIGHT:
+            return (gr.skip(),) * 3 + (gr.skip(),) * len(evidence.outputs)
+        record = maestro.store.get_run(rid) if rid else None
+        return (gr.Button(interactive=True), gr.Button(interactive=False), outcome_line(maestro, rid),
+                *evidence.values(record))
+
+    started = gr.on([ask.click, question.submit], start, None, [ask, stop, answer, corrected, feedback],
+                    concurrency_limit=None, api_name=False)
+    running = started.then(run, [image, question], [chat, run_id, feedback], api_name="ask", preprocess=False,
+                           concurrency_id=ASK_GROUP, concurrency_limit=ASK_CONCURRENCY)
+    running.then(finish, run_id, [ask, stop, answer, *evidence.outputs], concurrency_limit=None, api_name=False)
+
+    def halt(request: gr.Request) -> str:
+        cancel = _IN_FLIGHT.get(_session(request))
+        if cancel is None:
+            return gr.skip()
+        cancel.set()
+        return "⏹ **Stopping…** the step in flight finishes first, then the run is stored as cancelled."
+
+    stop.click(halt, None, answer, concurrency_limit=None, api_name=False)
 
     def thumbs(verdict: str) -> Any:
         def handler(rid: str, text: str, request: gr.Request) -> str:
@@ -187,3 +270,8 @@ def build_ask_tab(maestro: Maestro) -> None:
     up.click(thumbs("correct"), [run_id, corrected], feedback, api_name="rate_correct", concurrency_limit=None)
     down.click(thumbs("incorrect"), [run_id, corrected], feedback, api_name="rate_incorrect",
                concurrency_limit=None)
+    return {"image": image, "question": question}
+
+
+def _session(request: gr.Request | None) -> str:
+    return str(getattr(request, "session_hash", None) or "")

@@ -15,6 +15,7 @@ from typing import Any
 import gradio as gr
 
 from agents.runtime import Maestro
+from ui.web_registry import SUCCESS_MEANS
 
 try:  # the handbook is its own module; the page still works (without this tab's numbers) if it is missing
     from agents import handbook as _handbook
@@ -80,8 +81,8 @@ def caption(maestro: Maestro, rows: int) -> str:
     elif not rows:
         lines.append("The handbook is empty: rate some runs (Ask or Rate tab) or run an evaluation.")
     else:
-        lines.append(f"{rows} row{'s' if rows != 1 else ''}; success is the Beta posterior mean with its "
-                     f"{INTERVAL:.0%} credible interval, costs are means per call.")
+        lines.append(f"{rows} row{'s' if rows != 1 else ''}; costs are means per call. {SUCCESS_MEANS} Its "
+                     f"{INTERVAL:.0%} credible interval is beside it.")
     return "  \n".join(lines)
 
 

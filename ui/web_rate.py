@@ -1,22 +1,33 @@
-"""The Rate tab: an annotation queue of unrated finished runs, a verdict form, and the history of ratings.
+"""The Rate tab: each annotator's queue of runs they have not rated, a verdict form made for the keyboard, undo,
+progress, the team's guidelines, agreement between annotators, and the history of ratings.
 
-The rater's name is the login name (``gr.Request.username``), ``anonymous`` without ``--auth``. Keyboard shortcuts
-(bound in ``ui.web.SHORTCUTS_JS`` while this tab is visible): 1/2/3 pick correct/incorrect/partial, N loads the next
-run, S skips it, Ctrl+Enter saves. Every saved rating also goes to the skill handbook at once
-(``ui.web_handbook.feedback``).
+The rater is the login name (``gr.Request.username``; ``anonymous`` without accounts). Every save goes through
+``Store.add_rating`` — one live rating per annotator per run or step: rating a run again edits it, the old version
+is kept — and on to the skill handbook (``ui.web_handbook.feedback``). Keys (``ui.web_assets.SHORTCUTS_JS``, while
+this tab is visible; none of them while typing in a text box, except Ctrl+Enter): 1 / 2 / 3 pick correct /
+incorrect / partial, C moves into the corrected answer, N loads the next run, S skips it, U undoes your last
+rating, Ctrl+Enter saves. After a save
+the next run loads with an empty form and the focus goes back to the verdict, never to a text box.
+
+An abstained run is rated like an answer: *correct* means it was right not to answer, *incorrect* means it should
+have answered — with that answer typed as the corrected answer. The guidelines are ``<data dir>/guidelines.md``,
+shown in a panel and editable from it.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
 from agents.runtime import Maestro
+from storage import run_agreement
 from ui import render, web_handbook
 from ui.web_ask import image_file, rater_name
-from ui.web_queries import count_ratings, recent_ratings
+from ui.web_evidence import EvidencePanel
 
 VERDICTS = ["correct", "incorrect", "partial"]
 #: Marks an annotator can put on a step; stored in the rating's ``step_marks`` as {step index: [marks]}.
@@ -24,26 +35,60 @@ STEP_MARKS = ["good call", "wrong model", "wrong skill", "bad tool output"]
 HISTORY_HEADERS = ["rated at", "rater", "verdict", "question", "answer", "corrected", "comment", "step marks",
                    "run id"]
 HISTORY_SIZE = 50
+ANY = "(any)"
+STATUS_CHOICES = [ANY, "done", "abstained"]
+VERDICT_CHOICES = [ANY, "unrated", "correct", "incorrect", "partial"]
+GUIDELINES_FILE = "guidelines.md"
+GUIDELINES_LIMIT = 100_000
+DEFAULT_GUIDELINES = """### Rating guidelines (edit me: this text is `guidelines.md` in the data directory)
+- **correct** (1): the answer is right and in the form the question asks. For an abstention: it was right not to
+  answer (the image really does not settle the question).
+- **incorrect** (2): the answer is wrong — type the right one as the corrected answer. For an abstention: it should
+  have answered — type the answer it should have given.
+- **partial** (3): right in part (e.g. one of two values).
+- Mark the steps that went wrong (wrong skill, wrong model, bad tool output); they teach the router.
+"""
+MEANING = {"done": "1 correct · 2 incorrect (type the right answer) · 3 partial",
+           "abstained": "This run **abstained**: 1 correct = right to abstain · 2 incorrect = it should have "
+                        "answered (type that answer) · 3 partial"}
 
 
-def next_unrated(maestro: Maestro, order: str, skipped: list[str]) -> tuple[str, list[gr.ChatMessage], str,
-                                                                             list[tuple[str, str]]]:
-    """The next run to rate (not among ``skipped``): its id, chat, a header line and the step-mark choices."""
-    candidates = maestro.store.unrated_runs(limit=len(skipped) + 1, order=order)
-    pick = next((r for r in candidates if r.id not in skipped), None)
-    if pick is None:
-        note = " (some were skipped this session)" if skipped else ""
-        return "", [], f"🎉 Nothing left to rate{note}.", []
-    record = maestro.store.get_run(pick.id)
-    if record is None:
-        return "", [], "The run disappeared; load the next one.", []
-    choices = [(f"Step {s.index + 1} ({s.model}@@{s.skill}): {mark}" if s.kind == "search"
-                else f"Step {s.index + 1} ({s.kind}): {mark}", f"{s.index}:{mark}")
-               for s in record.steps for mark in STEP_MARKS]
-    left = maestro.store.count_runs(status="done", rating="unrated")
-    header = (f"**Question:** {render.md_escape(record.question)}  \n**Answer:** {render.md_escape(record.answer)}"
-              f"  \n<sub>run {record.id} · {left} unrated run{'s' if left != 1 else ''} in the queue</sub>")
-    return record.id, render.render_run(record, image_file(maestro)), header, choices
+def _pick(value: str | None) -> str | None:
+    return None if not value or value == ANY else value
+
+
+def guidelines_path(maestro: Maestro) -> Path:
+    return Path(maestro.store.data_dir) / GUIDELINES_FILE
+
+
+def read_guidelines(maestro: Maestro) -> str:
+    path = guidelines_path(maestro)
+    return path.read_text(encoding="utf-8") if path.is_file() else DEFAULT_GUIDELINES
+
+
+def save_guidelines(maestro: Maestro, text: str) -> str:
+    """Write the guidelines file (atomically); returns a line for the page."""
+    text = text or ""
+    if len(text) > GUIDELINES_LIMIT:
+        return f"⚠️ Not saved: guidelines are at most {GUIDELINES_LIMIT // 1000} kB."
+    path = guidelines_path(maestro)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return f"Saved the guidelines ({len(text)} characters) to `{path.name}` in the data directory."
+
+
+def step_choices(record: Any) -> list[tuple[str, str]]:
+    return [(f"Step {s.index + 1} ({s.model}@@{s.skill}): {mark}" if s.kind == "search"
+             else f"Step {s.index + 1} ({s.kind}): {mark}", f"{s.index}:{mark}")
+            for s in record.steps for mark in STEP_MARKS]
+
+
+def header_text(record: Any, note: str = "") -> str:
+    answer = (f"**Answer:** {render.plain_text(record.answer)}" if record.status == "done"
+              else f"**No answer ({record.status}):** {render.plain_text(record.reason or record.error)}")
+    return (f"**Question:** {render.plain_text(record.question)}  \n{answer}  \n{MEANING.get(record.status, '')}"
+            f"  \n<sub>run {record.id}{note}</sub>")
 
 
 def parse_marks(values: list[str] | None) -> dict[str, list[str]]:
@@ -56,35 +101,95 @@ def parse_marks(values: list[str] | None) -> dict[str, list[str]]:
     return marks
 
 
+def marks_values(marks: dict[str, list[str]]) -> list[str]:
+    return [f"{index}:{mark}" for index, names in marks.items() for mark in names]
+
+
+def agreement_line(maestro: Maestro, run_id: str) -> str:
+    """Who rated this run how, and whether they agree (shown once the annotator has saved their own verdict)."""
+    verdicts, agree = run_agreement(maestro.store.ratings_for(run_id))
+    if agree is None:
+        return ""
+    names = ", ".join(f"{render.md_escape(r)} {v}" for r, v in sorted(verdicts.items()))
+    return f" Annotators {'agree' if agree else '**disagree**'} on this run: {names}."
+
+
+def agreement_text(maestro: Maestro) -> str:
+    result = maestro.store.agreement()
+    if not result.runs:
+        return "Agreement: no run has been rated by two annotators yet."
+    lines = [f"Agreement: **{result.agreeing} of {result.runs}** runs rated by two or more annotators agree "
+             f"({result.share:.0%})."]
+    for pair in result.pairs:
+        kappa = "κ undefined (no variation)" if pair.kappa is None else f"Cohen's κ {pair.kappa:.2f}"
+        lines.append(f"- {render.md_escape(pair.rater_a)} and {render.md_escape(pair.rater_b)}: {pair.agreeing} of "
+                     f"{pair.runs} alike, {kappa}")
+    return "\n".join(lines)
+
+
+def progress_html(maestro: Maestro, rater: str, dataset: str | None, category: str | None,
+                  status: str | None) -> str:
+    done, total = maestro.store.rating_progress(rater, dataset=dataset, category=category, status=status)
+    share = f" ({done / total:.0%})" if total else ""
+    return (f"<div id='rate-progress-line'><progress value='{done}' max='{max(total, 1)}' style='width:60%'>"
+            f"</progress> <b>{done} of {total} rated</b> by {render.md_escape(rater)}{share}</div>")
+
+
 def submit_rating(maestro: Maestro, run_id: str, verdict: str | None, corrected: str, marks: list[str] | None,
-                  comment: str, rater: str) -> str:
+                  comment: str, rater: str, step_index: int | None = None) -> str:
     """Store the form; returns a line for the page (an explanation instead of an exception on bad input)."""
     if not run_id:
         return "Load a run first (N)."
     if verdict not in VERDICTS:
         return "Pick a verdict first: 1 correct, 2 incorrect, 3 partial."
-    maestro.store.add_rating(run_id, rater=rater, verdict=verdict, corrected_answer=(corrected or "").strip() or None,
-                             comment=(comment or "").strip() or None, step_marks=parse_marks(marks))
+    before = maestro.store.rating_of(run_id, rater, step_index)
+    maestro.store.add_rating(run_id, rater=rater, verdict=verdict, corrected_answer=corrected, comment=comment,
+                             step_marks=parse_marks(marks), step_index=step_index)
     learned = web_handbook.feedback(maestro, run_id)
-    return f"Saved **{verdict}** for run `{run_id}` as {render.md_escape(rater)}.{learned}"
+    what = f"step {step_index + 1} of run" if step_index is not None else "run"
+    edited = " (your earlier rating was replaced; it stays in the history)" if before is not None else ""
+    return (f"Saved **{verdict}** for {what} `{run_id}` as {render.md_escape(rater)}{edited}.{learned}"
+            f"{agreement_line(maestro, run_id) if step_index is None else ''}")
 
 
 def history_rows(maestro: Maestro) -> tuple[list[list[str]], str]:
-    rows = recent_ratings(maestro.store, limit=HISTORY_SIZE)
-    table = [[r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.rater, r.verdict, r.question, r.answer or "",
-              r.corrected_answer or "", r.comment or "", json.dumps(r.step_marks) if r.step_marks else "", r.run_id]
-             for r in rows]
-    total = count_ratings(maestro.store)
-    return table, f"{total} rating{'s' if total != 1 else ''} in total; the newest {min(total, HISTORY_SIZE)} below."
+    rows = maestro.store.recent_ratings(limit=HISTORY_SIZE)
+    table = [[r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.rater,
+              r.verdict if r.step_index is None else f"{r.verdict} (step {r.step_index + 1})", r.question,
+              r.answer or "", r.corrected_answer or "", r.comment or "",
+              json.dumps(r.step_marks) if r.step_marks else "", r.run_id] for r in rows]
+    total = maestro.store.count_ratings()
+    return table, (f"{total} live rating{'s' if total != 1 else ''} in total (replaced ones are kept in the "
+                   f"history); the newest {min(total, HISTORY_SIZE)} below — click one to open it for editing.")
 
 
 def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
-    """The Rate tab's components and events; returns the history refresher for the tab's select event."""
+    """The Rate tab's components and events; returns what the tab's select event refreshes."""
     skipped = gr.State([])
+    store = maestro.store
     with gr.Row():
+        dataset = gr.Dropdown([ANY, *store.list_datasets()], value=ANY, label="Evaluation set", scale=1,
+                              elem_id="rate-dataset")
+        category = gr.Dropdown([ANY, *store.list_categories()], value=ANY, label="Category", scale=1,
+                               elem_id="rate-category")
+        status = gr.Dropdown(STATUS_CHOICES, value=ANY, label="Status", scale=1, elem_id="rate-status")
+        verdict_filter = gr.Dropdown(VERDICT_CHOICES, value=ANY, label="Others' verdict", scale=1,
+                                     elem_id="rate-verdict-filter")
         order = gr.Radio(["oldest", "random"], value="oldest", label="Queue order", scale=1)
-        next_button = gr.Button("Next unrated (N)", variant="primary", elem_id="rate-next", scale=1)
+    progress = gr.HTML(elem_id="rate-progress")
+    with gr.Row():
+        next_button = gr.Button("Next unrated (N)", variant="primary", elem_id="rate-next", scale=2)
         skip_button = gr.Button("Skip (S)", elem_id="rate-skip", scale=1)
+        undo_button = gr.Button("Undo my last rating (U)", elem_id="rate-undo", scale=1)
+    gr.Markdown("Keys: **N** next · **1** correct · **2** incorrect · **3** partial · **C** type the corrected "
+                "answer · **Ctrl+Enter** save · **S** skip · **U** undo", elem_id="rate-keys")
+    with gr.Accordion("Guidelines", open=False, elem_id="rate-guidelines"):
+        guidelines = gr.Markdown(read_guidelines(maestro), elem_id="rate-guidelines-text")
+        with gr.Accordion("Edit the guidelines", open=False):
+            guidelines_editor = gr.Textbox(read_guidelines(maestro), lines=10, max_lines=30, show_label=False,
+                                           elem_id="rate-guidelines-editor")
+            guidelines_save = gr.Button("Save guidelines", size="sm", elem_id="rate-guidelines-save")
+            guidelines_note = gr.Markdown()
     header = gr.Markdown("Press **Next unrated** (or N) to load a run.", elem_id="rate-header")
     current = gr.Textbox(label="Run being rated", interactive=False, max_lines=1, elem_id="rate-run-id")
     with gr.Row():
@@ -98,37 +203,129 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
             comment = gr.Textbox(label="Comment", lines=2, elem_id="rate-comment")
             save = gr.Button("Save rating (Ctrl+Enter)", variant="primary", elem_id="rate-submit")
             saved = gr.Markdown(elem_id="rate-saved")
+            with gr.Accordion("Rate one step", open=False, elem_id="rate-step-panel"):
+                step_pick = gr.Dropdown([], label="Step", elem_id="rate-step")
+                step_verdict = gr.Radio(VERDICTS, label="Step verdict", elem_id="rate-step-verdict")
+                step_save = gr.Button("Save step rating", size="sm", elem_id="rate-step-save")
+    evidence = EvidencePanel("rate", image_file(maestro)).build()
+    agreement = gr.Markdown(elem_id="rate-agreement")
     gr.Markdown("### History of ratings")
     history_caption = gr.Markdown(elem_id="rate-history-caption")
     history = gr.Dataframe(headers=HISTORY_HEADERS, datatype="str", type="array", interactive=False, wrap=True,
                            elem_id="rate-history", max_height=400,
                            column_widths=["12%", "8%", "8%", "20%", "12%", "12%", "12%", "8%", "8%"])
 
-    def load(order_value: str, skip_list: list[str]) -> tuple[Any, ...]:
-        rid, messages, line, choices = next_unrated(maestro, order_value, skip_list)
-        return (rid, messages, line, gr.CheckboxGroup(choices=choices, value=[]), gr.Radio(value=None), "", "")
+    filters = [dataset, category, status, verdict_filter]
+    form = [current, chat, header, marks, verdict, corrected, comment, step_pick, *evidence.outputs]
 
-    form_reset = [current, chat, header, marks, verdict, corrected, comment]
-    next_button.click(load, [order, skipped], form_reset, concurrency_limit=None, api_name="rate_next")
+    def form_for(run_id: str, rater: str, note: str = "") -> tuple[Any, ...]:
+        """The form showing ``run_id`` with ``rater``'s own rating filled in (empty when they have none)."""
+        record = store.get_run(run_id) if run_id else None
+        if record is None:
+            return ("", [], note or "The run was not found.", gr.CheckboxGroup(choices=[], value=[]),
+                    gr.Radio(value=None), "", "", gr.Dropdown(choices=[], value=None), *evidence.values(None))
+        mine = store.rating_of(run_id, rater)
+        choices = step_choices(record)
+        steps = [(f"Step {s.index + 1} ({s.kind})", s.index) for s in record.steps]
+        return (record.id, render.render_run(record, image_file(maestro)), header_text(record, note),
+                gr.CheckboxGroup(choices=choices, value=marks_values(mine.step_marks) if mine else []),
+                gr.Radio(value=mine.verdict if mine else None), (mine.corrected_answer or "") if mine else "",
+                (mine.comment or "") if mine else "", gr.Dropdown(choices=steps, value=None),
+                *evidence.values(record))
 
-    def skip(order_value: str, skip_list: list[str], rid: str) -> tuple[Any, ...]:
+    def next_form(rater: str, values: tuple[Any, ...], order_value: str, skip_list: list[str]) -> tuple[Any, ...]:
+        ds, cat, st, vf = (_pick(v) for v in values)
+        queue = store.rating_queue(rater, dataset=ds, category=cat, status=st, verdict=vf, order=order_value,
+                                   exclude=skip_list, limit=1)
+        bar = progress_html(maestro, rater, ds, cat, st)
+        if not queue:
+            note = " (some were skipped this session)" if skip_list else ""
+            return (*form_for("", rater, f"🎉 Nothing left to rate{note}."), bar)
+        return (*form_for(queue[0].id, rater), bar)
+
+    def load(ds: str, cat: str, st: str, vf: str, order_value: str, skip_list: list[str],
+             request: gr.Request) -> tuple[Any, ...]:
+        return next_form(rater_name(request), (ds, cat, st, vf), order_value, skip_list)
+
+    next_button.click(load, [*filters, order, skipped], [*form, progress], concurrency_limit=None,
+                      api_name="rate_next")
+    for box in filters:
+        box.change(load, [*filters, order, skipped], [*form, progress], concurrency_limit=None, api_name=False)
+
+    def skip(ds: str, cat: str, st: str, vf: str, order_value: str, skip_list: list[str], rid: str,
+             request: gr.Request) -> tuple[Any, ...]:
         skip_list = [*skip_list, rid] if rid else list(skip_list)
-        return (skip_list, *load(order_value, skip_list))
+        return (skip_list, *next_form(rater_name(request), (ds, cat, st, vf), order_value, skip_list))
 
-    skip_button.click(skip, [order, skipped, current], [skipped, *form_reset], concurrency_limit=None,
-                      api_name=False)
+    skip_button.click(skip, [*filters, order, skipped, current], [skipped, *form, progress],
+                      concurrency_limit=None, api_name=False)
 
-    def refresh_history() -> tuple[Any, ...]:
-        return history_rows(maestro)
+    def side() -> tuple[Any, ...]:
+        return (*history_rows(maestro), agreement_text(maestro))
+
+    side_outputs = [history, history_caption, agreement]
+
+    def refresh(ds: str, cat: str, st: str, vf: str, request: gr.Request) -> tuple[Any, ...]:
+        text = read_guidelines(maestro)  # another annotator may have edited them
+        return (*side(), progress_html(maestro, rater_name(request), _pick(ds), _pick(cat), _pick(st)),
+                gr.Dropdown(choices=[ANY, *store.list_datasets()]),
+                gr.Dropdown(choices=[ANY, *store.list_categories()]), text, text)
+
+    refresh_outputs = [*side_outputs, progress, dataset, category, guidelines, guidelines_editor]
 
     def save_form(rid: str, verdict_value: str | None, corrected_value: str, mark_values: list[str] | None,
-                  comment_value: str, order_value: str, skip_list: list[str], request: gr.Request) -> tuple[Any, ...]:
-        line = submit_rating(maestro, rid, verdict_value, corrected_value, mark_values, comment_value,
-                             rater_name(request))
+                  comment_value: str, ds: str, cat: str, st: str, vf: str, order_value: str, skip_list: list[str],
+                  request: gr.Request) -> tuple[Any, ...]:
+        rater = rater_name(request)
+        line = submit_rating(maestro, rid, verdict_value, corrected_value, mark_values, comment_value, rater)
         if not line.startswith("Saved"):
-            return (line, *[gr.skip()] * len(form_reset), *[gr.skip()] * 2)
-        return (line, *load(order_value, skip_list), *refresh_history())
+            return (line, *[gr.skip()] * (len(form) + 1 + len(side_outputs)))
+        return (line, *next_form(rater, (ds, cat, st, vf), order_value, skip_list), *side())
 
-    save.click(save_form, [current, verdict, corrected, marks, comment, order, skipped],
-               [saved, *form_reset, history, history_caption], concurrency_limit=None, api_name="rate_save")
-    return {"refresh_history": refresh_history, "history_outputs": [history, history_caption]}
+    save_inputs = [current, verdict, corrected, marks, comment, *filters, order, skipped]
+    save.click(save_form, save_inputs, [saved, *form, progress, *side_outputs], concurrency_limit=None,
+               api_name="rate_save").then(None, None, None, js=FOCUS_VERDICT_JS)
+
+    def undo(ds: str, cat: str, st: str, vf: str, request: gr.Request) -> tuple[Any, ...]:
+        rater = rater_name(request)
+        undone = store.undo_last_rating(rater)
+        bar = progress_html(maestro, rater, _pick(ds), _pick(cat), _pick(st))
+        if undone is None:
+            return ("Nothing to undo: you have no ratings.", *[gr.skip()] * len(form), bar, *side())
+        web_handbook.feedback(maestro, undone.run_id)
+        back = (f"back to your earlier **{undone.restored.verdict}**" if undone.restored
+                else "the run is unrated by you again")
+        line = f"Undid your **{undone.verdict}** rating of run `{undone.run_id}`: {back}. It is loaded below."
+        return (line, *form_for(undone.run_id, rater, " · reopened by undo"), bar, *side())
+
+    undo_button.click(undo, filters, [saved, *form, progress, *side_outputs], concurrency_limit=None,
+                      api_name="rate_undo").then(None, None, None, js=FOCUS_VERDICT_JS)
+
+    def save_step(rid: str, index: int | None, value: str | None, request: gr.Request) -> str:
+        if index is None or index == "":
+            return "Pick a step first."
+        return submit_rating(maestro, rid, value, "", [], "", rater_name(request), step_index=int(index))
+
+    step_save.click(save_step, [current, step_pick, step_verdict], saved, concurrency_limit=None, api_name=False)
+
+    def open_from_history(event: gr.SelectData, request: gr.Request) -> tuple[Any, ...]:
+        row = event.row_value or []
+        rid = str(row[-1]) if row else ""
+        return form_for(rid, rater_name(request), " · opened from the history: saving edits your rating")
+
+    history.select(open_from_history, None, form, concurrency_limit=None, api_name=False)
+    guidelines_save.click(lambda text: (save_guidelines(maestro, text), read_guidelines(maestro)),
+                          guidelines_editor, [guidelines_note, guidelines], concurrency_limit=None, api_name=False)
+    return {"refresh": refresh, "refresh_inputs": filters, "refresh_outputs": refresh_outputs}
+
+
+# After a save or an undo the focus leaves the text boxes (where the next "1" would be typed as text) and goes to
+# the verdict choices, which the number keys drive.
+FOCUS_VERDICT_JS = """
+() => {
+  const active = document.activeElement;
+  if (active && active.blur) active.blur();
+  const radio = document.querySelector('#rate-verdict input:checked') || document.querySelector('#rate-verdict input');
+  if (radio) radio.focus({preventScroll: true});
+}
+"""

@@ -1,5 +1,6 @@
 """The Registry tab: configured experts with their health, skills with their Level-2 sub-skills, and per
-(expert, skill) call counts with the share of rated runs judged correct.
+(expert, skill) call counts with the pair's success — the very number the Handbook tab shows for the pair (its
+pooled view): the skill handbook's Beta posterior mean (``agents.handbook``), never a second count of its own.
 
 Health checks never block the page: the tab renders first with "not checked", then a separate event asks every
 expert at once in a thread pool and gives each at most ``HEALTH_TIMEOUT_S``. ``tools`` experts are always
@@ -21,7 +22,13 @@ from ui.web_queries import pair_stats
 HEALTH_TIMEOUT_S = 3.0
 EXPERT_HEADERS = ["expert", "backend", "model / endpoint", "strengths", "reachable", "latency", "detail"]
 SKILL_HEADERS = ["skill", "aliases", "description", "level-2 sub-skills"]
-PAIR_HEADERS = ["expert", "skill", "calls", "runs", "rated runs", "rated correct"]
+PAIR_HEADERS = ["expert", "skill", "calls", "runs", "success (handbook)", "verdicts"]
+#: What the success column counts (shown under the table, and in the Handbook tab's caption).
+SUCCESS_MEANS = ("**success** is the skill handbook's estimate for the pair, the same number as the Handbook tab's "
+                 "pooled view: the Beta(1, 1)-prior posterior mean over the runs that earned it credit — each "
+                 "annotator's verdict counts correct 1, partial ½, incorrect 0 (averaged over annotators), an "
+                 "unrated evaluation run 1 if its answer matched the expected one, a failed call 0. **verdicts** "
+                 "is how many runs' worth of evidence that is.")
 _pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="maestro-health")
 
 
@@ -72,10 +79,15 @@ def skill_rows(maestro: Maestro) -> list[list[str]]:
 
 
 def pair_rows(maestro: Maestro) -> list[list[str]]:
+    from agents.handbook import skill_summary
+
+    learned = {(r["expert"], r["skill"]): r for r in skill_summary(maestro.store)}
     rows = []
     for p in pair_stats(maestro.store):
-        share = "-" if p.correct_share is None else f"{p.correct_share:.0%} ({p.correct_runs}/{p.rated_runs})"
-        rows.append([p.model, p.skill, str(p.calls), str(p.runs), str(p.rated_runs), share])
+        row = learned.get((p.model, p.skill))
+        success = "-" if row is None else f"{row['mean']:.0%}"
+        evidence = "0" if row is None else f"{row['alpha'] + row['beta'] - 2.0:g}"
+        rows.append([p.model, p.skill, str(p.calls), str(p.runs), success, evidence])
     return rows
 
 
@@ -98,8 +110,9 @@ def build_registry_tab(maestro: Maestro) -> dict[str, Any]:
     gr.Markdown("### Skills (Level-1 with their Level-2)")
     gr.Dataframe(value=skill_rows(maestro), headers=SKILL_HEADERS, type="array", interactive=False, wrap=True,
                  elem_id="registry-skills", column_widths=["12%", "14%", "37%", "37%"])
-    gr.Markdown("### Calls per (expert, skill) and the share of rated runs judged correct")
+    gr.Markdown("### Calls per (expert, skill) and how well the pair did")
     pairs = gr.Dataframe(headers=PAIR_HEADERS, type="array", interactive=False, elem_id="registry-pairs")
+    gr.Markdown(SUCCESS_MEANS, elem_id="registry-success-means")
 
     def quick() -> tuple[Any, ...]:
         return expert_rows(maestro, check=False), pair_rows(maestro)

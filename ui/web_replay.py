@@ -1,28 +1,72 @@
 """The Replay tab: a filterable, paginated table of past runs; picking one re-renders it from storage alone.
 
-A run opens by clicking its row, by typing its id, or by a deep link ``/?run=<id>`` read when the page loads.
-Rendering goes through ``ui.render.render_run``, the same function the live Ask tab uses.
+A run opens by clicking its row, by typing its id, or by a deep link ``/?run=<id>`` read when the page loads; the
+page's address then always carries the open run (``?run=<id>``, so copying it shares the run) and the run is
+scrolled to the top of the window. Rendering goes through ``ui.render.render_run``, the same function the live
+Ask tab uses, followed by the evidence viewer (``ui.web_evidence``).
+
+Later controls plug in through ``REPLAY_CONTROLS``: each builder is called inside the row under the run id with
+the ``ReplayView`` (the open run's id box and the components that show a run), and wires its own events.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import gradio as gr
 
 from agents.runtime import Maestro
+from storage import run_agreement
 from ui import render
 from ui.web_ask import image_file
+from ui.web_evidence import EvidencePanel
 
 PAGE_SIZE = 20
 ANY = "(any)"
-STATUSES = [ANY, "done", "failed", "interrupted", "running"]
+STATUSES = [ANY, "done", "abstained", "failed", "cancelled", "interrupted", "running"]
 RATINGS = [ANY, "correct", "incorrect", "partial", "unrated"]
 HEADERS = ["created", "status", "rating", "calls", "question", "answer", "latency", "run id"]
 _RUN_ID = re.compile(r"^[0-9a-f]{32}$")
+
+# Runs in the browser after a run opened: put it in the address (shareable, survives a reload) and scroll it to the
+# top of the window. An empty or malformed id leaves the address alone.
+SHOW_RUN_JS = """
+(runId) => {
+  if (!/^[0-9a-f]{32}$/.test(runId || '')) return;
+  const url = new URL(window.location.href);
+  if (url.searchParams.get('run') !== runId) { url.searchParams.set('run', runId); history.replaceState(null, '', url); }
+  // The tab and the run render over a few frames: scroll until the run's header stays at the top (1.5 s at most).
+  let tries = 0;
+  const settle = () => {
+    const top = document.querySelector('#replay-info');
+    if (!top) return;
+    if (Math.abs(top.getBoundingClientRect().top) < 4 && tries > 2) return;
+    top.scrollIntoView({block: 'start'});
+    if (++tries < 10) setTimeout(settle, 150);
+  };
+  setTimeout(settle, 50);
+}
+"""
+
+
+@dataclass
+class ReplayView:
+    """What a Replay control can use: the open run's id box, and the components (with how to fill them) that
+    show a run, so a control can open another run (e.g. a rerun) the same way the table does."""
+
+    maestro: Maestro
+    run_id: Any
+    outputs: list[Any] = field(default_factory=list)
+    show: Callable[[str], tuple[Any, ...]] = lambda rid: ()
+    show_js: str = SHOW_RUN_JS
+
+
+#: Extra controls under the run id: (builder) called inside a ``gr.Row`` with the ``ReplayView``.
+REPLAY_CONTROLS: list[Callable[[ReplayView], None]] = []
 
 
 @dataclass
@@ -63,16 +107,27 @@ def open_run(maestro: Maestro, run_id: str) -> tuple[list[gr.ChatMessage], str]:
     record = maestro.store.get_run(run_id)
     if record is None:
         return [], f"No run {run_id} in this data directory."
-    lines = [f"**Run** `{record.id}` · {record.created_at:%Y-%m-%d %H:%M:%S} · policy {render.md_escape(record.policy)}"
-             f" · registry `{record.registry_hash}` · [link](?run={record.id})"]
+    return render.render_run(record, image_file(maestro)), info_text(record)
+
+
+def info_text(record: Any) -> str:
+    """The line above a replayed run: id, status, link, and every live rating with the annotators' agreement."""
+    lines = [f"**Run** `{record.id}` · **{record.status}** · {record.created_at:%Y-%m-%d %H:%M:%S} · policy "
+             f"{render.md_escape(record.policy)} · registry `{record.registry_hash}` · [link](?run={record.id})"]
     for rating in record.ratings:
         corrected = f" · corrected: {render.md_escape(rating.corrected_answer)}" if rating.corrected_answer else ""
         comment = f" · “{render.md_escape(rating.comment)}”" if rating.comment else ""
-        lines.append(f"- rated **{rating.verdict}** by {render.md_escape(rating.rater)} "
-                     f"({rating.created_at:%Y-%m-%d %H:%M}){corrected}{comment}")
+        what = f"step {rating.step_index + 1} " if rating.step_index is not None else ""
+        when = rating.updated_at or rating.created_at
+        lines.append(f"- {what}rated **{rating.verdict}** by {render.md_escape(rating.rater)} "
+                     f"({when:%Y-%m-%d %H:%M}){corrected}{comment}")
     if not record.ratings:
         lines.append("- not rated yet")
-    return render.render_run(record, image_file(maestro)), "\n".join(lines)
+    verdicts, agree = run_agreement(record.ratings)
+    if agree is not None:
+        lines.append(f"- annotators {'agree' if agree else '**disagree**'}: " + ", ".join(
+            f"{render.md_escape(r)} {v}" for r, v in sorted(verdicts.items())))
+    return "\n".join(lines)
 
 
 def build_replay_tab(maestro: Maestro) -> dict[str, Any]:
@@ -80,7 +135,7 @@ def build_replay_tab(maestro: Maestro) -> dict[str, Any]:
     registry = maestro.registry
     with gr.Row():
         text = gr.Textbox(label="Search question or answer", scale=3, elem_id="replay-search")
-        status = gr.Dropdown(STATUSES, value=ANY, label="Status", scale=1)
+        status = gr.Dropdown(STATUSES, value=ANY, label="Status", scale=1, elem_id="replay-status")
         skill = gr.Dropdown([ANY, *(s.spec.name for s in registry.skills)], value=ANY, label="Skill", scale=1)
         model = gr.Dropdown([ANY, *(e.name for e in registry.experts)], value=ANY, label="Model", scale=1)
         rating = gr.Dropdown(RATINGS, value=ANY, label="Rating", scale=1)
@@ -93,13 +148,27 @@ def build_replay_tab(maestro: Maestro) -> dict[str, Any]:
     table = gr.Dataframe(headers=HEADERS, datatype="str", type="array", interactive=False, wrap=True,
                          elem_id="replay-table", max_height=420, column_widths=["11%", "7%", "7%", "14%", "27%",
                                                                                    "14%", "7%", "13%"])
-    gr.Markdown("Click a row to open the run, or paste a run id:")
-    with gr.Row():
+    gr.Markdown("Click a row to open the run, or paste a run id. The address always carries the open run: "
+                "copy it to share the run.")
+    with gr.Row(elem_id="replay-controls"):
         run_id = gr.Textbox(label="Run id", scale=4, max_lines=1, elem_id="replay-run-id")
         open_button = gr.Button("Open", scale=1, elem_id="replay-open")
     info = gr.Markdown(elem_id="replay-info")
     chat = gr.Chatbot(label="Replay", height=620, elem_id="replay-chat", feedback_options=None,
                       group_consecutive_messages=False)
+    evidence = EvidencePanel("replay", image_file(maestro)).build()
+
+    def show(rid: str) -> tuple[Any, ...]:
+        messages, line = open_run(maestro, rid)
+        record = maestro.store.get_run((rid or "").strip().lower()) if messages else None
+        return (messages, line, *evidence.values(record))
+
+    shown = [chat, info, *evidence.outputs]
+    view = ReplayView(maestro, run_id, shown, show)
+    if REPLAY_CONTROLS:
+        with gr.Row(elem_id="replay-extra-controls"):
+            for builder in REPLAY_CONTROLS:
+                builder(view)
 
     filter_inputs = [text, status, skill, model, rating]
 
@@ -127,12 +196,14 @@ def build_replay_tab(maestro: Maestro) -> dict[str, Any]:
     def on_select(event: gr.SelectData) -> tuple[Any, ...]:
         row = event.row_value or []
         rid = str(row[-1]) if row else ""
-        messages, line = open_run(maestro, rid)
-        return rid, messages, line
+        return (rid, *show(rid))
 
-    table.select(on_select, None, [run_id, chat, info], concurrency_limit=None, api_name=False)
+    table.select(on_select, None, [run_id, *shown], concurrency_limit=None, api_name=False).then(
+        None, run_id, None, js=SHOW_RUN_JS)
     open_button.click(lambda rid: open_run(maestro, rid), run_id, [chat, info], concurrency_limit=None,
-                      api_name="replay")
-    run_id.submit(lambda rid: open_run(maestro, rid), run_id, [chat, info], concurrency_limit=None, api_name=False)
+                      api_name="replay").then(show, run_id, shown, concurrency_limit=None, api_name=False).then(
+        None, run_id, None, js=SHOW_RUN_JS)
+    run_id.submit(show, run_id, shown, concurrency_limit=None, api_name=False).then(None, run_id, None,
+                                                                                     js=SHOW_RUN_JS)
     return {"refresh": refresh, "filters": filter_inputs, "page": page, "page_outputs": page_outputs,
-            "run_id": run_id, "chat": chat, "info": info}
+            "run_id": run_id, "shown": shown, "show": show, "show_js": SHOW_RUN_JS}

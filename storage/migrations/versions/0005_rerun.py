@@ -1,7 +1,7 @@
 """Reruns: the faithful output of each tool call, stored once per cache key, so a rerun can reuse it.
 
 Revision ID: 0005_rerun
-Revises: 0003_trust
+Revises: 0004_ratings
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0005_rerun"
-down_revision: str | None = "0003_trust"
+down_revision: str | None = "0004_ratings"
 branch_labels: str | None = None
 depends_on: str | None = None
 
