@@ -105,7 +105,9 @@ def test_a_timing_out_expert_ends_within_the_budget_and_ask_exits_non_zero(tmp_p
                                "--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
         elapsed = time.monotonic() - started
     assert done.returncode == 3, done.stderr
-    assert '"status": "failed"' in done.stdout and "timed out after 2 s" in done.stdout
+    # Either the expert's attempts timed out, or (on a loaded machine) the budget ran out first; never an answer.
+    assert '"status": "failed"' in done.stdout
+    assert "timed out after 2 s" in done.stdout or "time budget" in done.stdout
     assert elapsed < 20  # two attempts of 2 s, no third once the 5 s budget cannot hold it, plus start-up
 
 
