@@ -133,7 +133,9 @@ def filesystem_view() -> FilesystemView:
         read_files.append("/etc/ld.so.cache")
         view.binds.append(("/etc/ld.so.cache", "/etc/ld.so.cache"))
     view.symlinks = symlinks
-    view.site_dirs = list(dict.fromkeys(paths[key] for key in ("purelib", "platlib") if os.path.isdir(paths[key])))
+    # Real paths: only those are bound into the view (a venv reached through a symlink is bound at its target).
+    view.site_dirs = list(dict.fromkeys(os.path.realpath(paths[key]) for key in ("purelib", "platlib")
+                                        if os.path.isdir(paths[key])))
     view.landlock = {"read_dirs": python_dirs_list, "exec_dirs": library_dirs, "read_files": read_files,
                      "exec_files": [interpreter], "rw_files": list(DEVICES_RW), "rw_dirs": [WORKDIR]}
     view.landlock["read_files"] += list(DEVICES_RO)
