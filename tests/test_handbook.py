@@ -69,16 +69,17 @@ def test_ratings_update_the_posterior_and_a_new_rating_replaces_the_old(maestro:
     assert [(r.expert, r.skill, r.level2, r.alpha, r.beta) for r in touched] == [("Tools", "Echo", "Plain Echo", 2, 1)]
     assert touched[0].latency_ms > 0 and touched[0].calls == 1
 
-    maestro.store.add_rating(run_id, rater="bob", verdict="incorrect")  # the newest whole-run verdict counts
-    record_feedback(maestro.store, run_id, maestro.registry)
-    assert (row(maestro, "Tools").alpha, row(maestro, "Tools").beta) == (1, 2)
-
-    maestro.store.add_rating(run_id, rater="bob", verdict="partial")
+    # Each annotator's live verdict counts once: ann says correct, bob incorrect -> half a success.
+    maestro.store.add_rating(run_id, rater="bob", verdict="incorrect")
     record_feedback(maestro.store, run_id, maestro.registry)
     assert (row(maestro, "Tools").alpha, row(maestro, "Tools").beta) == (1.5, 1.5)
+
+    maestro.store.add_rating(run_id, rater="bob", verdict="partial")  # bob's edit replaces his own verdict
+    record_feedback(maestro.store, run_id, maestro.registry)
+    assert (row(maestro, "Tools").alpha, row(maestro, "Tools").beta) == (1.75, 1.25)
     maestro.store.add_rating(run_id, rater="cy", verdict="incorrect", step_index=0)  # a step mark is no verdict
     record_feedback(maestro.store, run_id, maestro.registry)
-    assert (row(maestro, "Tools").alpha, row(maestro, "Tools").beta) == (1.5, 1.5)
+    assert (row(maestro, "Tools").alpha, row(maestro, "Tools").beta) == (1.75, 1.25)
 
 
 def test_eval_results_count_against_the_expected_answer_and_money_is_measured(maestro: Maestro) -> None:

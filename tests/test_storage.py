@@ -134,7 +134,9 @@ def test_names_longer_than_their_column_are_cut_alike_on_every_back_end(store: S
     store.add_step(run_id, search_step(0, long_a, "S" * 300, level2="L" * 300,
                                        tool_calls=[ToolCall(0, "t" * 300, {}, "", 1.0)]))
     store.add_step(run_id, search_step(1, long_b, "OCR"))
-    store.add_rating(run_id, rater="r" * 300, verdict="correct")
+    with pytest.raises(ValueError, match="rater names are at most 200"):  # attribution is never cut short
+        store.add_rating(run_id, rater="r" * 300, verdict="correct")
+    store.add_rating(run_id, rater="r" * 200, verdict="correct")
     record = store.get_run(run_id)
     models = [s.model for s in record.steps]
     assert all(len(m) == 200 for m in models) and models[0] != models[1] and models[0].startswith("Expert-xxx")
