@@ -56,7 +56,7 @@ class RouterPolicy:
         searches = ctx.searches
         last = searches[-1] if searches else None
         if last is not None and last.status == "ok":
-            return answer_from_search(last, ctx.registry)
+            return answer_from_search(last, ctx.registry, ctx.question)
         tried = {(s.model, s.skill) for s in searches}
         if ctx.force_answer or len(searches) >= 2:
             reason = last.error if last is not None else "no skill and expert could be called"
