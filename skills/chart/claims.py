@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from skills.chart.facts import ChartFacts, Reading, normalise_spaces
+from skills.chart.facts import ChartFacts, Reading, all_read, normalise_spaces, summed
 from skills.chart.verdict import Verdict, approximately, compare, threshold
 
 NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
@@ -217,14 +217,14 @@ def _rank(mention: Mention, facts: ChartFacts, value_of: Callable[[Mention], Rea
     names = facts.categories if mention.kind == "category" else facts.series
     if mention.kind == "category" and not facts.complete:
         return Verdict.unknown("a category of the chart has no value read, so no rank can be given", "data")
-    values = [(value_of(Mention(0, 0, mention.kind, n)), n) for n in names]
-    if any(v is None for v, _ in values) or len(values) < rank + 1:
+    read = all_read([value_of(Mention(0, 0, mention.kind, n)) for n in names])
+    if read is None or len(read) < rank + 1:
         return Verdict.unknown("not every value of the chart could be read", "data")
-    ordered = sorted(values, key=lambda p: p[0].value, reverse=highest)  # type: ignore[union-attr]
+    ordered = sorted(zip(read, names, strict=True), key=lambda p: p[0].value, reverse=highest)
     place = [n for _, n in ordered].index(mention.name) + 1
-    mine = dict((n, v) for v, n in values)[mention.name]
+    mine = ordered[place - 1][0]
     neighbours = [ordered[i][0] for i in (place - 2, place) if 0 <= i < len(ordered)]
-    verdicts = [compare(mine, other, True, "rank") for other in neighbours]  # type: ignore[arg-type]
+    verdicts = [compare(mine, other, True, "rank") for other in neighbours]
     if any(v.status == "unknown" for v in verdicts):
         return Verdict.unknown(f"{mention.name} is too close to its neighbours to rank", "data")
     strength = min(v.strength for v in verdicts)
@@ -249,20 +249,18 @@ def _big_change(a: Reading, b: Reading, rising: bool) -> Verdict:
 def _combined(t: str, readings: list[Reading | None], share_chart: bool) -> Verdict | None:
     """"The combined share of E0, E1 and E2 exceeds (the share of) E3"; "E0 and E1 together account for half"."""
     indices = [int(i) for i in re.findall(r"\bE(\d)\b", t)]
-    if any(readings[i] is None for i in indices) or len(indices) < 2:
+    named = all_read([readings[i] for i in indices])
+    if named is None or len(named) < 2:
         return Verdict.unknown("a value of the combination could not be read", "data")
     if m := re.search(r"\b(exceeds?|more than|larger than|greater than|less than|smaller than)\b(?:\s+\w+){0,4}?\s+"
                       r"E(\d)\s*\.?$", t):
-        last = int(m.group(2))
-        parts = [readings[i] for i in indices if i != last]
-        total = Reading(sum(p.value for p in parts), sum(p.sigma for p in parts), "sum", min(p.trust for p in parts))
-        return compare(total, readings[last], m.group(1) in ("exceeds", "exceed", "more than", "larger than",  # type: ignore[arg-type]
-                                                              "greater than"), "combined")
+        last = indices.index(int(m.group(2)))
+        total = summed(named[:last] + named[last + 1:])
+        bigger = m.group(1) in ("exceeds", "exceed", "more than", "larger than", "greater than")
+        return compare(total, named[last], bigger, "combined")
     if share_chart and (m := re.search(r"account for (?:(about|approximately|roughly|nearly|exactly)\s+)?"
                                        r"(half|one[- ]third|a third|a quarter|" + NUMBER + r"\s*%)", t)):
-        parts = [readings[i] for i in indices]
-        total = sum(p.value for p in parts)  # type: ignore[union-attr]
+        total = summed(named)
         target = _FRACTIONS.get(m.group(2)) or number(m.group(3) or "") or 0.0
-        return approximately(total, target, sum(p.sigma for p in parts), min(p.trust for p in parts),  # type: ignore[union-attr]
-                             "combined", tol=0.04, far=0.1)
+        return approximately(total.value, target, total.sigma, total.trust, "combined", tol=0.04, far=0.1)
     return None

@@ -52,15 +52,13 @@ class ChartFacts:
 
     def total(self, series: str) -> Reading | None:
         """The sum of ``series`` over every category; None when a category lacks it."""
-        parts = [self.cells[c].get(series) for c in self.categories]
-        if not parts or any(p is None for p in parts):
-            return None
-        return _combine(parts)  # type: ignore[arg-type]
+        parts = all_read([self.cells[c].get(series) for c in self.categories])
+        return summed(parts) if parts else None
 
     def column(self, category: str) -> Reading | None:
         """The sum over the series of ``category`` (a stacked bar's total)."""
         parts = list(self.cells.get(category, {}).values())
-        return _combine(parts) if parts else None
+        return summed(parts) if parts else None
 
     def name_of(self, text: str) -> tuple[str, str] | None:
         """``("category" | "series", name)`` that ``text`` names, matched tolerantly; None if it names neither."""
@@ -73,9 +71,9 @@ class ChartFacts:
     def in_time_order(self) -> list[str]:
         """The categories in chronological order when they all read as times (years, months, quarters, days,
         weeks), else in display order."""
-        keys = [time_key(c) for c in self.categories]
-        if all(k is not None for k in keys) and len({k[0] for k in keys}) == 1:  # type: ignore[index]
-            return [c for _, c in sorted(zip(keys, self.categories, strict=True))]  # type: ignore[type-var]
+        keyed = [(k, c) for c in self.categories if (k := time_key(c)) is not None]
+        if len(keyed) == len(self.categories) and len({k[0] for k, _ in keyed}) == 1:
+            return [c for _, c in sorted(keyed)]
         return list(self.categories)
 
 
@@ -133,9 +131,20 @@ def _last_digit(value: float) -> float:
     return 10.0 ** -len(text.split(".")[1]) if "." in text else 1.0
 
 
-def _combine(parts: list[Reading]) -> Reading:
-    return Reading(sum(p.value for p in parts), sum(p.sigma for p in parts), min((p.source for p in parts), key=len),
-                   min(p.trust for p in parts))
+def all_read(values: list[Reading | None]) -> list[Reading] | None:
+    """``values`` when every one was read, else None (a sum or a trend over a gap is no sum or trend)."""
+    read = [v for v in values if v is not None]
+    return read if read and len(read) == len(values) else None
+
+
+def summed(parts: list[Reading]) -> Reading:
+    """The sum of ``parts``: uncertainties add up, trust is the weakest part's."""
+    return Reading(sum(p.value for p in parts), sum(p.sigma for p in parts), "sum", min(p.trust for p in parts))
+
+
+def mean_of(parts: list[Reading]) -> Reading:
+    total = summed(parts)
+    return Reading(total.value / len(parts), total.sigma / len(parts), "mean", total.trust)
 
 
 def time_key(name: str) -> tuple[int, tuple[float, ...]] | None:

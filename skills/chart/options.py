@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from skills.chart.claims import Mention, check_statement, find_mentions, number, templated
-from skills.chart.facts import ChartFacts, Reading, normalise_spaces, time_key
+from skills.chart.facts import ChartFacts, Reading, all_read, mean_of, normalise_spaces, summed, time_key
 from skills.chart.trends import check_trend, shape_of
 from skills.chart.verdict import Verdict, approximately, compare
 
@@ -129,19 +129,11 @@ def _asked_quantity(q: str, facts: ChartFacts, value_of: Callable[[Mention], Rea
         return Reading(ratio, ratio * (part.sigma / max(part.value, 1e-9) + whole.sigma / whole.value), "ratio",
                        min(part.trust, whole.trust))
     if re.search(r"\b(?:average|mean)\b", t):
-        chosen = _range_of(t, mentions, facts)
-        values = [value_of(Mention(0, 0, "category", c)) for c in chosen]
-        if not values or any(v is None for v in values):
-            return None
-        return Reading(sum(v.value for v in values) / len(values), sum(v.sigma for v in values) / len(values),  # type: ignore[union-attr]
-                       "mean", min(v.trust for v in values))  # type: ignore[union-attr]
+        values = all_read([value_of(Mention(0, 0, "category", c)) for c in _range_of(t, mentions, facts)])
+        return mean_of(values) if values else None
     if re.search(r"\b(?:total|sum|combined)\b", t) and len(mentions) != 1:
-        chosen = _range_of(t, mentions, facts)
-        values = [value_of(Mention(0, 0, "category", c)) for c in chosen]
-        if not values or any(v is None for v in values):
-            return None
-        return Reading(sum(v.value for v in values), sum(v.sigma for v in values), "sum",  # type: ignore[union-attr]
-                       min(v.trust for v in values))  # type: ignore[union-attr]
+        values = all_read([value_of(Mention(0, 0, "category", c)) for c in _range_of(t, mentions, facts)])
+        return summed(values) if values else None
     if len({m.name for m in mentions}) == 1 and re.search(r"\bwhat\b|\bhow (?:much|many)\b|\bvalue\b", t):
         return readings[0]
     return None
@@ -187,15 +179,16 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
             values[letter] = Reading(change, start.sigma + end.sigma, "change", min(start.trust, end.trust))
     if len(values) < 2 or len(values) < len(options) - 1:
         return {}
-    if any(v is None for v in values.values()):
+    read = {k: v for k, v in values.items() if v is not None}
+    if len(read) < len(values):
         return {k: Verdict.unknown("an option names something the table has no usable value for", "data")
                 for k in values}
     high = word.group(1) in _HIGH_WORDS
-    ranked = sorted(values.items(), key=lambda kv: kv[1].value, reverse=high)  # type: ignore[union-attr]
+    ranked = sorted(read.items(), key=lambda kv: kv[1].value, reverse=high)
     best_letter, best = ranked[0]
     out = {}
     for letter, reading in ranked[1:]:
-        verdict = compare(best, reading, high, "extreme")  # type: ignore[arg-type]
+        verdict = compare(best, reading, high, "extreme")
         out[letter] = Verdict("false", verdict.strength, verdict.why) if verdict.status == "true" else \
             Verdict.unknown(verdict.why, "data")
     others = [v for k, v in out.items() if k != best_letter]
@@ -205,7 +198,7 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
         out[best_letter] = Verdict.unknown("too close to the next option to call", "data")
     for letter, text in options.items():  # "All three have about the same total"
         if letter not in out and re.search(r"\b(?:all|both)\b.*\b(?:same|similar|equal)\b", text.lower()):
-            top, bottom = (r.value for r in (ranked[0][1], ranked[-1][1]))  # type: ignore[union-attr]
+            top, bottom = ranked[0][1].value, ranked[-1][1].value
             spread = abs(top - bottom) / max(abs(top), abs(bottom), 1e-9)
             out[letter] = Verdict("false", best.trust, f"they differ by {spread:.0%}") if spread > 0.1 else \
                 Verdict.unknown("they are close", "data")
@@ -231,19 +224,16 @@ def _judge_periods(q: str, options: dict[str, str], facts: ChartFacts,
                                                              int(number(m.group(2) or "") or 0))
     if size <= 0 or 2 * size != len(ordered):
         return {k: Verdict.unknown(f"the chart has {len(ordered)} periods, not two of {size}", "data") for k in options}
-    parts = []
-    for chosen in (ordered[:size], ordered[size:]):
-        values = [value_of(Mention(0, 0, "category", c)) for c in chosen]
-        if any(v is None for v in values):
-            return {k: Verdict.unknown("a value of a period could not be read", "data") for k in options}
-        parts.append(Reading(sum(v.value for v in values), sum(v.sigma for v in values), "sum",  # type: ignore[union-attr]
-                             min(v.trust for v in values)))  # type: ignore[union-attr]
-    first, last = parts
+    halves = [all_read([value_of(Mention(0, 0, "category", c)) for c in chosen])
+              for chosen in (ordered[:size], ordered[size:])]
+    if halves[0] is None or halves[1] is None:
+        return {k: Verdict.unknown("a value of a period could not be read", "data") for k in options}
+    first, last = summed(halves[0]), summed(halves[1])
     out = {}
     for letter, text in options.items():
         low = text.lower()
-        says_first = re.search(r"\bfirst\b", low) is not None
-        says_last = re.search(r"\b(?:last|second|final|latter)\b", low) is not None
+        says_first = re.search(r"\bfirst\b", low)
+        says_last = re.search(r"\b(?:last|second|final|latter)\b", low)
         if re.search(r"\b(?:equal|same|similar)\b", low):
             out[letter] = approximately(first.value, last.value, first.sigma + last.sigma, first.trust, "periods",
                                         tol=0.005, far=0.03)
@@ -251,10 +241,9 @@ def _judge_periods(q: str, options: dict[str, str], facts: ChartFacts,
             cmp = re.search(r"\b(greater|higher|larger|more|less|lower|smaller|fewer)\b", low)
             if cmp is None:
                 continue
-            first_named_first = low.index("first") < re.search(r"\b(?:last|second|final|latter)\b", low).start()  # type: ignore[union-attr]
-            a, b = (first, last) if first_named_first else (last, first)
+            a, b = (first, last) if says_first.start() < says_last.start() else (last, first)
             out[letter] = compare(a, b, cmp.group(1) in ("greater", "higher", "larger", "more"), "periods")
-        elif says_first != says_last:
+        elif (says_first is None) != (says_last is None):
             a, b = (first, last) if says_first else (last, first)
             out[letter] = compare(a, b, True, "periods")
     return out
@@ -271,10 +260,10 @@ def _judge_trends(q: str, options: dict[str, str], facts: ChartFacts,
     chosen = _range_of(templated(q, mentions), mentions, facts)
     if len(chosen) < 3:
         chosen = facts.in_time_order()
-    readings = [value_of(Mention(0, 0, "category", c)) for c in chosen]
-    if any(r is None for r in readings):
+    readings = all_read([value_of(Mention(0, 0, "category", c)) for c in chosen])
+    if readings is None:
         return {k: Verdict.unknown("not every value of the series could be read", "data") for k in options}
-    shape = shape_of(readings)  # type: ignore[arg-type]
+    shape = shape_of(readings)
     if shape is None:
         return {}
     out = {}
