@@ -89,13 +89,13 @@ def report(name: str, outcomes: list[Outcome], with_table: bool) -> None:
           f"precision={precision:.3f} accuracy={right / n:.3f} misleader={misled} outside_letters={outside} "
           f"p50={_pct(times, 0.5):.2f}s p95={_pct(times, 0.95):.2f}s")
     if with_table:
-        print("    risk-coverage (skill confidence >= t):  t  answered  coverage  precision")
+        print(f"    risk-coverage (skill confidence >= t): {'t':>6} {'answered':>9} {'coverage':>9} {'precision':>10}")
         for t in THRESHOLDS:
             kept = [o for o in outcomes if o.decided is not None and (o.decided_confidence or 0.0) >= t]
             good = sum(o.decided == o.expected for o in kept)
             prec = f"{good / len(kept):.3f}" if kept else "  -  "
             mark = "  <- MIN_CONFIDENCE" if t == MIN_CONFIDENCE else ""
-            print(f"    {t:>40.2f}  {len(kept):>8}  {len(kept) / n:>8.3f}  {prec:>9}{mark}")
+            print(f"    {'':39} {t:>6.2f} {len(kept):>9} {len(kept) / n:>9.3f} {prec:>10}{mark}")
 
 
 def _is_abstention(raw: str) -> bool:

@@ -16,7 +16,7 @@ import re
 
 from PIL import Image
 
-from skills.answer_form import answer_form
+from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.common import conclude
@@ -51,7 +51,7 @@ def run(ctx: SkillContext) -> SkillResult:
     return result
 
 
-def _choose(ctx: SkillContext, chart: ChartResult, form) -> SkillResult:
+def _choose(ctx: SkillContext, chart: ChartResult, form: AnswerForm) -> SkillResult:
     """A multiple-choice question: the letter the table supports, with its confidence, or what is missing."""
     decision = decide(chart, ctx.question, form)
     note = ("Data table:\n" + chart.markdown() if chart.found else "") + "\nOptions checked against the table:\n" \
