@@ -3,6 +3,10 @@
 Keywords declared in ``SKILL.md`` are the strong signal (a phrase match scores its length in words, so "bar chart"
 beats "chart"); overlap with the description's content words breaks ties. The scores are returned whole so the
 step can record why a skill was chosen.
+
+Only what the question is about is matched (``skills.question_text.task_text``: no answer-format instructions).
+The options of a multiple-choice question are matched only when its stem names no skill: their words ("above",
+"segment", "number of") would otherwise outvote the stem's.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from skills.question_text import task_text
 from skills.spec import SkillSpec
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -28,11 +33,16 @@ class SkillGuess:
 
 def infer_skills(question: str, specs: list[SkillSpec]) -> list[SkillGuess]:
     """All skills ranked for ``question``, best first (keyword score, then description overlap, then order)."""
-    text = question.lower()
-    words = set(_WORD.findall(text)) - _STOP
+    stem, options = task_text(question)
+    stem = stem.lower()
+    fired_in = {spec.name: [kw for kw in spec.keywords if _phrase_in(kw.lower(), stem)] for spec in specs}
+    if options and not any(fired_in.values()):  # the stem names nothing: the options are all there is
+        text = f"{stem}\n{options.lower()}"
+        fired_in = {spec.name: [kw for kw in spec.keywords if _phrase_in(kw.lower(), text)] for spec in specs}
+    words = set(_WORD.findall(stem)) - _STOP
     ranked: list[tuple[float, float, int, SkillGuess]] = []
     for order, spec in enumerate(specs):
-        fired = [kw for kw in spec.keywords if _phrase_in(kw.lower(), text)]
+        fired = fired_in[spec.name]
         keyword_score = sum(1.0 + 0.5 * (len(kw.split()) - 1) for kw in fired)
         described = set(_WORD.findall(spec.description.lower())) - _STOP
         overlap = len(words & described) / (len(words) or 1)

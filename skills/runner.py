@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from skills.base import SkillContext, SkillResult, ToolTrace
+from skills.question_text import task_text
 from skills.spec import Level2Spec, LoadedSkill
 from storage.records import ModelCall
 
@@ -25,8 +26,12 @@ class Level2Choice:
 
 
 def choose_level2(spec_level2: list[Level2Spec], text: str) -> Level2Choice:
-    """The Level-2 sub-skill whose keywords match ``text`` best (ties: declaration order); the first by default."""
-    lowered = text.lower()
+    """The Level-2 sub-skill whose keywords match ``text`` best (ties: declaration order); the first by default.
+
+    Answer-format instructions in ``text`` are not matched (``task_text``): "the option's letter" is no request
+    to read a letter."""
+    stem, options = task_text(text)
+    lowered = f"{stem}\n{options}".lower()
     best: tuple[int, int, Level2Spec, list[str]] | None = None
     for order, sub in enumerate(spec_level2):
         fired = [kw for kw in sub.keywords if _keyword_in(kw.lower(), lowered)]

@@ -6,6 +6,11 @@ generalist when one is configured, and is otherwise abstained on — no default 
 understand). Turn 1 searches with the best pair; the next turn answers from what the tools settled or what the
 expert said; when the skill found nothing (no chart, no text, the named object not found) or the call failed, it
 tries the next plausible pair once, then abstains saying what each pair was missing.
+
+A multiple-choice question often does not name the kind of image it is about ("Do HR employees have salaries
+above 18 thousand?"). For those, a skill that recognises its kind of image (a ``skill.py`` with
+``image_prior(image) -> (score, reason)``, e.g. Chart's quick look for axes) counts as plausible and is tried first
+when it recognises the image with a score of at least ``IMAGE_PRIOR_MIN``.
 """
 
 from __future__ import annotations
@@ -16,10 +21,13 @@ from agents.policies.answering import abstain_turn, answer_from_search, needs_ex
 from agents.policies.base import Context, PolicyTurn
 from agents.protocol import Search, render_turn
 from agents.registry import Registry
-from agents.skill_inference import infer_skills
+from agents.skill_inference import SkillGuess, infer_skills
+from skills.answer_form import answer_form
 
 #: Pairs tried per question at most (the first choice and one fallback).
 MAX_SEARCHES = 2
+#: Smallest ``image_prior`` score that puts a skill first for a multiple-choice question.
+IMAGE_PRIOR_MIN = 0.7
 
 
 class KeywordPolicy:
@@ -51,6 +59,8 @@ class KeywordPolicy:
         """Plausible (expert, skill, routing reason) pairs in order of preference."""
         registry = ctx.registry
         guesses = infer_skills(ctx.question, [s.spec for s in registry.skills])
+        if answer_form(ctx.question).kind == "choice":
+            guesses = _recognised_first(guesses, registry, ctx.image)
         plausible = [g for g in guesses if g.keyword_score > 0][:2]
         pairs: list[tuple[str, str, dict[str, Any]]] = []
         for guess in plausible:
@@ -65,6 +75,25 @@ class KeywordPolicy:
                     f"({guesses[0].reason})", "skill_score": round(guesses[0].score, 3),
                     "expert_reason": "a neural generalist takes questions no skill recognises"}))
         return pairs
+
+
+def _recognised_first(guesses: list[SkillGuess], registry: Registry, image: Any) -> list[SkillGuess]:
+    """``guesses`` with the skill that best recognises ``image`` (``image_prior``) moved to the front and made
+    plausible, when one does with a score of at least ``IMAGE_PRIOR_MIN``."""
+    best: tuple[float, str, str] | None = None
+    for loaded in registry.skills:
+        prior = getattr(loaded.module, "image_prior", None)
+        if not callable(prior):
+            continue
+        score, why = prior(image)
+        if score >= IMAGE_PRIOR_MIN and (best is None or score > best[0]):
+            best = (score, loaded.spec.name, why)
+    if best is None:
+        return guesses
+    score, name, why = best
+    front = [SkillGuess(g.skill, g.score, f"the image looks like its kind ({why}); {g.reason}",
+                        max(g.keyword_score, score)) for g in guesses if g.skill == name]
+    return front + [g for g in guesses if g.skill != name]
 
 
 def _experts_for(registry: Registry, skill: str) -> list[tuple[str, str]]:

@@ -1,32 +1,81 @@
 """Chart skill: recover the chart's data table from its pixels, then compute the answer from the table.
 
 The tools expert answers the questions a table settles — a value (of a category, in a series), a share of a pie, the
-highest or lowest category, a difference, a total, a count of categories — and declines the rest plainly. A neural
-expert gets the table (as Markdown) and the annotated chart to reason with.
+highest or lowest category, a difference, a total, a count of categories — and declines the rest plainly. A
+multiple-choice question is answered with the one option letter the table supports (``choices.py``), with a
+confidence from the evidence, or not at all, with what is missing. A neural expert gets the table (as Markdown) and
+the annotated chart to reason with.
+
+``image_prior`` is a quick look (no OCR) at whether an image is a chart at all: the keyword policy uses it to send a
+multiple-choice question about a chart here even when its words do not say "chart".
 """
 
 from __future__ import annotations
 
 import re
 
+from PIL import Image
+
+from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
+from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.common import conclude
-from vision_tools.charts import parse_chart
+from vision_tools.charts import ChartResult, chart_likeness, parse_chart
 
 _KIND_FOR_LEVEL2 = {"bar": None, "line": "line", "pie": "pie"}
 _HIGH = re.compile(r"\b(highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak)\b", re.I)
 _LOW = re.compile(r"\b(lowest|smallest|least|minimum|min|fewest|shortest)\b", re.I)
 
 
+def image_prior(image: Image.Image) -> tuple[float, str]:
+    """How much ``image`` looks like a chart (0-1) and why, from its pixels alone (milliseconds, no OCR)."""
+    look = chart_likeness(image)
+    return look.score, look.reason
+
+
 def run(ctx: SkillContext) -> SkillResult:
-    chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=_KIND_FOR_LEVEL2.get(ctx.level2.id))
+    form = answer_form(ctx.question)
+    # A multiple-choice question may be about any kind of chart: the parser detects the kind itself.
+    kind = None if form.kind == "choice" else _KIND_FOR_LEVEL2.get(ctx.level2.id)
+    chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=kind)
+    if form.kind == "choice" and form.options:
+        return _choose(ctx, chart, form)
     if not chart.found:
-        return conclude(ctx, [chart], None, note="The chart parser found no chart to read.")
+        result = conclude(ctx, [chart], None, note="The chart parser found no chart to read.")
+        result.missing = f"the chart parser found no chart to read values from ({chart.reason})"
+        return result
     answer = answer_from_table(chart, ctx.question)
-    return conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown())
+    result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown())
+    if result.answer is None and not getattr(ctx.expert, "neural", False):
+        result.missing = "the question asks for more than a value, extreme, difference, total or average of the table"
+    return result
 
 
-def answer_from_table(chart, question: str) -> str | None:
+def _choose(ctx: SkillContext, chart: ChartResult, form: AnswerForm) -> SkillResult:
+    """A multiple-choice question: the letter the table supports, with its confidence, or what is missing."""
+    decision = decide(chart, ctx.question, form)
+    note = ("Data table:\n" + chart.markdown() if chart.found else "") + "\nOptions checked against the table:\n" \
+        + decision.explain()
+    letter = decision.letter if decision.confidence >= MIN_CONFIDENCE else None
+    missing = decision.missing
+    if decision.letter is not None and letter is None:
+        missing = (f"the evidence for option {decision.letter} is too weak (confidence {decision.confidence:.2f}, "
+                   f"below {MIN_CONFIDENCE}) to answer")
+    result = conclude(ctx, [chart], letter, note=note)
+    if getattr(ctx.expert, "neural", False):
+        return result
+    result.evidence["choice"] = {"letter": decision.letter, "confidence": decision.confidence,
+                                 "missing": decision.missing,
+                                 "verdicts": {k: {"status": v.status, "strength": round(v.strength, 3), "why": v.why,
+                                                  "kind": v.kind} for k, v in decision.verdicts.items()}}
+    result.confidence = decision.confidence if letter else None
+    result.missing = None if letter else missing
+    if letter is None:
+        result.observation = f"No answer: {missing}.\n{result.observation}"
+    return result
+
+
+def answer_from_table(chart: ChartResult, question: str) -> str | None:
     """The answer a parsed chart settles for ``question``, or None when it needs reasoning beyond the table."""
     text = _norm(question)
     series = _mentioned(chart.series, text) if len(chart.series) > 1 else []

@@ -1,4 +1,4 @@
-"""The text of a chart: numbers, value-axis calibration from tick labels, category rows, legend and title.
+"""The text of a chart: numbers, value-axis calibration from tick labels, category rows and the title.
 
 A value axis is calibrated from the OCR'd numbers of its tick labels: labels of one axis share an alignment (the
 right edge for a left y axis, the centre line for an x axis), and their values are linear in their positions. Among
@@ -15,7 +15,7 @@ from itertools import combinations
 import numpy as np
 from PIL import Image
 
-from vision_tools.charts.pixels import Palette, chebyshev, cluster_1d
+from vision_tools.charts.pixels import chebyshev, cluster_1d
 from vision_tools.charts.result import AxisFit
 from vision_tools.image.boxes import Box
 
@@ -126,17 +126,49 @@ def fit_axis(texts: list[Text], orientation: str) -> tuple[AxisFit, list[Text]] 
         groups += [[numbers[i] for i in g] for g in cluster_1d(values, max(3.0, 0.4 * height)) if len(g) >= 2]
     best: tuple[int, float, AxisFit, list[Text]] | None = None
     for group in groups:
-        fit = _ransac(group, orientation, height)
-        if fit is None:
+        for inverted in (False, True):
+            fit = _ransac(group, orientation, height, inverted)
+            if fit is None or (inverted and len(fit[1]) < 3):
+                continue
+            axis, used = fit
+            key = (len(used), -axis.residual)
+            if best is None or key > (best[0], best[1]):
+                best = (len(used), -axis.residual, axis, used)
+    if best is None:
+        return None
+    axis, used = best[2], best[3]
+    if _off_the_line(groups, axis, used, height):
+        axis.scale = "nonlinear"
+    return axis, used
+
+
+def _off_the_line(groups: list[list[Text]], axis: AxisFit, used: list[Text], height: float) -> bool:
+    """Whether two or more other labels of the fitted group sit well off the fitted line *in order* with the
+    ticks used (each between its neighbours' values): the axis is a log or power scale. A misread label ("60"
+    read as "09") is out of order, and is ignored."""
+    group = next((g for g in groups if all(u in g for u in used)), [])
+    spread = max(v for _, v in axis.ticks) - min(v for _, v in axis.ticks)
+    ticks = sorted(axis.ticks)
+    off = 0
+    for t in group:
+        if t in used or t.number is None:
             continue
-        axis, used = fit
-        key = (len(used), -axis.residual)
-        if best is None or key > (best[0], best[1]):
-            best = (len(used), -axis.residual, axis, used)
-    return None if best is None else (best[2], best[3])
+        pos = t.cy if axis.orientation == "y" else t.cx
+        if abs(axis.value_at(pos) - t.number) <= max(0.05 * spread, 1e-9):
+            continue
+        before = [v for p, v in ticks if p < pos]
+        after = [v for p, v in ticks if p > pos]
+        rising = axis.slope > 0  # values grow with the pixel position
+        lower, upper = (before[-1] if before else None), (after[0] if after else None)
+        if not rising:
+            lower, upper = upper, lower
+        if (lower is None or t.number > lower) and (upper is None or t.number < upper):
+            off += 1
+    return off >= 2
 
 
-def _ransac(group: list[Text], orientation: str, height: float) -> tuple[AxisFit, list[Text]] | None:
+def _ransac(group: list[Text], orientation: str, height: float,
+            inverted: bool = False) -> tuple[AxisFit, list[Text]] | None:
     pos = np.array([t.cy if orientation == "y" else t.cx for t in group])
     val = np.array([t.number for t in group], dtype=np.float64)
     tol_px = max(3.0, 0.35 * height)
@@ -145,7 +177,7 @@ def _ransac(group: list[Text], orientation: str, height: float) -> tuple[AxisFit
         if abs(pos[i] - pos[j]) < 2 * tol_px or val[i] == val[j]:
             continue
         slope = (val[j] - val[i]) / (pos[j] - pos[i])
-        if (orientation == "y") != (slope < 0):  # y values grow upwards (pixel y grows downwards)
+        if ((orientation == "y") != (slope < 0)) != inverted:  # y values grow upwards (pixel y grows downwards)
             continue
         intercept = val[i] - slope * pos[i]
         inliers = np.abs((val - intercept) / slope - pos) <= tol_px
@@ -157,7 +189,8 @@ def _ransac(group: list[Text], orientation: str, height: float) -> tuple[AxisFit
     residual = float(np.abs(slope * pos[best] + intercept - val[best]).max())
     used = [t for t, ok in zip(group, best, strict=True) if ok]
     ticks = sorted((float(p), float(v)) for p, v, ok in zip(pos, val, best, strict=True) if ok)
-    return AxisFit(orientation, float(slope), float(intercept), ticks, residual), used
+    return AxisFit(orientation, float(slope), float(intercept), ticks, residual,
+                   "inverted" if inverted else "linear"), used
 
 
 def rows_of(texts: list[Text]) -> list[list[Text]]:
@@ -188,6 +221,24 @@ def merge_words(row: list[Text]) -> list[Text]:
                 continue
         merged.append(t)
     return merged
+
+
+def anchor_slanted(labels: list[Text], text_h: float) -> list[Text]:
+    """Category labels written on a slant (rotated 30-60 degrees, ending at their tick) moved to their tick.
+
+    A slanted word's box is about as tall as it is wide, where a level word of the same length is several times
+    wider than tall; its tick is at the box's top-right corner, about one glyph height in from the right edge.
+    """
+    out = []
+    for t in labels:
+        letters = sum(ch.isalnum() for ch in t.text)
+        if letters >= 4 and t.box.width < 1.6 * t.box.height and t.box.height > 1.8 * text_h:
+            x = t.box.x1 - 0.7 * text_h
+            out.append(Text(t.text, Box(x - 1, t.box.y0, x + 1, t.box.y0 + text_h), t.confidence, t.number,
+                            t.percent))
+        else:
+            out.append(t)
+    return out
 
 
 def split_by_gaps(texts: list[Text], rgb: np.ndarray) -> list[Text]:
@@ -246,92 +297,6 @@ def _share_text(text: str, widths: list[int]) -> list[str]:
         chunks.append(compact[start:end])
         start = end
     return chunks
-
-
-def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette) -> list[tuple[Text, int]]:
-    """``(text, colour index)`` for texts with a short patch (or line sample) of one ink colour just to their left.
-
-    The key must be compact: within the text's height (a bar beside or under a label reaches beyond it) and
-    within a few character heights of the text (a bar ending before a value label extends further left).
-    """
-    entries = []
-    h_img = rgb.shape[0]
-    ink = [i for i in palette.ink() if palette.chroma(i) >= 25]  # greys are text and axes; grey keys unsupported
-    for t in texts:
-        h = max(4.0, t.height)
-        ya, yb = int(max(0, t.box.y0 - 0.6 * h)), int(min(h_img, t.box.y1 + 0.6 * h + 1))
-        xa, xb = int(max(0, t.box.x0 - 7 * h)), int(t.box.x0) - 1
-        if xb - xa < 4 or yb - ya < 2:
-            continue
-        band = rgb[ya:yb, xa:xb]
-        best, best_count = -1, 0
-        mid = slice(int(t.cy - 0.25 * h) - ya, int(t.cy + 0.25 * h) + 1 - ya)
-        coloured = band.max(axis=2).astype(np.int16) - band.min(axis=2) >= 20  # grey text never is a key
-        for index in ink:
-            hit = (chebyshev(band, palette.colours[index]) <= 45) & coloured
-            # The key is the run of this colour nearest the text along its middle rows ...
-            cols = _run_near(_bridge(hit[mid].any(axis=0)), float(xb - xa))
-            if cols is None:
-                continue
-            # ... and it must end within the text's height (a bar or a pie beside the text does not).
-            rows = _run_near(hit[:, cols[0]:cols[1] + 1].any(axis=1), t.cy - ya)
-            if rows is None:
-                continue
-            r0, r1, c0, c1 = rows[0] + ya, rows[1] + ya, cols[0] + xa, cols[1] + xa
-            if r0 < t.box.y0 - 1 or r1 > t.box.y1 + 1:
-                continue
-            if c0 < t.box.x0 - 4.5 * h or c1 < t.box.x0 - 1.5 * h or c1 - c0 < 0.5 * h:
-                continue
-            block = hit[rows[0]:rows[1] + 1, cols[0]:cols[1] + 1]
-            present = block.any(axis=0)
-            centroids = (block * np.arange(block.shape[0])[:, None]).sum(axis=0)[present] / block.sum(axis=0)[present]
-            if np.ptp(centroids) > max(2.0, 0.2 * h):
-                continue  # a key is level; a sloping line passing by the text is not a key
-            if block.mean() < 0.2 or block.sum() <= best_count:  # a key is solid (a line key with a marker less so)
-                continue
-            best, best_count = index, int(block.sum())
-        if best >= 0:
-            entries.append((t, best))
-    if len(entries) > 1:
-        # Entries of a legend line up in a column or a row; a stray hit (a marker read as a letter) does not.
-        def aligned(a: Text, b: Text) -> bool:
-            return abs(a.box.x0 - b.box.x0) <= 0.6 * a.height or abs(a.cy - b.cy) <= 0.4 * a.height
-        entries = [(t, c) for t, c in entries if any(aligned(t, u) for u, _ in entries if u is not t)]
-    return entries
-
-
-def legend_region(entries: list[tuple[Text, int]], missing: int, shape: tuple[int, ...]) -> Box:
-    """Where the ``missing`` legend entries that OCR did not read must be, around the ones it did: keys left of
-    the texts, further entries below (a column) or to the right (a row)."""
-    h = max(t.height for t, _ in entries)
-    x0 = min(t.box.x0 for t, _ in entries) - 5 * h
-    y0 = min(t.box.y0 for t, _ in entries) - (missing + 0.5) * 1.6 * h
-    x1 = max(t.box.x1 for t, _ in entries) + (missing + 1) * 10 * h
-    y1 = max(t.box.y1 for t, _ in entries) + (missing + 0.5) * 1.6 * h
-    return Box(x0, y0, x1, y1).clamp(shape[1], shape[0])
-
-
-def _run_near(flags: np.ndarray, centre: float) -> tuple[int, int] | None:
-    """The ``(first, last)`` indices of the run of True in ``flags`` closest to ``centre``."""
-    idx = np.flatnonzero(flags)
-    if len(idx) == 0:
-        return None
-    breaks = np.flatnonzero(np.diff(idx) > 1)
-    starts = np.concatenate([[idx[0]], idx[breaks + 1]])
-    ends = np.concatenate([idx[breaks], [idx[-1]]])
-    dist = np.maximum(0, np.maximum(starts - centre, centre - ends))
-    k = int(dist.argmin())
-    return int(starts[k]), int(ends[k])
-
-
-def _bridge(flags: np.ndarray, gap: int = 2) -> np.ndarray:
-    """``flags`` with holes of at most ``gap`` False entries between True ones filled (dashed keys)."""
-    out = flags.copy()
-    idx = np.flatnonzero(flags)
-    for a, b in zip(idx[:-1], idx[1:], strict=True):
-        if 1 < b - a <= gap + 1:
-            out[a:b] = True
-    return out
 
 
 def find_title(texts: list[Text], plot_top: float, image_height: int, skip: set[int]) -> tuple[str, list[Text]]:

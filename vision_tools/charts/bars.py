@@ -16,15 +16,14 @@ import numpy as np
 
 from vision_tools.charts.axes import (
     Text,
-    find_legend,
     fit_axis,
-    legend_region,
     merge_words,
     reconcile,
     replace_region,
     rows_of,
     split_by_gaps,
 )
+from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, Rect, cluster_1d
 from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
 from vision_tools.image.boxes import Box
@@ -89,6 +88,10 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
     vertical, bars = found
     if force == "hbar" and vertical or force in ("bar", "grouped_bar") and not vertical:
         return None
+    if _stacked(bars, rects, vertical):
+        # Each bar would be read as its first segment alone: no table beats a wrong one.
+        return BarParse("stacked_bar", [], [], {}, [], None, set(), 0.0,
+                        ["stacked bars (segments of several colours piled on one another) are not read by the tools"])
     warnings: list[str] = []
     text_h = float(np.median([t.height for t in texts])) if texts else 12.0
     lo = min(r.x0 for r in bars) if vertical else min(r.y0 for r in bars)
@@ -139,6 +142,10 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         labels = labels + _read_missing(bars, labels, vertical, base, pitch, text_h, rgb, reread)
     label_ids = {id(t) for t in labels}
     groups = _assign(bars, labels, vertical)
+    orphans = [t.text for t in labels if t not in groups]
+    if orphans:
+        warnings.append(f"no bar read for {len(orphans)} category label(s) ({', '.join(orphans[:4])}): a bar may "
+                        "be missing")
     grouped = any(len(g) > 1 for g in groups.values())
     if force == "grouped_bar" and not grouped:
         warnings.append("asked for a grouped bar chart but every category has one bar")
@@ -185,6 +192,25 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
     table = {c: r for c, r in table.items() if r}
     return BarParse(kind, series, [c for c in categories if c in table], table, marks, axis, used, plot_top,
                     warnings)
+
+
+def _stacked(bars: list[Rect], rects: list[Rect], vertical: bool) -> bool:
+    """Whether most bars carry a segment of another colour on their end (a stacked bar chart)."""
+    def carried(bar: Rect) -> bool:
+        for r in rects:
+            if r.colour == bar.colour:
+                continue
+            if vertical:
+                overlap = min(r.x1, bar.x1) - max(r.x0, bar.x0)
+                if overlap >= 0.8 * bar.width and abs(r.y1 - bar.y0) <= 3:
+                    return True
+            else:
+                overlap = min(r.y1, bar.y1) - max(r.y0, bar.y0)
+                if overlap >= 0.8 * bar.height and abs(r.x0 - bar.x1) <= 3:
+                    return True
+        return False
+
+    return len(bars) >= 2 and sum(carried(b) for b in bars) >= 0.5 * len(bars)
 
 
 def _slot_groups(bars: list[Rect], vertical: bool) -> list[list[Rect]]:
@@ -235,7 +261,8 @@ def _category_labels(texts: list[Text], bars: list[Rect], vertical: bool, base: 
         below = [t for t in texts if t.box.y0 >= base - 0.5 * t.height and base < t.cy <= base + 6 * text_h
                  and lo - pitch <= t.cx <= hi + pitch]
         rows = rows_of(below)
-        return split_by_gaps(merge_words(rows[0]), rgb) if rows else []
+        # A label sits under its bar: a text wholly left of the first bar is a tick label ("0%") on that row.
+        return [t for t in split_by_gaps(merge_words(rows[0]), rgb) if t.box.x1 > lo] if rows else []
     left = [t for t in texts if t.box.x1 <= base + 0.5 * t.height and t.cx < base and lo - pitch <= t.cy <= hi + pitch]
     if not left:
         return []

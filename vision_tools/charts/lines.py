@@ -10,22 +10,22 @@ next to the points are used when they agree.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from vision_tools.charts.axes import (
     Text,
-    find_legend,
+    anchor_slanted,
     fit_axis,
-    legend_region,
     merge_words,
     reconcile,
     replace_region,
     rows_of,
     split_by_gaps,
 )
+from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, colour_mask
 from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
 from vision_tools.image.boxes import Box
@@ -51,11 +51,14 @@ class LineParse:
 @dataclass
 class _Trace:
     colour: int
-    centre: np.ndarray  # per column: centre row of the line, NaN where the line is absent
+    centre: np.ndarray  # per column: centre row of the line (top row of an area), NaN where it is absent
     x0: int
     x1: int
     top: float
     bottom: float
+    area: bool = False  # the top edge of a filled area
+    clipped: list[tuple[int, int]] = field(default_factory=list)  # column runs cut off by the plot's top
+    on_base: bool = True  # an area standing on a flat baseline (not a band of a stack)
 
 
 def trace_lines(rgb: np.ndarray, palette: Palette, keys: list[Box] = ()) -> list[_Trace]:
@@ -74,19 +77,24 @@ def trace_lines(rgb: np.ndarray, palette: Palette, keys: list[Box] = ()) -> list
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.dilate(mask, joiner), connectivity=8)
         if n <= 1:
             continue
-        spans = stats[1:, cv2.CC_STAT_WIDTH]
-        longest = int(spans.max())
-        if longest < 0.2 * w:
-            continue
         keep = np.zeros(n, dtype=bool)
         for k in range(1, n):
             x, y, bw, bh, area = stats[k]
             cx, cy = x + bw / 2, y + bh / 2
             keep[k] = area > 80 and not any(b.x0 <= cx <= b.x1 and b.y0 <= cy <= b.y1 for b in keys)
         line = (mask > 0) & keep[labels]
-        # A filled area (bars, a pie slice) is not a line: lines cover little of their bounding box.
+        # Markers of another colour drawn over the line cut it into pieces: the pieces together must span a good
+        # part of the width (a single one need not).
+        if int(line.any(axis=0).sum()) < 0.2 * w:
+            continue
         ys, xs = np.nonzero(line)
-        if len(xs) == 0 or len(xs) > 0.25 * (np.ptp(xs) + 1) * (np.ptp(ys) + 1):
+        if len(xs) == 0:
+            continue
+        if len(xs) > 0.25 * (np.ptp(xs) + 1) * (np.ptp(ys) + 1):
+            # Filled: bars and pie slices are not lines, but an area chart's fill is one, read along its top edge.
+            area = _area(line, index)
+            if area is not None:
+                traces.append(area)
             continue
         centre = np.full(w, np.nan)
         order = np.argsort(xs, kind="stable")
@@ -95,7 +103,65 @@ def trace_lines(rgb: np.ndarray, palette: Palette, keys: list[Box] = ()) -> list
         for col, group in zip(cols, np.split(ys, starts[1:]), strict=True):
             centre[col] = float(np.median(group))
         traces.append(_Trace(index, centre, int(cols.min()), int(cols.max()), float(ys.min()), float(ys.max())))
-    return traces
+    return _merge_same_line(traces)
+
+
+def _area(filled: np.ndarray, colour: int) -> _Trace | None:
+    """A filled area as a trace of its top edge, or None when ``filled`` is not one fill without gaps (bars have
+    gaps between them); ``on_base`` says whether it stands on a flat baseline (a band of a stack does not). Where
+    the top edge runs flat
+    along the highest row the fill reaches, the area was cut off by the top of the plot: those columns are kept
+    in ``clipped``, and no value is read there."""
+    h, w = filled.shape
+    present = filled.any(axis=0)
+    cols = np.flatnonzero(present)
+    if len(cols) < 0.2 * w or len(cols) < 0.97 * (cols[-1] - cols[0] + 1):
+        return None
+    tops = np.argmax(filled[:, cols], axis=0).astype(float)
+    bottoms = (h - 1 - np.argmax(filled[::-1, cols], axis=0)).astype(float)
+    base = float(np.median(bottoms))
+    if np.median(bottoms - tops) < 0.02 * h:
+        return None
+    centre = np.full(w, np.nan)
+    centre[cols] = tops
+    ceiling = tops.min()
+    flat = np.flatnonzero(tops <= ceiling + 1)
+    clipped = [(int(cols[flat[a]]), int(cols[flat[b]])) for a, b in _runs_of(flat)
+               if cols[flat[b]] - cols[flat[a]] >= 0.03 * w]
+    on_base = bool(np.mean(np.abs(bottoms - base) <= 3) >= 0.85)  # a band of a stack has a wavy bottom
+    return _Trace(colour, centre, int(cols[0]), int(cols[-1]), float(ceiling), base, True, clipped, on_base)
+
+
+def _runs_of(index: np.ndarray) -> list[tuple[int, int]]:
+    """``(first, last)`` positions in ``index`` of its runs of consecutive values."""
+    if len(index) == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(index) > 1)
+    starts = np.concatenate([[0], breaks + 1])
+    ends = np.concatenate([breaks, [len(index) - 1]])
+    return list(zip(starts.tolist(), ends.tolist(), strict=True))
+
+
+def _merge_same_line(traces: list[_Trace]) -> list[_Trace]:
+    """One line drawn in two colours (dots a darker red than the line; an area's fill and its outline) gives two
+    traces along the same path: they are one series. Two traces are one when their centre lines coincide (within
+    3 px) over at least half the columns of the shorter one."""
+    merged: list[_Trace] = []
+    for trace in sorted(traces, key=lambda t: -(t.x1 - t.x0)):
+        for kept in merged:
+            both = ~np.isnan(kept.centre) & ~np.isnan(trace.centre)
+            shorter = min(int((~np.isnan(kept.centre)).sum()), int((~np.isnan(trace.centre)).sum()))
+            if both.sum() >= max(10, 0.5 * shorter) and np.median(np.abs(kept.centre[both] - trace.centre[both])) <= 3:
+                # The longer trace (the line) keeps its centre; the other fills the columns it lacks.
+                gaps = np.isnan(kept.centre) & ~np.isnan(trace.centre)
+                kept.centre[gaps] = trace.centre[gaps]
+                kept.area, kept.clipped = kept.area or trace.area, kept.clipped + trace.clipped
+                kept.x0, kept.x1 = min(kept.x0, trace.x0), max(kept.x1, trace.x1)
+                kept.top, kept.bottom = min(kept.top, trace.top), max(kept.bottom, trace.bottom)
+                break
+        else:
+            merged.append(trace)
+    return merged
 
 
 def value_row(trace: _Trace, x: float, near: int, far: int) -> float | None:
@@ -132,6 +198,10 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
         traces = trace_lines(rgb, palette, keys)
     if not traces:
         return None
+    if sum(t.area for t in traces) >= 2 or any(t.area and not t.on_base for t in traces):
+        # Each fill's top edge is a running total of the ones below it, or hides part of another.
+        return LineParse([], [], {}, [], None, set(), 0.0,
+                         ["stacked or overlapping areas (fills of several colours) are not read by the tools"])
     warnings: list[str] = []
     h_img, w_img = rgb.shape[:2]
     text_h = float(np.median([t.height for t in texts])) if texts else 12.0
@@ -154,7 +224,7 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
                  and left - pitch_guess <= t.cx <= right + pitch_guess]
         labels: list[Text] = []
         for row in rows_of(below):
-            row = split_by_gaps(merge_words(row), rgb)
+            row = anchor_slanted(split_by_gaps(merge_words(row), rgb), text_h)
             if len(row) >= 2 or (len(row) == 1 and right - left < 3 * text_h):
                 labels = row
                 break
@@ -171,22 +241,35 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
             texts = replace_region(texts, reread(label_strip), label_strip)
     if not labels:
         return None
+    if reread is not None and len(labels) >= 3:
+        labels = labels + _read_gaps(labels, bottom, text_h, rgb.shape, reread,
+                                     (min(t.x0 for t in traces), max(t.x1 for t in traces)))
     used |= {id(t) for t in labels}
     xs = sorted(t.cx for t in labels)
     pitch = float(np.median(np.diff(xs))) if len(xs) > 1 else 4 * text_h
+    if len(xs) > 2 and max(np.diff(xs)) > 1.6 * pitch:
+        warnings.append("the category labels read leave a gap: a label (and its point) may be missing")
     near = int(max(5, round(0.7 * text_h)))
     far = int(min(near + max(6, round(0.8 * text_h)), max(near + 3, pitch / 2 - 1)))
 
     names = _series_names(traces, legend, palette)
     numbers = [t for t in texts if t.number is not None and id(t) not in used]
     points: dict[tuple[int, int], tuple[float, float]] = {}  # (trace, label) -> (x, row)
+    # A marker drawn over a line's first and last points hides its ends: reach a little beyond them.
+    reach = max(3.0, min(0.15 * pitch, 1.5 * text_h))
     for ti, trace in enumerate(traces):
         for li, label in enumerate(labels):
-            if not trace.x0 - 3 <= label.cx <= trace.x1 + 3:
+            if not trace.x0 - reach <= label.cx <= trace.x1 + reach:
                 continue
             row = value_row(trace, label.cx, near, far)
             if row is not None:
                 points[(ti, li)] = (label.cx, row)
+    if len(xs) > 1 and (min(t.x0 for t in traces) < xs[0] - 0.6 * pitch or max(t.x1 for t in traces) > xs[-1] + 0.6 * pitch):
+        warnings.append("a line runs on beyond the category labels read: a label (and its point) may be missing")
+    unread = [label.text for li, label in enumerate(labels) if not any((ti, li) in points for ti in range(len(traces)))]
+    if unread:
+        warnings.append(f"no point read for {len(unread)} category label(s) ({', '.join(unread[:4])}): a point may "
+                        "be missing")
     printed = _printed(numbers, points, text_h, axis)
     if axis is None and not printed:
         return None
@@ -195,6 +278,9 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
     marks: list[ChartMark] = []
     for (ti, li), (x, row) in sorted(points.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         measured = axis.value_at(row) if axis else None
+        if any(a - reach <= x <= b + reach for a, b in traces[ti].clipped):
+            warnings.append(f"{labels[li].text}: clipped at the top of the plot (the value is beyond what is drawn)")
+            measured = None
         label_text = printed.get((ti, li))
         if measured is None and label_text is None:
             continue
@@ -213,6 +299,32 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
     categories = [t.text for t in sorted(labels, key=lambda t: t.cx) if t.text in table]
     series = list(dict.fromkeys(names[ti] for ti in range(len(traces))))
     return LineParse(series, categories, table, marks, axis, used, plot_top, warnings)
+
+
+def _read_gaps(labels: list[Text], bottom: float, text_h: float, shape: tuple[int, ...],
+               reread: Callable[[Box], list[Text]], span: tuple[float, float]) -> list[Text]:
+    """Labels read one at a time where an evenly spaced row has a hole — a double gap, or an end short of where
+    the lines (``span``) begin or end: the detector that missed a short word ("Jul") or a slanted one in the
+    whole row finds it alone in a small crop."""
+    ordered = sorted(labels, key=lambda t: t.cx)
+    xs = [t.cx for t in ordered]
+    pitch = float(np.median(np.diff(xs)))
+    reach = 2 * max(t.box.width for t in ordered)  # a slanted label runs left of its tick by its width
+    deep = max(t.box.y1 for t in ordered) + 0.5 * text_h
+    expected = [a + k * pitch for a, b in zip(xs, xs[1:], strict=False)
+                for k in range(1, round((b - a) / pitch)) if round((b - a) / pitch) <= 4]
+    expected += [x for x in (xs[0] - pitch, xs[0] - 2 * pitch) if x >= span[0] - 0.3 * pitch]
+    expected += [x for x in (xs[-1] + pitch, xs[-1] + 2 * pitch) if x <= span[1] + 0.3 * pitch]
+    found: list[Text] = []
+    for x in expected:
+        region = Box(x - max(0.5 * pitch, reach), bottom + 1, x + 0.5 * pitch, deep).clamp(shape[1], shape[0])
+        if region.width < 4 or region.height < 4:
+            continue
+        words = anchor_slanted([t for row in rows_of(reread(region)) for t in merge_words(row)], text_h)
+        near = [t for t in words if abs(t.cx - x) < 0.4 * pitch]
+        if near:
+            found.append(min(near, key=lambda t: abs(t.cx - x)))
+    return found
 
 
 def _series_names(traces: list[_Trace], legend: list[tuple[Text, int]], palette: Palette) -> list[str]:

@@ -8,8 +8,15 @@ tick labels (``chart_axes``) and hands over to the parser of the chart's kind (`
 a disk of slices, rectangles on a common baseline, coloured polylines across a calibrated axis. An image with none
 of them gives a ``ChartResult`` with ``kind=None`` and a ``reason``, not an exception.
 
-Not handled: stacked bars, negative bars, log axes, dark backgrounds, light-grey marks (taken for background),
-grey or black lines, rotated category labels the OCR cannot read.
+An area chart is read as a line along the top edge of its fill; where the fill runs flat along the top of the
+plot it was cut off there, and no value is read ("clipped" in ``warnings``). Stacked bars and stacked or
+overlapping areas are recognised and refused (no table, and ``reason`` says so) rather than read wrongly. A value
+axis whose values grow downwards is read (``AxisFit.scale == "inverted"``), and one whose tick labels are not
+evenly spaced is flagged ``"nonlinear"`` (a log or power scale): both are named in ``warnings``, because values
+measured against them mislead. Category labels written on a slant are placed at their tick.
+
+Not handled: negative bars, log axes (flagged, not read), dark backgrounds, grey or black lines, pale grey marks
+covering much of the image, rotated category labels the OCR cannot read.
 
 Values printed on the chart (bar-end labels, point annotations, pie percentages) are used when they agree with the
 geometry; ``ChartResult.marks`` records for every value whether it came from a label, the axis or a slice angle.
@@ -22,8 +29,9 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
-from vision_tools.charts.axes import Text, find_title, image_array, make_texts, to_image_box
+from vision_tools.charts.axes import Text, find_title, image_array, make_texts, rows_of, to_image_box
 from vision_tools.charts.bars import find_bars, parse_bars
+from vision_tools.charts.legend import find_legend
 from vision_tools.charts.lines import parse_lines, trace_lines
 from vision_tools.charts.pie import find_disk, parse_pie, slices
 from vision_tools.charts.pixels import Palette, Rect, border_colour, filled_rects, find_palette
@@ -68,6 +76,8 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
                   "pie": "no pie (no round disk of slices)", "line": "no lines (no coloured polyline)"}
         return _none(wanted.get(kind, "no bars (no rectangles on a common baseline)"), image.size, work)
     texts = _read_texts(work)
+    read = _reading_summary(texts, present)
+    legend = [t.text for t, _ in find_legend(texts, rgb, palette)]
 
     reasons: list[str] = []
     result: ChartResult | None = None
@@ -79,6 +89,7 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
             result.title = find_title(texts, pie.top, rgb.shape[0], pie.used_texts)[0]
         else:
             reasons.append("no pie (no round disk of slices)")
+    bars = None
     if result is None and "bars" in present:
         bars = parse_bars(rgb, palette, rects, texts, force=kind,
                           reread=lambda region: _read_texts(work, region))
@@ -86,18 +97,33 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
             result = ChartResult(bars.kind, series=bars.series, categories=bars.categories, table=bars.table,
                                  marks=bars.marks, axis=bars.axis, warnings=bars.warnings)
             result.title = find_title(texts, bars.plot_top, rgb.shape[0], bars.used_texts)[0]
+        elif bars is not None and bars.warnings:
+            reasons.append(bars.warnings[0])
         else:
             reasons.append("no bars (no rectangles on a common baseline with an axis or printed values)")
-    if result is None and "line" in present:
+    stacked = "bars" in present and bars is not None and bars.kind == "stacked_bar"
+    if result is None and "line" in present and not stacked:  # segments of stacked bars are no lines either
         lines = parse_lines(rgb, palette, texts, reread=lambda region: _read_texts(work, region))
         if lines is not None and lines.table:
             result = ChartResult("line", series=lines.series, categories=lines.categories, table=lines.table,
                                  marks=lines.marks, axis=lines.axis, warnings=lines.warnings)
             result.title = find_title(texts, lines.plot_top, rgb.shape[0], lines.used_texts)[0]
+        elif lines is not None and lines.warnings:
+            reasons.append(lines.warnings[0])
         else:
             reasons.append("no lines (no coloured polyline across a calibrated value axis)")
     if result is None:
-        return _none("; ".join(reasons), image.size, work)
+        none = _none("; ".join(reasons), image.size, work, read)
+        none.legend = legend
+        return none
+    result.texts, result.shapes, result.value_numbers = read
+    result.legend = legend
+    if result.axis is not None and result.axis.scale == "nonlinear":
+        result.warnings.insert(0, "the value axis is not linear (its tick labels are unevenly spaced: a log or "
+                                  "power scale); values measured between ticks are unreliable")
+    elif result.axis is not None and result.axis.scale == "inverted":
+        result.warnings.insert(0, "the value axis is inverted (values grow downwards): the marks' direction is the "
+                                  "reverse of the values'")
     result.image_size = image.size
     result.annotated = _draw(work, result)
     if scale != 1.0:
@@ -149,14 +175,27 @@ def _read_texts(work: Image.Image, region: Box | None = None) -> list[Text]:
     return texts
 
 
-def _none(reason: str, size: tuple[int, int], work: Image.Image) -> ChartResult:
-    return ChartResult(None, reason=reason, image_size=size, annotated=work.copy())
+def _none(reason: str, size: tuple[int, int], work: Image.Image,
+          read: tuple[list[str], list[str], int] = ([], [], 0)) -> ChartResult:
+    return ChartResult(None, reason=reason, image_size=size, annotated=work.copy(), texts=read[0], shapes=read[1],
+                       value_numbers=read[2])
+
+
+def _reading_summary(texts: list[Text], present: set[str]) -> tuple[list[str], list[str], int]:
+    """Every text read (top to bottom), the shapes present, and how many numbers could be values: all of them but
+    those in the bottom row of three or more texts (the category labels under the x axis: years, or a "Q4" read
+    as "04")."""
+    rows = rows_of(texts)
+    numbers = sum(t.number is not None for t in texts)
+    bottom = [r for r in rows if len(r) >= 3]
+    categories = sum(t.number is not None for t in bottom[-1]) if bottom else 0
+    return ([t.text for row in rows for t in row], sorted(present), numbers - categories)
 
 
 def _rescale_axis(axis: AxisFit, scale: float) -> AxisFit:
     """The axis fit expressed in original-image pixels (work pixel = original pixel * scale)."""
     return AxisFit(axis.orientation, axis.slope * scale, axis.intercept,
-                   [(p / scale, v) for p, v in axis.ticks], axis.residual)
+                   [(p / scale, v) for p, v in axis.ticks], axis.residual, axis.scale)
 
 
 def _draw(work: Image.Image, result: ChartResult) -> Image.Image:

@@ -11,18 +11,22 @@ background-coloured samples (white separators) split runs of the same colour. Ea
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from vision_tools.charts.axes import Text, find_legend, legend_region, merge_words, replace_region, rows_of
+from vision_tools.charts.axes import Text, merge_words, replace_region, rows_of
+from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, background_mask, chebyshev
 from vision_tools.charts.result import PIE_SERIES, ChartMark
 from vision_tools.image.boxes import Box
 
 SAMPLES = 720  # two per degree
+# A slice's name and share written together inside it: "Nuclear (45%)", "Nuclear: 45%", "Nuclear 45 %".
+_NAMED_PERCENT = re.compile(r"([^\d()%:]*[A-Za-z][^\d()%:]*?)\s*[(:\-]?\s*(\d+(?:[.,]\d+)?)\s*%\s*\)?")
 
 
 @dataclass
@@ -158,13 +162,21 @@ def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text],
     used: set[int] = set()
 
     percents: dict[int, Text] = {}
+    names: dict[int, str] = {}
     for t in texts:
-        if t.number is None or math.hypot(t.cx - cx, t.cy - cy) > r:
+        if math.hypot(t.cx - cx, t.cy - cy) > r:
             continue
         k = _slice_at(found, _angle(t.cx - cx, t.cy - cy))
-        if k is not None and (t.percent or k not in percents):
+        if k is None:
+            continue
+        named = _NAMED_PERCENT.fullmatch(t.text.strip())
+        if t.number is None and named is not None:  # "Nuclear (45%)" written inside its slice
+            names.setdefault(k, named.group(1).strip())
+            used.add(id(t))
+            percents[k] = Text(named.group(2), t.box, t.confidence, float(named.group(2)), True)
+            continue
+        if t.number is not None and (t.percent or k not in percents):
             percents[k] = t
-    names: dict[int, str] = {}
     legend = find_legend([t for t in texts if math.hypot(t.cx - cx, t.cy - cy) > r], rgb, palette)
     if reread is not None and 0 < len(legend) < len(found):
         region = legend_region(legend, len(found) - len(legend), rgb.shape)
@@ -229,7 +241,11 @@ def _labels_around(texts: list[Text], found: list[_Slice], cx: float, cy: float,
                    used: set[int]) -> dict[int, str]:
     """Names written just outside the rim, each given to the slice whose middle points at it (closest first)."""
     candidates = []
-    for row in rows_of([t for t in texts if t.number is None or not t.percent]):
+    heights = sorted(t.height for t in texts)
+    typical = heights[len(heights) // 2] if heights else 0.0
+    # A title is set larger than the labels: it is never a slice's name.
+    words = [t for t in texts if (t.number is None or not t.percent) and t.height <= 1.3 * typical]
+    for row in rows_of(words):
         for t in merge_words(row):
             dx = max(t.box.x0 - cx, 0.0, cx - t.box.x1)
             dy = max(t.box.y0 - cy, 0.0, cy - t.box.y1)

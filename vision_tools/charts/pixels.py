@@ -3,8 +3,10 @@
 Charts are drawn with a handful of flat colours. The palette is found from a coarse colour histogram (16 levels per
 channel) whose well-populated bins are merged into colours; anti-aliased edges are rare and fall below the count
 threshold, and blends of a thin line with the background (which a thin line produces in bulk) are recognised as
-blends and dropped. Light, nearly grey colours are treated as background (figure, plot area, grid, legend box):
-chart marks are almost never light grey, and this keeps ggplot/seaborn grey panels out of the marks.
+blends and dropped — unless the colour fills a solid block somewhere (a bar tinted between grey and red to encode a
+second variable is a fill, not an edge). Light, nearly grey colours are treated as background (figure, plot area,
+grid, legend box), which keeps ggplot/seaborn grey panels out of the marks, unless they fill solid blocks that
+together cover little of the image (a pale grey bar or slice among coloured ones).
 """
 
 from __future__ import annotations
@@ -110,9 +112,13 @@ def find_palette(rgb: np.ndarray, max_colours: int = 16) -> Palette:
     fig_bg = border_colour(rgb)
     array = np.array(colours, dtype=np.int16).reshape(-1, 3)
     tot = np.array(totals)
-    is_bg = np.array([(c.max() - c.min() < GREY_CHROMA and c.mean() > LIGHT) or np.abs(c - fig_bg).max() <= 12
-                      for c in array], dtype=bool)
-    keep = _drop_blends(array, tot, is_bg)
+    solid = _solid(rgb, array)
+    # A light grey is background (a panel, a legend box, grid lines) unless it fills solid blocks that together
+    # cover little of the image: bars or slices drawn in a pale grey among coloured ones.
+    is_bg = np.array([np.abs(c - fig_bg).max() <= 12 or (
+        c.max() - c.min() < GREY_CHROMA and c.mean() > LIGHT and not (solid[i] and n < 0.25 * h * w))
+        for i, (c, n) in enumerate(zip(array, tot, strict=True))], dtype=bool)
+    keep = _drop_blends(array, tot, is_bg) | solid
     array, tot, is_bg = array[keep], tot[keep], is_bg[keep]
     order = np.argsort(-tot)[:max_colours]
     return Palette(array[order], tot[order], is_bg[order])
@@ -137,6 +143,20 @@ def _drop_blends(colours: np.ndarray, counts: np.ndarray, is_bg: np.ndarray) -> 
                 if 0.1 < alpha < 0.95 and np.abs(bg + alpha * span - c).max() <= 14:
                     keep[i] = False
     return keep
+
+
+def _solid(rgb: np.ndarray, colours: np.ndarray) -> np.ndarray:
+    """Mask of colours that fill a solid block somewhere (a 9x9 square survives erosion): a fill, never the blend
+    along an anti-aliased edge, even when its colour lies between an ink and the background (a bar tinted from
+    grey to red to encode a second variable)."""
+    out = np.zeros(len(colours), dtype=bool)
+    small = rgb[::2, ::2]
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))  # 5 px at half size: a 9-10 px square
+    for i, c in enumerate(colours):
+        mask = (chebyshev(small, c) <= 12).astype(np.uint8)
+        if mask.sum() >= 25 and cv2.erode(mask, kernel).any():
+            out[i] = True
+    return out
 
 
 def background_mask(rgb: np.ndarray, palette: Palette, tol: int = COLOUR_TOL) -> np.ndarray:

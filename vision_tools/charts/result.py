@@ -53,13 +53,18 @@ class AxisFit:
     intercept: float
     ticks: list[tuple[float, float]]  # (pixel position, tick value) of the labels used
     residual: float  # largest |fitted - printed| over the ticks used, in value units
+    #: "linear"; "nonlinear" when other tick labels of the same axis sit off the line (a log or power scale:
+    #: values measured against the fit are wrong between those ticks); "inverted" when values grow downwards
+    #: (or leftwards): measurements are right, but the marks' visual direction is reversed.
+    scale: str = "linear"
 
     def value_at(self, pixel: float) -> float:
         return self.slope * pixel + self.intercept
 
     def to_dict(self) -> dict:
         return {"orientation": self.orientation, "slope": self.slope, "intercept": self.intercept,
-                "ticks": [[round(p, 1), _round(v)] for p, v in self.ticks], "residual": _round(self.residual)}
+                "ticks": [[round(p, 1), _round(v)] for p, v in self.ticks], "residual": _round(self.residual),
+                "scale": self.scale}
 
 
 @dataclass
@@ -77,6 +82,19 @@ class ChartResult:
     reason: str = ""
     image_size: tuple[int, int] = (0, 0)
     annotated: Image.Image | None = field(default=None, repr=False)
+    #: Every line of text read on the chart (title, ticks, labels, legend, annotations), top to bottom.
+    texts: list[str] = field(default_factory=list)
+    #: The chart shapes the pixels hold ("pie", "bars", "line"), found before any text was read.
+    shapes: list[str] = field(default_factory=list)
+    #: Numbers read on the chart that could be values (tick labels, printed values): every number except a
+    #: bottom row of them (years under the x axis). 0 with ``shapes`` set: the chart has no value scale.
+    value_numbers: int = 0
+    #: Texts read beside a key of one colour (legend entries), whether or not the chart could be read.
+    legend: list[str] = field(default_factory=list)
+
+    @property
+    def marks_seen(self) -> bool:
+        return bool(self.shapes)
 
     @property
     def found(self) -> bool:
@@ -145,6 +163,8 @@ class ChartResult:
             "marks": [m.to_dict() for m in self.marks],
             "axis": None if self.axis is None else self.axis.to_dict(),
             "warnings": list(self.warnings), "reason": self.reason, "image_size": list(self.image_size),
+            "texts": list(self.texts), "shapes": list(self.shapes), "value_numbers": self.value_numbers,
+            "legend": list(self.legend),
         }
 
 

@@ -1,0 +1,114 @@
+"""Multiple-choice chart questions: the option the recovered table supports, or an abstention that says why.
+
+A letter is returned only when the readings make exactly one option true and every other option is false or a
+statement the table cannot check; its confidence is the true option's strength (margin over the reading
+uncertainty, trust in printed numbers and axis fits) lowered for each option left unchecked. Before any option is
+judged, the question is checked against what the chart can support at all:
+
+- the period it asks about must be the period the chart shows ("1960 to 1980" on a chart of 1968-1975 is a
+  sample, not the whole: cherry-picked data);
+- a chart that says its data is partial ("as of May 2024", "year to date") cannot settle how a period ends or
+  what will happen;
+- an option saying the chart cannot tell is never chosen by default; it is chosen only on positive evidence of
+  what it says is missing (``absence.py``: no numbers on the value axis, no legend naming the colours).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from skills.answer_form import AnswerForm
+from skills.chart.absence import missing_support
+from skills.chart.facts import ChartFacts, facts_from, time_key
+from skills.chart.options import judge_options
+from skills.chart.verdict import Verdict
+from skills.question_text import task_text
+from vision_tools.charts import ChartResult
+
+#: Below this the skill abstains rather than answer (risk-coverage on the Misleading ChartQA dev set).
+MIN_CONFIDENCE = 0.7
+JUDGEMENT = ("this asks for a judgement about the chart (what it implies, or whether it can tell at all); the tools "
+             "only check statements against the values the chart shows: configure a VLM expert, see docs/experts.md")
+_PARTIAL = re.compile(r"\bas of\b|\byear[- ]to[- ]date\b|\bytd\b|\bso far\b|\bpreliminary\b|\bpartial\b|\bto date\b|"
+                      r"\binterim\b|\bprojected\b|\bforecast\b", re.IGNORECASE)
+_OUTCOME = re.compile(r"\bwill\b|\bultimately\b|\bfinal\b|\bend (?:higher|lower)\b|\bconclude\b|\blatest\b|\bfull\b",
+                      re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+
+
+@dataclass
+class ChoiceDecision:
+    """The letter chosen (or None), how sure, what is missing when there is no letter, and every option's verdict."""
+
+    letter: str | None
+    confidence: float
+    missing: str | None
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+
+    def explain(self) -> str:
+        lines = [f"{k}: {v.status} ({v.why})" for k, v in self.verdicts.items()]
+        head = (f"Answer {self.letter} (confidence {self.confidence:.2f})" if self.letter else
+                f"No answer: {self.missing}")
+        return "\n".join([head, *lines])
+
+
+def decide(chart: ChartResult, question: str, form: AnswerForm) -> ChoiceDecision:
+    """The option letter ``chart`` supports for ``question`` (whose options are ``form.options``), or why not."""
+    stem, _ = task_text(question)
+    absent = missing_support(chart, stem, form.options)
+    if absent is not None:
+        return absent
+    if not chart.found:
+        return ChoiceDecision(None, 0.0, f"the chart parser could not read values from this chart ({chart.reason}); "
+                                         "it reads bar, line and pie charts, not maps, heatmaps or scatter plots")
+    facts = facts_from(chart, chart.texts)
+    blocked = _unsupported_question(stem, form.options, facts)
+    if blocked is not None:
+        return ChoiceDecision(None, 0.0, blocked)
+    verdicts = judge_options(stem, form.options, facts)
+    return _choose(verdicts, facts)
+
+
+def _unsupported_question(stem: str, options: dict[str, str], facts: ChartFacts) -> str | None:
+    """Why the chart cannot support any answer to this question, or None."""
+    times = [time_key(c) for c in facts.categories]
+    years = [k[1][0] for k in times if k is not None and k[0] == 0]
+    asked = [float(y) for y in _YEAR.findall(stem)]
+    if years and len(years) == len(times) and asked and (min(asked) < min(years) or max(asked) > max(years)):
+        return (f"the question is about {min(asked):g}-{max(asked):g} but the chart shows only "
+                f"{min(years):g}-{max(years):g}: a sample cannot settle the whole period")
+    cannot_offered = any(re.search(r"cannot|can't|impossible|inadequate|not enough", o, re.I) for o in options.values())
+    partial = next((t for t in [facts.title, *facts.texts] if _PARTIAL.search(t)), None)
+    if partial is not None and (cannot_offered or _OUTCOME.search(stem)):
+        return (f"the chart says its data is partial ('{partial}'): how the period ends, or what will happen, is a "
+                "judgement the values shown cannot settle")
+    return None
+
+
+def _choose(verdicts: dict[str, Verdict], facts: ChartFacts) -> ChoiceDecision:
+    trues = [k for k, v in verdicts.items() if v.status == "true"]
+    if len(trues) > 1:
+        return ChoiceDecision(None, 0.0, f"the chart's values support more than one option ({', '.join(trues)})",
+                              verdicts)
+    if not trues:
+        return ChoiceDecision(None, 0.0, _why_none(verdicts, facts), verdicts)
+    letter = trues[0]
+    confidence = verdicts[letter].strength
+    for other, verdict in verdicts.items():
+        if other == letter or verdict.status == "false":
+            continue
+        confidence *= {"data": 0.95, "cannot": 0.97, "judgement": 0.93}.get(verdict.kind, 0.93)
+    return ChoiceDecision(letter, round(confidence, 3), None, verdicts)
+
+
+def _why_none(verdicts: dict[str, Verdict], facts: ChartFacts) -> str:
+    data = [v for v in verdicts.values() if v.status == "unknown" and v.kind == "data"]
+    if data:
+        problems = f" ({'; '.join(facts.problems)})" if facts.problems else ""
+        return f"the chart's values do not settle the options: {data[0].why}{problems}"
+    if all(v.status == "false" for v in verdicts.values()):
+        return "the values read from the chart contradict every option; the reading may be wrong"
+    if facts.problems:
+        return f"{'; '.join(facts.problems)}; {JUDGEMENT}"
+    return JUDGEMENT

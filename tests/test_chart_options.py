@@ -1,0 +1,158 @@
+"""Checking multiple-choice options against a chart's readings: each kind of option, margins, and the guards.
+
+The readings are written by hand here (``ChartFacts``), so every verdict can be traced to known numbers; the same
+logic runs on parsed charts in ``test_chart_choices.py``.
+"""
+
+from __future__ import annotations
+
+from skills.answer_form import answer_form
+from skills.chart.choices import ChoiceDecision, _choose, _unsupported_question
+from skills.chart.facts import ChartFacts, Reading, time_key
+from skills.chart.options import judge_options
+from skills.chart.trends import check_trend, shape_of
+
+INSTRUCTION = "Answer with the option's letter from the given choices directly."
+
+
+def facts(values: dict[str, float], source: str = "printed", sigma: float = 0.1, kind: str = "bar",
+          title: str = "", complete: bool = True) -> ChartFacts:
+    cells = {c: {"value": Reading(v, sigma, source, 0.93)} for c, v in values.items()}
+    return ChartFacts(kind, title, ["value"], list(values), cells, complete=complete)
+
+
+def decide_on(table: ChartFacts, question: str) -> ChoiceDecision:
+    form = answer_form(question)
+    stem = question.split("\n")[0]
+    blocked = _unsupported_question(stem, form.options, table)
+    if blocked:
+        return ChoiceDecision(None, 0.0, blocked)
+    return _choose(judge_options(stem, form.options, table), table)
+
+
+def mc(stem: str, *options: str) -> str:
+    return "\n".join([stem, *(f"{chr(65 + i)}. {o}" for i, o in enumerate(options)), INSTRUCTION])
+
+
+SHARES = facts({"Apple": 2, "Samsung": 20, "Xiaomi": 65, "Huawei": 7, "Others": 6})
+
+
+def test_a_statement_about_printed_values_is_chosen_when_the_others_are_false() -> None:
+    question = mc("Which statement is correct according to the percentages shown?",
+                  "Huawei has a higher market share than Others.", "Others has the largest market share.",
+                  "Apple has a higher market share than Samsung.", "Apple and Huawei have the same market share.")
+    decision = decide_on(SHARES, question)
+    assert decision.letter == "A" and decision.confidence >= 0.85
+    assert [v.status for v in decision.verdicts.values()] == ["true", "false", "false", "false"]
+
+
+def test_comparisons_inside_the_reading_uncertainty_are_not_called() -> None:
+    measured = facts({"North": 50.0, "South": 50.6}, source="axis", sigma=0.5)
+    question = mc("Which is true?", "North is higher than South.", "South is higher than North.")
+    decision = decide_on(measured, question)
+    assert decision.letter is None and "too close" in decision.missing
+
+
+def test_ratio_claims_need_the_factor_within_tolerance() -> None:
+    table = facts({"Latin America": 52, "Europe": 27, "North America": 25, "Africa": 62})
+    question = mc("Which conclusion can be made?", "Latin America has nearly four times the usage of Europe.",
+                  "North America has the highest usage.", "Latin America has the second-highest usage.",
+                  "Africa has about four times the usage of North America.")
+    verdicts = decide_on(table, question).verdicts
+    assert [v.status for v in verdicts.values()] == ["false", "false", "true", "false"]  # 52/27 = 1.9; 62/25 = 2.5
+    between = mc("Which is true?", "Africa has about twice the usage of North America.", "Europe is the highest.")
+    assert decide_on(table, between).verdicts["A"].status == "unknown"  # 2.5 is neither clearly 2 nor clearly not
+
+
+def test_numeric_options_pick_the_one_nearest_the_asked_quantity() -> None:
+    table = facts({"January": 287.4, "February": 325.6, "March": 421.6}, source="axis", sigma=2.0)
+    question = mc("What is the approximate average number of customers from January to March?", "290", "360",
+                  "420", "250")
+    decision = decide_on(table, question)
+    assert decision.letter == "B"  # the mean is 344.9
+    near_two = mc("What is the approximate average number of customers from January to March?", "340", "350")
+    assert decide_on(table, near_two).letter is None  # two options within reach: no call
+
+
+def test_extreme_among_named_options_and_the_all_equal_option() -> None:
+    table = ChartFacts("bar", "", ["Station X", "Station Y", "Station Z"], ["Mon", "Tue"], {
+        "Mon": {"Station X": Reading(3650, 30, "axis", 0.9), "Station Y": Reading(3550, 30, "axis", 0.9),
+                "Station Z": Reading(4550, 30, "axis", 0.9)},
+        "Tue": {"Station X": Reading(3150, 30, "axis", 0.9), "Station Y": Reading(4100, 30, "axis", 0.9),
+                "Station Z": Reading(3000, 30, "axis", 0.9)}})
+    question = mc("Across all shown dates, which station has the lowest total number of visitors?", "Station X",
+                  "Station Y", "Station Z", "All three stations have about the same total")
+    decision = decide_on(table, question)
+    assert decision.letter == "A" and decision.verdicts["D"].status == "false"
+
+
+def test_periods_are_summed_in_time_order_even_when_the_chart_scrambles_them() -> None:
+    days = {f"Day {d}": v for d, v in zip([2, 3, 5, 8, 4, 14, 10, 11, 6, 7, 12, 9, 13, 1],
+                                          [39, 35, 30, 25, 33, 8, 18, 17, 28, 27, 17, 21, 13, 42], strict=True)}
+    question = mc("Which statement about rainfall over these 14 days is most accurate?",
+                  "Total rainfall was greater during the first 7 days than during the last 7 days.",
+                  "Total rainfall was greater during the last 7 days than during the first 7 days.",
+                  "It is impossible to compare totals for the first and last 7 days from this chart.",
+                  "The totals for the first 7 days and the last 7 days were exactly the same.")
+    decision = decide_on(facts(days), question)
+    assert decision.letter == "A"
+    assert decision.verdicts["C"].kind == "cannot" and decision.verdicts["C"].status == "unknown"
+
+
+def test_trend_wording_against_a_series() -> None:
+    rising = shape_of([Reading(v, 1, "axis", 0.9) for v in (1010, 1160, 1584, 1773, 1988, 2228, 2096, 1952,
+                                                            2641, 2993, 3118, 2656)])
+    assert check_trend("Generally increasing", rising).status == "true"
+    assert check_trend("Generally decreasing", rising).status == "false"
+    assert check_trend("Generally constant", rising).status == "false"
+    assert check_trend("It increases steadily every year", rising).status == "false"  # it dips twice
+    flat = shape_of([Reading(v, 0.05, "axis", 0.9) for v in (68.5, 68.2, 68.0, 67.4, 66.4, 66.5, 67.0, 67.6)])
+    assert check_trend("Approval ratings fluctuated slightly but overall changes were small.", flat).status == "true"
+    assert check_trend("Approval ratings experienced a major and sustained decline.", flat).status == "false"
+    legs = shape_of([Reading(v, 1, "axis", 0.9) for v in (300, 100, 500, 800, 600)])
+    assert check_trend("Decreasing, then increasing, and finally decreasing", legs).status == "true"
+    assert check_trend("Increasing, then decreasing, and finally increasing", legs).status == "false"
+
+
+def test_cannot_determine_is_never_chosen_by_default() -> None:
+    question = mc("What is the trend?", "Cannot be determined from the chart.", "It is magnificent.")
+    decision = decide_on(SHARES, question)
+    assert decision.letter is None and "VLM expert" in decision.missing
+
+
+def test_a_missing_value_blocks_ranks_and_trends() -> None:
+    partial = facts({"2019": 10, "2020": 12, "2021": 15}, complete=False)
+    question = mc("Which statement is correct?", "2021 has the highest value.", "2019 has the highest value.")
+    assert decide_on(partial, question).letter is None
+    whole = facts({"2019": 10, "2020": 12, "2021": 15})
+    assert decide_on(whole, question).letter == "A"
+
+
+def test_a_sample_of_years_cannot_settle_a_longer_period() -> None:
+    table = facts({str(y): 10 + y - 1968 for y in range(1968, 1976)})
+    question = mc("What do these price movements suggest about 1960 to 1980?",
+                  "They show steady growth across the entire 1960-1980 period.",
+                  "This segment alone cannot reliably indicate behaviour over 1960-1980.")
+    decision = decide_on(table, question)
+    assert decision.letter is None and "1968-1975" in decision.missing
+
+
+def test_partial_data_cannot_settle_how_a_period_ends() -> None:
+    table = facts({"Candidate A": 35, "Candidate B": 59}, title="Election Poll Results as of Aug 15, 2022")
+    question = mc("The poll ends on Sep 01, 2022. Which is true?", "Cannot be determined.",
+                  "Candidate B will be elected as the winner.")
+    decision = decide_on(table, question)
+    assert decision.letter is None and "partial" in decision.missing
+
+
+def test_claims_about_the_future_are_never_true() -> None:
+    question = mc("Which is true?", "Xiaomi will remain the leader next year.", "Apple has the largest share.")
+    decision = decide_on(SHARES, question)
+    assert decision.letter is None
+
+
+def test_time_keys_order_years_quarters_months_and_days() -> None:
+    assert time_key("2007-08") < time_key("2008-09")
+    assert time_key("Q4 2022") < time_key("Q1 2023")
+    assert time_key("Dec") > time_key("Jan") and time_key("Day 10") > time_key("Day 9")
+    assert time_key("Apples") is None

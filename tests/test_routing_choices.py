@@ -1,0 +1,92 @@
+"""Routing of multiple-choice questions: the answer-format instruction routes nothing, a chart image reaches the
+Chart skill, the circled-letter tool needs a circled or highlighted letter, and a settled answer that is not one of
+the offered letters is never given."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from agents.outcome import settle
+from agents.policies.base import Context
+from agents.policies.keyword import KeywordPolicy
+from agents.registry import load_registry
+from agents.skill_inference import infer_skills
+from agents.types import Step
+from skills.answer_form import answer_form
+from skills.question_text import task_text
+from skills.runner import choose_level2
+
+INSTRUCTION = "Answer with the option's letter from the given choices directly."
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry()
+
+
+def chart_image() -> Image.Image:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.8))
+    ax.bar(["HR", "Sales", "Tech"], [12, 18, 15], color="tab:green")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    return Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
+
+
+def photo_like() -> Image.Image:
+    rng = np.random.default_rng(3)
+    return Image.fromarray(rng.integers(0, 255, (240, 320, 3), dtype=np.uint8))
+
+
+def test_answer_format_instructions_are_not_part_of_the_task() -> None:
+    stem, options = task_text(f"Which is largest?\nA. Tea\nB. Coffee\n{INSTRUCTION}")
+    assert stem == "Which is largest?" and "letter" not in stem + options
+    assert task_text("Count the circles. Answer with a number in curly brackets e.g. {3}.")[0] == "Count the circles."
+    assert task_text("Which letter is circled?")[0] == "Which letter is circled?"
+
+
+def test_the_option_letter_instruction_does_not_pick_the_circled_letter_tool(registry) -> None:
+    question = f"Do HR employees have salaries above 18 thousand?\nA. Yes\nB. No\nC. Cannot be inferred\n{INSTRUCTION}"
+    diagram = registry.skill("Diagram-Reasoning").spec
+    assert choose_level2(diagram.level2, question).level2.id != "highlighted_character"
+    assert choose_level2(diagram.level2, "Which letter is being circled?").level2.id == "highlighted_character"
+    assert choose_level2(diagram.level2, "Which character is highlighted with a red oval?").level2.id == \
+        "highlighted_character"
+    assert infer_skills(question, [s.spec for s in registry.skills])[0].skill != "Diagram-Reasoning"
+
+
+def test_option_words_do_not_outvote_the_stem(registry) -> None:
+    question = (f"Which statement about the bar chart is correct?\nA. The red segment is above the blue one.\n"
+                f"B. The number of items is below ten.\n{INSTRUCTION}")
+    assert infer_skills(question, [s.spec for s in registry.skills])[0].skill == "Chart"
+
+
+def test_a_multiple_choice_question_about_a_chart_goes_to_the_chart_skill(registry) -> None:
+    question = (f"Across all shown dates, which station has the lowest total number of visitors?\nA. Station X\n"
+                f"B. Station Y\nC. Station Z\n{INSTRUCTION}")
+    words_only = infer_skills(question, [s.spec for s in registry.skills])[0].skill
+    assert words_only == "Counting"  # "total number of": the words alone say counting
+    policy = KeywordPolicy()
+    on_chart = policy.candidates(Context(question, chart_image(), registry, [], 4, 0))
+    assert on_chart[0][1] == "Chart" and "looks like" in on_chart[0][2]["skill_reason"]
+    on_photo = policy.candidates(Context(question, photo_like(), registry, [], 4, 0))
+    assert on_photo[0][1] == "Counting"
+
+
+def test_a_settled_answer_outside_the_offered_letters_is_not_given(registry) -> None:
+    question = f"Which is largest?\nA. Tea\nB. Coffee\n{INSTRUCTION}"
+    form = answer_form(question)
+    step = Step(index=0, kind="search", model="Tools", skill="Diagram-Reasoning", settled_answer="E",
+                confidence=0.9)
+    outcome = settle("E", [step], form, min_confidence=0.5, expert_confidence=0.6)
+    assert outcome.status == "abstained" and outcome.answer is None
+    step.settled_answer = "B."
+    assert settle("B.", [step], form, min_confidence=0.5, expert_confidence=0.6).answer == "B"

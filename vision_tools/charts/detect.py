@@ -1,0 +1,118 @@
+"""A quick look, before any OCR, at whether an image is a rendered chart: axes, or a disk of flat colours.
+
+``chart_likeness(image)`` takes a few milliseconds. A rendered chart is a graphic (a handful of flat colours cover
+almost every pixel, which a photograph never does) with either a pair of axis lines — a long dark horizontal line
+and a long dark vertical line meeting at a corner — or a large area of a few flat saturated colours (pie slices,
+filled areas, bars without drawn axes). Thin axis lines survive the reduction because the image is shrunk by
+taking the darkest pixel of each block, not an average.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
+
+from vision_tools.image.loading import require_rgb
+
+#: Long side the image is reduced to (darkest pixel per block).
+SIDE = 480
+#: A line is dark when its pixels are darker than this (0-255 grey).
+DARK = 110
+
+
+@dataclass(frozen=True)
+class ChartLikeness:
+    """How much an image looks like a rendered chart, 0-1, and why."""
+
+    score: float
+    graphic: float  # share of pixels covered by the 12 most common colours
+    axes: bool  # an L of a long horizontal and a long vertical dark line
+    flat_colour: float  # share of pixels in large flat saturated colours
+    reason: str
+
+    def summary(self) -> str:
+        return f"chart likeness {self.score:.2f}: {self.reason}"
+
+    def to_dict(self) -> dict:
+        return {"score": round(self.score, 3), "graphic": round(self.graphic, 3), "axes": self.axes,
+                "flat_colour": round(self.flat_colour, 3), "reason": self.reason}
+
+
+def chart_likeness(image: Image.Image) -> ChartLikeness:
+    """How much ``image`` looks like a rendered chart (bars, lines, areas, pie, scatter with axes)."""
+    image = require_rgb(image, 16, "be looked at")
+    block = max(1, int(np.ceil(max(image.size) / SIDE)))
+    small = _block_min(np.asarray(image.convert("L")), block)
+    colours = np.asarray(image)[::block, ::block]  # one pixel per block: colours stay flat, no blends are made
+    graphic = _graphic_share(colours)
+    axes = _has_axes(small)
+    flat = _flat_saturated_share(colours)
+    if graphic < 0.8:
+        return ChartLikeness(0.1 * graphic, graphic, axes, flat,
+                             f"not a rendered graphic (the 12 commonest colours cover {graphic:.0%} of it)")
+    if axes:
+        return ChartLikeness(0.9, graphic, axes, flat, "a graphic with an x and a y axis line")
+    if flat >= 0.08:
+        return ChartLikeness(0.7, graphic, axes, flat, f"a graphic with large flat colour areas ({flat:.0%})")
+    return ChartLikeness(0.3, graphic, axes, flat, "a graphic without axes or flat colour areas")
+
+
+def _block_min(grey: np.ndarray, block: int) -> np.ndarray:
+    if block == 1:
+        return grey
+    h, w = (grey.shape[0] // block) * block, (grey.shape[1] // block) * block
+    return grey[:h, :w].reshape(h // block, block, w // block, block).min(axis=(1, 3))
+
+
+def _graphic_share(rgb: np.ndarray) -> float:
+    keys = (rgb[..., 0].astype(np.int32) >> 4) << 8 | (rgb[..., 1].astype(np.int32) >> 4) << 4 | (rgb[..., 2] >> 4)
+    counts = np.sort(np.bincount(keys.ravel(), minlength=4096))[::-1]
+    return float(counts[:12].sum() / max(1, keys.size))
+
+
+def _flat_saturated_share(rgb: np.ndarray) -> float:
+    """Share of pixels in saturated colours (chroma >= 40) that each cover at least 1 % of the image."""
+    chroma = rgb.max(axis=2).astype(np.int16) - rgb.min(axis=2)
+    keys = (rgb[..., 0].astype(np.int32) >> 4) << 8 | (rgb[..., 1].astype(np.int32) >> 4) << 4 | (rgb[..., 2] >> 4)
+    keys = keys[chroma >= 40]
+    if keys.size == 0:
+        return 0.0
+    counts = np.bincount(keys, minlength=4096)
+    total = rgb.shape[0] * rgb.shape[1]
+    return float(counts[counts >= 0.01 * total].sum() / total)
+
+
+def _has_axes(grey: np.ndarray) -> bool:
+    """A long dark horizontal line (>= 40 % of the width) and a long dark vertical one (>= 30 % of the height)
+    whose ends meet within a few pixels (the axes' corner)."""
+    dark = grey < DARK
+    h, w = dark.shape
+    rows = _long_runs(dark, 0.4 * w)  # (row, start col, end col)
+    cols = _long_runs(dark.T, 0.3 * h)  # (col, start row, end row)
+    if not rows or not cols:
+        return False
+    tol = max(4, round(0.025 * max(h, w)))  # outer tick marks extend an axis line past the corner
+    for y, x0, x1 in rows:
+        for x, y0, y1 in cols:
+            near_x = x0 - tol <= x <= x1 + tol and (abs(x - x0) <= tol or abs(x - x1) <= tol)
+            near_y = y0 - tol <= y <= y1 + tol and (abs(y - y0) <= tol or abs(y - y1) <= tol)
+            if near_x and near_y:
+                return True
+    return False
+
+
+def _long_runs(dark: np.ndarray, min_len: float) -> list[tuple[int, int, int]]:
+    """For each row of ``dark``: its longest run of dark pixels (gaps of 1 px bridged) when at least ``min_len``."""
+    out = []
+    candidates = np.flatnonzero(dark.sum(axis=1) >= min_len)
+    for r in candidates:
+        idx = np.flatnonzero(dark[r])
+        breaks = np.flatnonzero(np.diff(idx) > 2)
+        starts = np.concatenate([[idx[0]], idx[breaks + 1]])
+        ends = np.concatenate([idx[breaks], [idx[-1]]])
+        k = int(np.argmax(ends - starts))
+        if ends[k] - starts[k] + 1 >= min_len:
+            out.append((int(r), int(starts[k]), int(ends[k])))
+    return out
