@@ -158,7 +158,8 @@ def _step_body(step: Any) -> str:
     if routing := routing_text(step):
         lines.append(routing)
     if step.kind == "answer" and step.answer is not None:
-        lines.append(f"**Answer:** {md_escape(step.answer)}")
+        # "Proposed": the final answer (its own message) is what the run settled on after the checks.
+        lines.append(f"**Proposed answer:** {md_escape(step.answer)}")
     if step.settled_answer is not None:
         sure = f" (confidence {step.confidence:.2f})" if step.confidence is not None else ""
         lines.append(f"**Tools settled:** {md_escape(step.settled_answer)}{sure}")
