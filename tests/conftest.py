@@ -23,3 +23,13 @@ def blindtest_dir() -> Path:
     if not (BLINDTEST / "items.jsonl").exists():
         pytest.skip(f"BlindTest dev set not found at {BLINDTEST}")
     return BLINDTEST
+
+
+SROIE = REPO.parent / "shared" / "datasets" / "sroie-dev"
+
+
+@pytest.fixture(scope="session")
+def sroie_dir() -> Path:
+    if not (SROIE / "items.jsonl").exists():
+        pytest.skip(f"SROIE receipts dev set not found at {SROIE}")
+    return SROIE

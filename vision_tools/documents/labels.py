@@ -94,7 +94,7 @@ def find_labels(layout: Layout, variants: list[str], min_score: float = 0.85) ->
             if found is None:
                 continue
             end, quality = found
-            score = quality * (1.0 - 0.04 * rank)
+            score = quality * (1.0 - 0.01 * min(rank, 10))  # the asked words a little above abbreviations
             if score >= min_score:
                 hits.append(LabelHit(placed, end, score, placed.text[:end].strip()))
                 break
@@ -131,8 +131,9 @@ def variants_for(label: str) -> list[str]:
     options: list[list[str]] = [[]]
     for word in words:
         choices = SYNONYMS.get(word, (word,))
-        options = [prefix + [choice] for choice in choices for prefix in options][:40]
-    variants = [" ".join(option) for option in options]
+        options = [prefix + [choice] for prefix in options for choice in choices][:40]
+    asked = " ".join(words)
+    variants = [asked] + [v for v in (" ".join(option) for option in options) if v != asked]
     if len(words) > 1:  # "invoice number" is often printed as plain "invoice" or "inv #"
         variants += [v for v in SYNONYMS.get(words[0], (words[0],)) if v not in variants]
     return variants

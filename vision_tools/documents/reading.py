@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
-import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from PIL import Image
@@ -41,9 +41,8 @@ class DocumentReading:
     preview: Image.Image = field(repr=False)
     preview_scale: float = 1.0
 
-    @property
-    def annotated(self) -> Image.Image | None:
-        return self.ocr.annotated
+    #: No picture of its own: each field answer draws the boxes it was read from.
+    annotated = None
 
     @property
     def money_lines(self) -> int:
@@ -87,21 +86,27 @@ class DocumentReading:
                 "looks_like_document": self.looks_like_document, "ocr": self.ocr.to_dict()}
 
 
-_readings: weakref.WeakKeyDictionary[OcrResult, DocumentReading] = weakref.WeakKeyDictionary()
+#: Readings kept for the OCR results last read (as many as the OCR cache keeps images).
+_READINGS_KEPT = 24
+_readings: OrderedDict[int, DocumentReading] = OrderedDict()
 _readings_lock = threading.Lock()
 
 
 def read_document(image: Image.Image, backend: str = "rapidocr", ocr: OcrResult | None = None) -> DocumentReading:
     """The page's reading (OCR from the per-image cache unless ``ocr`` is given), levelled into rows."""
     if ocr is None:
-        ocr = read_text_cached(image, backend=backend)
+        ocr = read_text_cached(image, backend=backend, annotate=False)
     with _readings_lock:
-        reading = _readings.get(ocr)
-    if reading is None:
-        preview, scale = shrink(image if image.mode == "RGB" else image.convert("RGB"), PREVIEW_SIDE)
-        reading = DocumentReading(ocr, Layout(ocr.lines, ocr.image_size), preview, scale)
-        with _readings_lock:
-            _readings[ocr] = reading
+        reading = _readings.get(id(ocr))
+        if reading is not None and reading.ocr is ocr:  # an id is only reused after its object died
+            _readings.move_to_end(id(ocr))
+            return reading
+    preview, scale = shrink(image if image.mode == "RGB" else image.convert("RGB"), PREVIEW_SIDE)
+    reading = DocumentReading(ocr, Layout(ocr.lines, ocr.image_size), preview, scale)
+    with _readings_lock:
+        _readings[id(ocr)] = reading
+        while len(_readings) > _READINGS_KEPT:
+            _readings.popitem(last=False)
     return reading
 
 

@@ -30,6 +30,8 @@ _TAX = frozenset(["gst", "tax", "sst", "vat"])
 _INCLUSIVE = frozenset(["incl", "inclusive", "including", "inc"])
 _PAID = frozenset(["cash", "tendered", "paid", "payment", "card", "credit", "debit", "visa", "master", "mastercard",
                    "amex", "ewallet", "boost", "grabpay"])
+_COLUMN_WORDS = frozenset(["qty", "quantity", "item", "items", "description", "desc", "price", "unit", "amount", "amt",
+                           "disc", "code", "no", "rm", "u", "p"])
 #: Amounts are printed to the cent: two printed amounts agree when they differ by less than half a cent.
 _CENT = 0.005
 _SUMMARY_HEADINGS = (("gst", "summary"), ("tax", "summary"), ("summary",))
@@ -104,13 +106,28 @@ def labelled_amounts(layout: Layout) -> list[LabelledAmount]:
         else:
             right = [(p, amounts_in(p.text)) for p in layout.right_of(placed)]
             right = [(p, a) for p, a in right if a]
-            if not right:
+            if right:
+                value_line, amounts = right[-1]
+                amount, pairing = amounts[-1], 0.97
+            elif kind[0] == "total" and not _is_column_header(layout, placed):
+                # "TOTAL AMOUNT" printed as a heading over the line that carries the amount.
+                below = [(p, amounts_in(p.text)) for p in layout.below(placed) if p.x0 >= placed.x1 - placed.height]
+                below = [(p, a) for p, a in below if a]
+                if not below:
+                    continue
+                value_line, amounts = below[-1]
+                amount, pairing = amounts[-1], 0.75
+            else:
                 continue
-            value_line, amounts = right[-1]
-            amount, pairing = amounts[-1], 0.97
         found.append(LabelledAmount(kind[0], kind[1], amount, placed, value_line, pairing,
                                     summary_from is not None and placed.row >= summary_from))
     return found
+
+
+def _is_column_header(layout: Layout, placed: Placed) -> bool:
+    """Whether ``placed`` heads a column of the item table ("QTY  ITEM  PRICE  TOTAL")."""
+    others = [p for p in layout.rows[placed.row] if p.index != placed.index]
+    return any(set(label_words(p.text)) & _COLUMN_WORDS for p in others)
 
 
 def _summary_start(layout: Layout) -> int | None:
@@ -165,7 +182,7 @@ def find_total(layout: Layout) -> FieldAnswer:
     rivals = [s for s, c, _ in scored[1:] if _differs(c.amount.value, best.amount.value)]
     margin = 1.0 if not rivals else min(1.0, max(0.3, (best_score - rivals[0]) / max(best_score, 1e-6) * 2.5))
     confidence = best.ocr * min(1.0, best_score) * (0.6 + 0.4 * margin)
-    where = "on the line of" if best.pairing == 1.0 else "right of"
+    where = "on the line of" if best.pairing == 1.0 else "right of" if best.pairing > 0.9 else "under"
     how = f"{where} '{best.label.text if best.pairing < 1 else best.label.text[:best.amount.start].strip()}'"
     if notes:
         how += f"; {notes}"

@@ -2,8 +2,8 @@
 
 ``read_text_cached(image, **settings)`` returns what ``read_text`` would, from a bounded, thread-safe LRU keyed by
 the SHA-256 of the image's mode, size and pixel bytes plus the settings. Two threads asking for the same image at
-once share one OCR run: the second waits for the first instead of reading the image again. Results are shared, so
-callers must treat them as read-only.
+once share one OCR run: the second waits for the first instead of reading the image again. The picture of the
+boxes (``annotated``) is drawn the first time a caller asks for it. Results are shared: treat them as read-only.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from vision_tools.image.boxes import Box
-from vision_tools.text.ocr import OcrResult, read_text
+from vision_tools.text.ocr import OcrResult, draw_lines, read_text
 
 #: Images whose readings are kept (an entry holds the lines and a <=1600 px annotated copy, a few MB).
 CACHE_SIZE = 24
@@ -43,7 +43,15 @@ class OcrCache:
 
     def read(self, image: Image.Image, region: Box | None = None, backend: str = "rapidocr",
              min_confidence: float = 0.5, max_det_side: int = 1536, annotate: bool = True) -> OcrResult:
-        key = _key(image, region, backend, min_confidence, max_det_side, annotate)
+        key = _key(image, region, backend, min_confidence, max_det_side)
+        result = self._read(key, image, region, backend, min_confidence, max_det_side)
+        if annotate and result.annotated is None:
+            # Drawn on first demand and kept: questions that need no picture of the boxes never pay for one.
+            result.annotated = draw_lines(image, result.lines, region=result.region if region is not None else None)
+        return result
+
+    def _read(self, key: str, image: Image.Image, region: Box | None, backend: str, min_confidence: float,
+              max_det_side: int) -> OcrResult:
         while True:
             with self._lock:
                 if key in self._items:
@@ -58,7 +66,7 @@ class OcrCache:
             waiting.wait()  # another thread is reading this image; its result (or its failure) ends the wait
         try:
             result = read_text(image, region=region, backend=backend, min_confidence=min_confidence,
-                               max_det_side=max_det_side, annotate=annotate)
+                               max_det_side=max_det_side, annotate=False)
             with self._lock:
                 self._items[key] = result
                 while len(self._items) > self.capacity:
@@ -85,10 +93,9 @@ def image_digest(image: Image.Image) -> str:
     return digest.hexdigest()
 
 
-def _key(image: Image.Image, region: Box | None, backend: str, min_confidence: float, max_det_side: int,
-         annotate: bool) -> str:
+def _key(image: Image.Image, region: Box | None, backend: str, min_confidence: float, max_det_side: int) -> str:
     where = "all" if region is None else ",".join(f"{v:.1f}" for v in region.as_list())
-    return f"{image_digest(image)}|{where}|{backend}|{min_confidence}|{max_det_side}|{annotate}"
+    return f"{image_digest(image)}|{where}|{backend}|{min_confidence}|{max_det_side}"
 
 
 _shared = OcrCache()
