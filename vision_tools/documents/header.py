@@ -58,7 +58,10 @@ def is_name_like(text: str) -> bool:
         return False
     if _TITLE.match(text) or dates_in(text) or TIME.search(text) or amounts_in(text):
         return False
-    return not ADDRESS_STOP.search(text) and not POSTCODE.search(text)
+    if POSTCODE.search(text):
+        return False
+    # "CASH & CARRY SDN BHD" is a name: a suffix outweighs a word that would end an address.
+    return not ADDRESS_STOP.search(text) or bool(COMPANY_SUFFIX.search(core))
 
 
 def is_registration(text: str) -> bool:

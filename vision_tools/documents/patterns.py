@@ -148,7 +148,7 @@ REGISTRATION = re.compile(
     re.IGNORECASE)
 #: Lines that end an address block: phone and fax, tax ids, the document's title, e-mail and web addresses.
 ADDRESS_STOP = re.compile(
-    r"\b(?:TEL|TELEPHONE|PHONE|PH|FAX|HP|H/P|MOBILE|GST|SST|VAT|TAX|INVOICE|RECEIPT|BILL|CASH|DATE|TIME|"
+    r"\b(?:TEL|TE1|TELEPHONE|PHONE|PH|FAX|HP|H/P|MOBILE|GST|SST|VAT|TAX|INVOICE|RECEIPT|BILL|CASH|DATE|TIME|"
     r"CASHIER|E-?MAIL|WWW|HTTPS?|OPENING|HOURS|TABLE|ORDER|DOC|SHOPPING\s+HOURS)\b|@|\.com\b|"
     r"(?<![\w-])\+?\(?0\d{1,3}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b",
     re.IGNORECASE)
@@ -178,7 +178,8 @@ ADDRESS_LEXICON = frozenset([
     "AMPANG", "SETAPAK", "RAWANG", "KAJANG", "SEREMBAN", "IPOH",
 ])
 _DAMAGE_MARK = re.compile(r"(?<=[A-Za-z])[:_|!\"`~^](?=[A-Za-z])|^[\"`~^_:|]+(?=[A-Za-z])")
-_GLUED_DIGITS = re.compile(r"[a-z][0-9]|[0-9][a-z]")
+# Only digits that pass for letters (l/I, O): "Uptown3" is a name, "Ma11" a misread "Mall".
+_GLUED_DIGITS = re.compile(r"[a-z][01]|[01][a-z]")
 _STRAY_MARKS = frozenset(['"', "`", "~", "^", "_", ":", "|"])
 _LOOKALIKES = str.maketrans({"1": "L", "0": "O", "5": "S", "8": "B", "|": "I"})
 _TOKEN = re.compile(r"[^\s,;()]+")
