@@ -166,7 +166,7 @@ def test_the_skill_answers_with_a_confidence_and_draws_the_box(registry, receipt
     clear_ocr_cache()
     result, trace = _ask(registry, receipts["010"], "How much did I pay?")
     assert number(result.answer) == pytest.approx(14.10) and result.confidence >= DEFAULT_MIN_CONFIDENCE
-    assert result.missing is None
+    assert result.missing is None and result.observation.startswith("Key information (total")
     assert [c.tool for c in trace.calls] == ["documents.read_document", "documents.read_field"]
     assert trace.calls[1].image is not None and trace.calls[1].data["boxes"]
     before = ocr_cache_info().misses

@@ -82,13 +82,14 @@ def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer
     settled = settle(field.value, field.confidence, field.missing, _field_words(asked.field),
                      min_confidence=DEFAULT_MIN_CONFIDENCE)
     data["field"] = field.to_dict()
-    observation = f"OCR lines:\n{evidence}\nKey information ({asked.field}, asked as {asked.wording!r}): " \
-                  f"{field.summary()}"
+    # The field comes first: a long receipt's OCR lines are cut to the observation limit from the end.
+    found = f"Key information ({asked.field}, asked as {asked.wording!r}): {field.summary()}"
+    lines = f"OCR lines:\n{evidence}"
     if settled.answer is None:
-        return SkillResult(observation=f"{observation}\nNo answer: {settled.missing}.", evidence=data,
+        return SkillResult(observation=f"{found}\nNo answer: {settled.missing}.\n{lines}", evidence=data,
                            confidence=settled.confidence, missing=settled.missing)
     answer = format_answer(ctx.question, settled.answer)
-    return SkillResult(observation=f"{observation}\nAnswer from the tools: {answer}", answer=answer,
+    return SkillResult(observation=f"{found}\nAnswer from the tools: {answer}\n{lines}", answer=answer,
                        confidence=settled.confidence, evidence=data)
 
 

@@ -35,6 +35,8 @@ from vision_tools.documents.result import Candidate, FieldAnswer
 
 #: Confidence kept per word that looks damaged by faded print or a stamp (the reading may be wrong there).
 _DAMAGE_FACTOR = 0.6
+#: Rows between the name and the address that may be passed over (registration number, branch name, date).
+_MAX_SKIPPED_ROWS = 3
 #: Rows of the page searched for the issuer's name.
 HEADER_ROWS = 12
 _TITLE = re.compile(r"^\W*(?:(?:simplified\s+|full\s+)?tax\s+invoice|invoice|receipt|official\s+receipt|"
@@ -196,50 +198,51 @@ def find_company(layout: Layout) -> FieldAnswer:
                        candidates=[Candidate(text, strength, why)])
 
 
-def find_address(layout: Layout) -> FieldAnswer:
-    """The issuer's address: the rows under its name, joined as printed."""
-    found = name_rows(layout)
-    start_row = found[0][-1] + 1 if found is not None else 0
+def _address_rows(layout: Layout, start_row: int) -> tuple[list[tuple[int, str]], bool, bool]:
+    """The rows of the address block from ``start_row`` on, each with its text cut at a phone or tax-id part;
+    whether a postcode row was among them; and whether the block began only weakly (a row with a comma)."""
     taken: list[tuple[int, str]] = []
     skipped = 0
-    postcode_seen = False
-    weak_start = False
+    postcode_seen = weak_start = False
     last: Placed | None = None
     for row in range(start_row, min(start_row + 10, len(layout.rows))):
         text = _row_text(layout, row)
-        top_line = min(layout.rows[row], key=lambda p: p.y0)
-        if last is not None and top_line.y0 - last.y1 > 1.6 * max(last.height, layout.line_height):
-            break
+        top = min(p.y0 for p in layout.rows[row])
+        if last is not None and top - last.y1 > 1.6 * max(last.height, layout.line_height):
+            break  # a wide gap ends the block
         if not taken:
-            if is_address_start(text):
-                pass
-            elif ("," in text and is_name_like(text) and skipped and
-                  not ADDRESS_STOP.search(text)):
-                weak_start = True  # "USJ Summit, Subang (SS)" after the registration lines
-            else:
-                if skipped >= 3 or amounts_in(text):
+            # "USJ Summit, Subang (SS)" after the registration lines: a comma row may begin it, weakly.
+            weak = skipped > 0 and "," in text and is_name_like(text) and not ADDRESS_STOP.search(text)
+            if not is_address_start(text) and not weak:
+                if skipped >= _MAX_SKIPPED_ROWS or amounts_in(text):
                     break
-                skipped += 1
+                skipped += 1  # a registration number, a branch name or the date under the name
                 continue
-        else:
-            if postcode_seen and not _region_only(text):
-                break
-            stop = ADDRESS_STOP.search(text)
-            if stop and not (POSTCODE.search(text) and POSTCODE.search(text).start() < stop.start()):
-                break
-            if amounts_in(text) or dates_in(text):
-                break
+            weak_start = not is_address_start(text)
+        elif (postcode_seen and not _region_only(text)) or amounts_in(text) or dates_in(text) or \
+                _stops_before_postcode(text):
+            break
         stop = ADDRESS_STOP.search(text)
-        if stop and stop.start() > 0 and taken:
-            text = text[:stop.start()].rstrip(" ,.;:-")
-        elif stop and stop.start() > 0 and POSTCODE.search(text):
-            text = text[:stop.start()].rstrip(" ,;:-")
+        if stop and stop.start() > 0:
+            text = text[:stop.start()].rstrip(" ,;:-")  # "81750 Johor Bahru, Johor. Tel No.: 07-387 3322"
         taken.append((row, text))
         last = max(layout.rows[row], key=lambda p: p.y1)
-        if POSTCODE.search(text):
-            postcode_seen = True
+        postcode_seen = postcode_seen or bool(POSTCODE.search(text))
         if stop:
             break
+    return taken, postcode_seen, weak_start
+
+
+def _stops_before_postcode(text: str) -> bool:
+    """A row that is a phone, tax-id or title line, not an address row with a phone number after it."""
+    stop, postcode = ADDRESS_STOP.search(text), POSTCODE.search(text)
+    return bool(stop) and not (postcode and postcode.start() < stop.start())
+
+
+def find_address(layout: Layout) -> FieldAnswer:
+    """The issuer's address: the rows under its name, joined as printed."""
+    found = name_rows(layout)
+    taken, postcode_seen, weak_start = _address_rows(layout, found[0][-1] + 1 if found is not None else 0)
     if not taken:
         return FieldAnswer("address", None, 0.0, missing="no address lines under the issuer's name")
     lines = [p for r, _ in taken for p in _row_lines(layout, r)]
