@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from vision_tools.documents.layout import Layout, Placed
 from vision_tools.documents.patterns import TIME, amounts_in, dates_in
@@ -53,12 +54,15 @@ MONEY_LABELS = frozenset(["tax", "gst", "sst", "vat", "change", "cash", "discoun
 
 def label_words(text: str) -> list[str]:
     """The words of ``text`` in lower case, each misread label word put right ("Totak" -> "total")."""
-    out = []
-    for word in _WORD.findall(text.lower()):
-        out.append(_closest_label_word(word))
-    return out
+    return list(_label_words(text))
 
 
+@lru_cache(maxsize=8192)
+def _label_words(text: str) -> tuple[str, ...]:
+    return tuple(_closest_label_word(word) for word in _WORD.findall(text.lower()))
+
+
+@lru_cache(maxsize=8192)
 def _closest_label_word(word: str) -> str:
     if len(word) < 4 or word in LABEL_WORDS or any(ch.isdigit() for ch in word):
         return word

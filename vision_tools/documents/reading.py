@@ -11,6 +11,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from PIL import Image
 
@@ -44,11 +45,11 @@ class DocumentReading:
     #: No picture of its own: each field answer draws the boxes it was read from.
     annotated = None
 
-    @property
+    @cached_property
     def money_lines(self) -> int:
         return sum(1 for p in self.layout.lines if amounts_in(p.text))
 
-    @property
+    @cached_property
     def looks_like_document(self) -> bool:
         """Enough of a receipt or invoice to read fields from: lines with amounts, a date, document words."""
         words = {w for p in self.layout.lines for w in label_words(p.text)}
