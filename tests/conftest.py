@@ -14,6 +14,7 @@ from tests.postgres_server import PostgresServer, PostgresUnavailable
 
 REPO = Path(__file__).resolve().parent.parent
 BLINDTEST = REPO.parent / "shared" / "datasets" / "blindtest-dev"
+SROIE = REPO.parent / "shared" / "datasets" / "sroie-dev"
 #: Set (scripts/test.sh does, once it has installed PostgreSQL) to make "cannot start PostgreSQL" a failure.
 REQUIRE_POSTGRES = "MAESTRO_REQUIRE_POSTGRES"
 
@@ -103,3 +104,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(_postgres_skipped[0], red=True)
         terminalreporter.write_line("Install Debian's `postgresql` and the `postgres` extra; "
                                     "`bash scripts/test.sh` as root does both.", red=True)
+
+
+@pytest.fixture(scope="session")
+def sroie_dir() -> Path:
+    if not (SROIE / "items.jsonl").exists():
+        pytest.skip(f"SROIE receipts dev set not found at {SROIE}")
+    return SROIE

@@ -1,8 +1,13 @@
-"""OCR skill: read the text with the OCR tool, then transcribe (tools expert) or let a neural expert answer.
+"""OCR skill: read the text with the OCR tool, then answer a document field, transcribe, or let a neural expert answer.
 
-With the tools expert the answer is settled only where reading settles it: a transcription question gets the text
-in reading order; a field question ("what is the total?") gets the value printed next to that label. Anything else
-is returned as evidence with a plain statement that the tools cannot answer it alone.
+With the tools expert the answer is settled only where reading settles it:
+- a document question ("How much did I pay?", "Which shop is this from?", "What is the invoice number?") is
+  answered by the key-information tool (``vision_tools.documents``): the field exactly as printed, its box drawn,
+  and a confidence; below ``DEFAULT_MIN_CONFIDENCE`` the skill abstains and says what is missing;
+- a transcription question gets the text in reading order, or the text inside the named object ("the orange
+  label");
+- anything else is returned as evidence with a plain statement that the tools cannot answer it alone.
+A neural expert gets the OCR lines and, for document questions, the field the tool read, as evidence.
 """
 
 from __future__ import annotations
@@ -12,14 +17,16 @@ import re
 from skills.answer_form import format_answer
 from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, conclude
+from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, document_field, settle
 from skills.runner import ask_expert
-from vision_tools.text import read_text
-from vision_tools.zoom import find_region
+from vision_tools.documents import DocumentReading, FieldAnswer, read_document
+from vision_tools.image import Box
+from vision_tools.text import OcrLine, read_text, read_text_cached
+from vision_tools.zoom import SearchResult, find_region
 
+_TRANSCRIBING = ("text_recognition", "scene_text_qa", "formula_recognition")
 _OBJECT_RE = re.compile(r"\b(" + "|".join(COLOUR_WORDS) + r")\s+(?:label|sign|sticker|banner|tag|card|note|board|"
                         r"plate|box|button|poster)\b", re.IGNORECASE)
-_FIELD_RE = re.compile(r"(?:what is|what's|find|give)\s+(?:the\s+)?([a-z][a-z ]{1,30}?)(?:\s+on|\s+in|\s+of|\?|$)",
-                       re.IGNORECASE)
 
 
 def run(ctx: SkillContext) -> SkillResult:
@@ -34,53 +41,71 @@ def run(ctx: SkillContext) -> SkillResult:
         return conclude(ctx, [search, result], text or None,
                         note=f"Text read inside the {search.target} region only." if text else
                         f"No text inside the {search.target} region.")
-    result = ctx.trace.call("ocr.read_text", read_text, ctx.image, backend=backend)
-    lines = result.lines
-    evidence = "\n".join(
-        f"{i + 1}. {line.text!r} box={line.box.as_list()} conf={line.confidence:.2f}" for i, line in enumerate(lines)
-    ) or "(no text found)"
+    asked = document_field(ctx.question)
+    field = None
+    if asked is not None:
+        reading = ctx.trace.call("documents.read_document", read_document, ctx.image, backend=backend)
+        lines = reading.ocr.lines
+        if _reads_as_document(asked, reading):
+            field = ctx.trace.call("documents.read_field", reading.field, asked.field)
+    else:
+        lines = ctx.trace.call("ocr.read_text", read_text_cached, ctx.image, backend=backend).lines
+    evidence = _evidence(lines)
     if getattr(ctx.expert, "neural", False):
-        return ask_expert(ctx, evidence)
-    data = {"lines": [line.text for line in lines]}
+        if field is not None:
+            evidence += f"\nKey-information tool: {field.summary()}"
+        return ask_expert(ctx, evidence, extra_images=[field.annotated] if field and field.annotated else None)
+    data: dict[str, object] = {"lines": [line.text for line in lines]}
+    if field is not None and asked is not None:
+        return _answer_field(ctx, asked, field, evidence, data)
     if not lines:
-        return SkillResult(observation="OCR found no text in the image.", evidence=data)
-    level2 = ctx.level2.id
-    if level2 == "key_information_extraction":
-        value = _field_value(ctx.question, lines)
-        if value is not None:
-            return SkillResult(observation=f"OCR lines:\n{evidence}\nField value: {value}",
-                               answer=format_answer(ctx.question, value), evidence=data)
-        return SkillResult(observation=f"OCR lines:\n{evidence}\nThe field asked for was not found next to a label.",
-                           evidence=data)
-    if level2 in ("text_recognition", "scene_text_qa", "formula_recognition"):
+        return SkillResult(observation="OCR found no text in the image.", evidence=data,
+                           missing="no text could be read in the image")
+    if ctx.level2.id in _TRANSCRIBING:
         text = " ".join(line.text for line in lines)
         return SkillResult(observation=f"OCR lines:\n{evidence}\nTranscription: {text}",
                            answer=format_answer(ctx.question, text), evidence=data)
     return SkillResult(observation=f"OCR lines:\n{evidence}\nThe tools read the text but cannot answer this "
-                                   "question without a reasoning expert.", evidence=data)
+                                   "question without a reasoning expert.", evidence=data,
+                       missing="the question needs a reasoning expert; the tools can only read the text")
 
 
-def _locate_named_object(ctx: SkillContext):
+def _reads_as_document(asked: DocumentQuestion, reading: DocumentReading) -> bool:
+    """Totals, dates and labelled values are read from any image with text; the issuer's name and address only
+    from pages that look like receipts or invoices (a shop sign's name is scene text, not a document header)."""
+    return asked.field not in ("company", "address") or reading.looks_like_document
+
+
+def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer, evidence: str,
+                  data: dict[str, object]) -> SkillResult:
+    """The field as the answer when it is certain enough, else an abstention that says what is missing."""
+    settled = settle(field.value, field.confidence, field.missing, _field_words(asked.field),
+                     min_confidence=DEFAULT_MIN_CONFIDENCE)
+    data["field"] = field.to_dict()
+    # The field comes first: a long receipt's OCR lines are cut to the observation limit from the end.
+    found = f"Key information ({asked.field}, asked as {asked.wording!r}): {field.summary()}"
+    lines = f"OCR lines:\n{evidence}"
+    if settled.answer is None:
+        return SkillResult(observation=f"{found}\nNo answer: {settled.missing}.\n{lines}", evidence=data,
+                           confidence=settled.confidence, missing=settled.missing)
+    answer = format_answer(ctx.question, settled.answer)
+    return SkillResult(observation=f"{found}\nAnswer from the tools: {answer}\n{lines}", answer=answer,
+                       confidence=settled.confidence, evidence=data)
+
+
+def _field_words(field: str) -> str:
+    return {"company": "issuer's name", "address": "issuer's address"}.get(field, field)
+
+
+def _evidence(lines: list[OcrLine]) -> str:
+    return "\n".join(f"{i + 1}. {line.text!r} box={line.box.as_list()} conf={line.confidence:.2f}"
+                     for i, line in enumerate(lines)) or "(no text found)"
+
+
+def _locate_named_object(ctx: SkillContext) -> tuple[SearchResult, Box] | None:
     """For "the text on the <colour> <label|sign|...>": the object's region, found by a tiled colour search."""
     match = _OBJECT_RE.search(ctx.question)
     if not match:
         return None
     search = ctx.trace.call("zoom.find_region", find_region, ctx.image, match.group(1).lower(), kind="colour")
     return (search, search.matches[0].box) if search.matches else None
-
-
-def _field_value(question: str, lines: list) -> str | None:
-    """The text printed after (or right of) the label the question names."""
-    match = _FIELD_RE.search(question)
-    if not match:
-        return None
-    label = match.group(1).strip().lower()
-    for i, line in enumerate(lines):
-        lowered = line.text.lower()
-        if label in lowered:
-            rest = line.text[lowered.index(label) + len(label):].strip(" :=-\t")
-            if rest:
-                return rest
-            if i + 1 < len(lines):
-                return lines[i + 1].text.strip()
-    return None

@@ -44,9 +44,13 @@ class OcrLine:
     text: str
     box: Box
     confidence: float
+    #: Slope of the line's top edge in degrees (positive: falling to the right, as image y grows downwards); the
+    #: detector's quads are rotated rectangles, so a skewed scan shows here. 0 for back ends without quads.
+    angle: float = 0.0
 
     def to_dict(self) -> dict:
-        return {"text": self.text, "box": self.box.as_list(), "confidence": round(self.confidence, 4)}
+        return {"text": self.text, "box": self.box.as_list(), "confidence": round(self.confidence, 4),
+                "angle": round(self.angle, 2)}
 
 
 @dataclass
@@ -295,8 +299,17 @@ def _to_lines(raw: list[RawLine], offset: tuple[int, int], scale: float, size: t
         ys = [p[1] for p in points]
         box = Box(offset[0] + min(xs) / scale, offset[1] + min(ys) / scale,
                   offset[0] + max(xs) / scale, offset[1] + max(ys) / scale)
-        lines.append(OcrLine(text, box.clamp(*size), confidence))
+        lines.append(OcrLine(text, box.clamp(*size), confidence, _top_edge_angle(points)))
     return lines
+
+
+def _top_edge_angle(points: Quad) -> float:
+    """Degrees of the quad's top edge (first to second corner); 0 for degenerate or vertical-text quads."""
+    (x0, y0), (x1, y1) = points[0], points[1]
+    if x1 - x0 <= 0:
+        return 0.0
+    angle = float(np.degrees(np.arctan2(y1 - y0, x1 - x0)))
+    return angle if abs(angle) < 45 else 0.0
 
 
 def _detecting(backend: str) -> DetectingBackend:

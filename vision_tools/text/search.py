@@ -183,7 +183,7 @@ def _search_tiles(image: Image.Image, target: str, backend: str, threshold: floa
         reading = read_text(piece, backend=backend, max_det_side=TILE_SIDE, annotate=False)
         for line in find_text(piece, target, ocr=reading, threshold=threshold):
             shifted = Box(line.box.x0 + box.x0, line.box.y0 + box.y0, line.box.x1 + box.x0, line.box.y1 + box.y0)
-            hits.append(OcrLine(line.text, shifted, line.confidence))
+            hits.append(OcrLine(line.text, shifted, line.confidence, line.angle))
     hits.sort(key=lambda line: -match_score(line.text, target) * line.confidence)
     return hits
 

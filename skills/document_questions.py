@@ -1,0 +1,132 @@
+"""Which field of a receipt or invoice a question asks for, whatever its wording, and whether a read field is
+certain enough to be the answer.
+
+``document_field("How much did I pay?")`` -> ``DocumentQuestion("total", ...)``; "Which shop is this from?" ->
+company; "When was this bought?" -> date; "Where is the store?" -> address; "What is the invoice number?" -> the
+printed label "invoice number". Questions that name no field (transcriptions, scene text) give None.
+
+``settle(field_answer)`` is the one place that turns a read field into an answer or an abstention:
+below ``DEFAULT_MIN_CONFIDENCE`` there is no answer, and the result says what is missing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Confidence a field needs to be given as the answer; below it the skill abstains and says what is missing.
+#: Chosen from the risk-coverage table of ``benchmarks.bench_receipts`` on the sroie-dev tuning split; the
+#: registry's ``orchestrator.min_confidence`` is meant to replace it once the loop passes it to skills.
+DEFAULT_MIN_CONFIDENCE = 0.5
+
+_MONEY_LABEL = re.compile(
+    r"\b(?P<label>service\s+(?:charge|tax)|sub[\s-]?total|rounding(?:\s+adj\w*)?|discount|deposit|tips?|"
+    r"change|cash(?:\s+tendered)?|tax|gst|sst|vat)\b", re.IGNORECASE)
+_TOTAL_TAX = re.compile(r"\btotal\s+(?:tax|gst|sst|vat)\b|\b(?:tax|gst|sst|vat)\s+total\b", re.IGNORECASE)
+_BEFORE_TAX = re.compile(r"\b(?:total|amount)\s+(?:before|excluding|excl\.?|without)\s+(?:the\s+)?(?:tax|gst|sst|vat)\b",
+                         re.IGNORECASE)
+_TAX_INCLUDED = re.compile(r"\b(?:incl\w*|with|after|plus|inclusive)\s+(?:of\s+)?(?:the\s+)?(?:tax|gst|sst|vat)\b",
+                           re.IGNORECASE)
+_TOTAL = re.compile(
+    r"\b(?:grand\s+|nett?\s+|final\s+)?total\b|\bamount\s+(?:due|payable|paid|to\s+pay|charged|spent|owed)\b|"
+    r"\bhow\s+much\b.*\b(?:pay|paid|cost|costs|spent|spend|charged|owe|owed|due|come\s+to|bill|total|in\s+all)\b|"
+    r"\bhow\s+much\s+(?:was|is|did)\s+(?:it|this|the\s+(?:bill|receipt|purchase|order|meal))\b|"
+    r"\bwhat\s+did\s+(?:it|this|the\s+\w+)\s+cost\b|\b(?:the\s+)?(?:bill|sum)\s+(?:amount|total)\b|"
+    r"\bwhat\s+(?:was|is)\s+the\s+(?:bill|damage|sum)\b|\bprice\s+paid\b|\bbalance\s+due\b|\bamount\s+due\b",
+    re.IGNORECASE)
+_DATE = re.compile(r"\bwhen\b|\bdate\b|\bwhat\s+day\b|\bwhich\s+day\b|\bday\s+of\s+(?:the\s+)?purchase\b|"
+                   r"\bpurchased\s+on\b|\bbought\s+on\b|\bdated\b", re.IGNORECASE)
+_PLACE = (r"(?:shop|store|business|company|seller|vendor|merchant|restaurant|outlet|retailer|supplier|"
+          r"establishment|issuer|place|shop's|store's|premises|branch)")
+_ADDRESS = re.compile(rf"\baddress\b|\blocated\b|\blocation\b|\bwhere\s+(?:is|was|are|'s)\s+(?:the\s+|this\s+|it\b)"
+                      rf"(?:{_PLACE}\b)?|\bwhere's\s+(?:the\s+|this\s+)?{_PLACE}\b|\bwhere\s+can\s+i\s+find\b",
+                      re.IGNORECASE)
+_COMPANY = re.compile(
+    rf"\b(?:which|what)\s+(?:\w+\s+)?{_PLACE}\b|\bwho\s+(?:issued|sold|printed|is\s+the\s+(?:seller|vendor|"
+    rf"merchant|issuer))\b|\bname\s+of\s+(?:the\s+|this\s+)?{_PLACE}|\b{_PLACE}\s*(?:'s)?\s+name\b|"
+    r"\bwhere\s+(?:did\s+i|did\s+we|was\s+(?:this|it))\s+(?:buy|bought|shop|purchased?|eat)\b|"
+    r"\bissued\s+by\b|\bsold\s+by\b|\bfrom\s+which\b|\bwhich\b.*\b(?:is\s+this|was\s+this)\s+from\b",
+    re.IGNORECASE)
+_GENERIC = re.compile(r"^\s*(?:what(?:'s|\s+is|\s+was|\s+are)|give\s+me|find|tell\s+me|read)\s+(?:the\s+|this\s+)?"
+                      r"(?P<label>[a-z][a-z0-9 #./-]{1,40}?)\s*(?:\b(?:on|in|of|for|from|printed|shown|written|at)\b"
+                      r".*)?\??\s*$", re.IGNORECASE)
+_BARE = re.compile(r"^\s*(?:the\s+)?(?P<label>[a-z][a-z0-9 #./-]{1,30}?)\s*\?\s*$", re.IGNORECASE)
+_WHO_TIME = re.compile(r"\bwho\s+(?:was|is)\s+the\s+(?P<label>cashier|operator|salesperson|staff|server|waiter)\b|"
+                       r"\bwhat\s+time\b", re.IGNORECASE)
+#: Words that ask about the text itself, not a field: those questions go to transcription.
+_NOT_A_LABEL = frozenset(["text", "word", "words", "writing", "written", "title", "sign", "letter", "letters",
+                          "message", "caption", "answer", "colour", "color", "image", "picture", "object", "shown",
+                          "said", "says", "displayed", "visible", "this", "it", "there", "meaning", "language",
+                          "font", "brand", "logo"])
+
+
+@dataclass(frozen=True)
+class DocumentQuestion:
+    """The field a question asks for: ``total``, ``date``, ``company``, ``address``, or a printed label."""
+
+    field: str
+    wording: str  # the words of the question that decided it, for the trace
+
+    @property
+    def is_label(self) -> bool:
+        return self.field not in ("total", "date", "company", "address")
+
+
+def document_field(question: str) -> DocumentQuestion | None:
+    """The document field ``question`` asks for, or None when it names none."""
+    text = " ".join(question.replace("’", "'").split())
+    if _BEFORE_TAX.search(text):
+        return DocumentQuestion("subtotal", _BEFORE_TAX.search(text).group(0))
+    money = _MONEY_LABEL.search(text)
+    if money and not _TAX_INCLUDED.search(text):
+        label = _canonical_money(money.group("label").lower())
+        # "total tax" asks for the tax; "the total, tax included" was caught above and asks for the total.
+        if label != "tax" or _TOTAL_TAX.search(text) or not re.search(r"\btotal\b", text, re.IGNORECASE):
+            return DocumentQuestion(label, money.group(0))
+    for field, pattern in (("total", _TOTAL), ("address", _ADDRESS), ("company", _COMPANY), ("date", _DATE)):
+        match = pattern.search(text)
+        if match:
+            return DocumentQuestion(field, match.group(0))
+    special = _WHO_TIME.search(text)
+    if special:
+        return DocumentQuestion(special.group("label").lower() if special.group("label") else "time",
+                                special.group(0))
+    generic = _GENERIC.match(text) or _BARE.match(text)
+    if generic:
+        label = generic.group("label").strip(" .-").lower()
+        if label and not set(label.split()) & _NOT_A_LABEL and len(label.split()) <= 4:
+            return DocumentQuestion(label, generic.group(0).strip())
+    return None
+
+
+def _canonical_money(label: str) -> str:
+    label = re.sub(r"\s+", " ", label)
+    if label in ("gst", "sst", "vat"):
+        return "tax"
+    if label.startswith("sub"):
+        return "subtotal"
+    if label.startswith("rounding"):
+        return "rounding"
+    if label.startswith("tip"):
+        return "tip"
+    return label
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What the skill does with a read field: the answer, or None and what is missing."""
+
+    answer: str | None
+    confidence: float | None
+    missing: str | None
+
+
+def settle(value: str | None, confidence: float, missing: str | None, field: str,
+           min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> Settled:
+    """The answer when the field was read with at least ``min_confidence``; otherwise no answer and why."""
+    if value is None:
+        return Settled(None, None, missing or f"the {field} could not be found")
+    if confidence < min_confidence:
+        return Settled(None, confidence, f"the {field} read as {value!r} is not certain enough (confidence "
+                                         f"{confidence:.2f} < {min_confidence:.2f}); the print may be damaged")
+    return Settled(value, confidence, None)

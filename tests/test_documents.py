@@ -1,0 +1,164 @@
+"""The key-information rules on text alone: amounts and dates as printed, skewed rows, total labels, header blocks,
+printed labels. Real receipts through OCR are in test_receipts.py."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from vision_tools.documents.dates import find_date
+from vision_tools.documents.header import company_text, find_address, find_company
+from vision_tools.documents.labels import find_label_value, variants_for
+from vision_tools.documents.layout import Layout, estimate_skew
+from vision_tools.documents.patterns import amounts_in, dates_in, repair_address, sole_amount
+from vision_tools.documents.totals import classify_label, find_total
+from vision_tools.image import Box
+from vision_tools.text import OcrLine
+
+
+def page(rows: list[list[tuple[str, float]]], skew: float = 0.0, height: float = 30.0,
+         confidence: float = 0.98) -> Layout:
+    """A page of ``rows`` of (text, x) lines, 40 px apart, turned by ``skew`` degrees about the origin."""
+    lines = []
+    slope = math.tan(math.radians(skew))
+    for r, row in enumerate(rows):
+        for text, x in row:
+            y = 50 + 40 * r + x * slope
+            width = 14.0 * len(text)
+            lines.append(OcrLine(text, Box(x, y, x + width, y + height + width * abs(slope)), confidence, skew))
+    return Layout(lines, (1000, 60 + 40 * len(rows)))
+
+
+@pytest.mark.parametrize(("text", "printed", "value"), [
+    ("TOTAL RM 14.10", "RM 14.10", 14.10),
+    ("Nett Total: $8.20", "$8.20", 8.20),
+    ("Grand TotalRM15.40", "RM15.40", 15.40),
+    ("RMO.08", "RMO.08", 0.08),
+    ("8.40*", "8.40", 8.40),
+    ("Rounding -0.01", "-0.01", -0.01),
+    ("1,234.50 SR", "1,234.50", 1234.50),
+])
+def test_amounts_are_read_as_printed(text: str, printed: str, value: float) -> None:
+    found = amounts_in(text)
+    assert [(a.text, a.value) for a in found][-1] == (printed, pytest.approx(value))
+
+
+@pytest.mark.parametrize("text", ["Qty 1.000", "TEL 03-3271 9872", "12/02/2018", "Invoice 18301/102/T0305", "6%"])
+def test_quantities_phones_and_dates_are_not_amounts(text: str) -> None:
+    assert amounts_in(text) == []
+
+
+def test_a_sole_amount_allows_a_currency_and_a_tax_mark_only() -> None:
+    assert sole_amount("RM 14.10").text == "RM 14.10"
+    assert sole_amount("5.20 S").value == pytest.approx(5.20)
+    assert sole_amount("FISHBALL NOODLE 7.00") is None
+
+
+@pytest.mark.parametrize(("text", "printed"), [
+    ("Frid-v, 29-12-2017", "29-12-2017"),
+    ("Date:12/02/2018", "12/02/2018"),
+    ("05 Mar 2018 18:24", "05 Mar 2018"),
+    ("DATE:12/13/2016 9:52:15 AM", "12/13/2016"),
+    ("Date: 9/3/2018 20:54:50", "9/3/2018"),
+    ("26-04-18 16:59 SH01 ZJ86", "26-04-18"),
+    ("2018-01-31", "2018-01-31"),
+    ("March 5, 2018", "March 5, 2018"),
+    ("00440010036 25032018 13:11:54", "25032018"),
+])
+def test_dates_are_answered_exactly_as_printed(text: str, printed: str) -> None:
+    assert [d.text for d in dates_in(text)] == [printed]
+
+
+@pytest.mark.parametrize("text", ["31/31/2018", "Invoice No: SP-nu11-18/06/09-1018481", "TEL 03-4043 7678",
+                                  "SUN-THU:1000 HRS - 2200 HRS", "1.000 6.00"])
+def test_impossible_or_embedded_dates_are_not_dates(text: str) -> None:
+    assert dates_in(text) == []
+
+
+def test_skew_is_measured_and_rows_levelled() -> None:
+    # Turned by 2 degrees, the right column sits 20 px lower than its label: a row apart without levelling.
+    rows = [[("SUB-TOTAL", 60.0), ("144.68", 600.0)], [("TAX", 60.0), ("8.68", 600.0)],
+            [("TOTAL", 60.0), ("153.35", 600.0)], [("THANK YOU FOR SHOPPING WITH US", 60.0)],
+            [("GOODS SOLD ARE NOT RETURNABLE", 60.0)], [("PLEASE COME AGAIN SOON", 60.0)]]
+    layout = page(rows, skew=2.0)
+    assert estimate_skew(layout_lines(layout)) == pytest.approx(2.0)
+    assert [layout.row_text(r) for r in range(len(layout.rows))][:3] == ["SUB-TOTAL 144.68", "TAX 8.68",
+                                                                         "TOTAL 153.35"]
+
+
+def layout_lines(layout: Layout) -> list[OcrLine]:
+    return [p.line for p in layout.lines]
+
+
+@pytest.mark.parametrize(("label", "kind"), [
+    ("TOTAL", "total"), ("Grand Total", "total"), ("NETT TOTAL", "total"), ("Total Incl. GST@6%", "total"),
+    ("Total Sales (Inclusive of GST) :", "total"), ("Totak", "total"), ("Amount Due", "total"),
+    ("SUB-TOTAL/(EX)", "subtotal"), ("Total Sales (Excluding GST)", "subtotal"), ("Total GST", "tax"),
+    ("CASH", "paid"), ("CHANGE", "change"), ("Rounding Adj", "rounding"),
+])
+def test_total_labels_are_told_apart(label: str, kind: str) -> None:
+    assert classify_label(label)[0] == kind
+
+
+@pytest.mark.parametrize("label", ["Total Qty :", "Item(s) : 4", "Total Points", "TOTAL INCLUDES 0% GST"])
+def test_labels_that_only_look_like_totals_are_ignored(label: str) -> None:
+    assert classify_label(label) is None
+
+
+def test_the_total_agrees_with_cash_minus_change_not_the_subtotal() -> None:
+    layout = page([[("SUBTOTAL", 40.0), ("RM41.43", 400.0)], [("ROUNDING", 40.0), ("RM0.02", 400.0)],
+                   [("SUBTOTAL", 40.0), ("RM41.45", 400.0)], [("CASH", 40.0), ("RM51.50", 400.0)],
+                   [("CHANGE", 40.0), ("RM10.05", 400.0)], [("GST SUMMARY", 40.0)],
+                   [("Total", 40.0), ("39.09", 300.0), ("41.43", 400.0)]])
+    total = find_total(layout)
+    assert total.value == "RM41.45" and "paid minus change agrees" in total.how
+    assert total.boxes and total.confidence >= 0.5
+
+
+def test_a_receipt_without_a_total_or_payment_abstains() -> None:
+    layout = page([[("SAM SAM TRADING CO", 100.0)], [("GLUE", 40.0), ("5.20", 400.0)],
+                   [("PAPER", 40.0), ("8.90", 400.0)]])
+    total = find_total(layout)
+    assert total.value is None and "total" in total.missing
+
+
+def test_company_and_address_come_from_the_header_block() -> None:
+    layout = page([[("A03018", 300.0)], [("UNIHAKKA INTERNATIONAL SDN BHD", 150.0)], [("05 Mar 2018 18:24", 200.0)],
+                   [("(867388-U)", 220.0)], [("12, Jalan Tampoi 7/4,Kawasan Perindustrian", 120.0)],
+                   [("Tampoi,81200 Johor Bahru, Johor", 150.0)], [("TAX INVOICE", 200.0)],
+                   [("Total Amount: $8.20", 300.0)]])
+    company, address = find_company(layout), find_address(layout)
+    assert company.value == "UNIHAKKA INTERNATIONAL SDN BHD"
+    assert address.value == "12, Jalan Tampoi 7/4,Kawasan Perindustrian Tampoi,81200 Johor Bahru, Johor"
+    assert find_date(layout).value == "05 Mar 2018"
+
+
+def test_registration_numbers_are_not_part_of_the_name() -> None:
+    assert company_text("99 SPEED MART S/B (519537-X)") == "99 SPEED MART S/B"
+    assert company_text("GARDENIA BAKERIES (KL) SDN BHD (139386 X)") == "GARDENIA BAKERIES (KL) SDN BHD"
+    assert company_text("AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD") == \
+        "AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD"
+
+
+def test_faded_address_words_are_restored_only_when_one_word_fits() -> None:
+    assert repair_address("NO.12,JA:AN SS4C/5,PETALING JAYA SE_ANGOR DARUL EHSAN")[0] == \
+        "NO.12,JALAN SS4C/5,PETALING JAYA SELANGOR DARUL EHSAN"
+    assert repair_address("LOT G29 & G3O, AEON Ma11")[0] == "LOT G29 & G30, AEON Mall"
+    assert repair_address("NO 18, 20, 22, JALAN BUNGA TANJONG 2/16")[1] == 0
+
+
+def test_any_printed_label_gives_the_value_beside_it() -> None:
+    layout = page([[("INV No.: 1054650", 30.0), ("Cashier: Nicole", 400.0)], [("Date", 30.0), (":21-03-2018", 160.0)],
+                   [("CHANGE", 30.0), ("RM 5.90", 500.0)]])
+    assert find_label_value(layout, "invoice number").value == "1054650"
+    assert find_label_value(layout, "cashier").value == "Nicole"
+    assert find_label_value(layout, "change").value == "RM 5.90"
+    missing = find_label_value(layout, "table number")
+    assert missing.value is None and "'table number'" in missing.missing
+
+
+def test_label_variants_follow_receipt_abbreviations() -> None:
+    assert variants_for("invoice number")[:3] == ["invoice number", "invoice no", "invoice num"]
+    assert "inv no" in variants_for("invoice number") and "bill no" in variants_for("invoice number")
+    assert "gst" in variants_for("tax")

@@ -1,0 +1,210 @@
+"""Printed labels and the values beside them: matching a label despite OCR slips ("Totak", "SUB-TOTAL/(EX)"), and
+finding its value on the same line, right of it on its row, or on the line below.
+
+``find_label_value(layout, "invoice number")`` answers "what is the X" for any printed label: the label is matched
+through a few abbreviations receipts use (number -> No; invoice -> Inv / Bill / Receipt; tax -> GST / SST),
+and a value that does not fit what the label asks for (an amount for "tax", a digit for a "number") is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+from vision_tools.documents.layout import Layout, Placed
+from vision_tools.documents.patterns import TIME, amounts_in, dates_in
+from vision_tools.documents.result import Candidate, FieldAnswer
+
+#: Words receipts print in labels; a misread word within one or two letters of these is taken for them.
+LABEL_WORDS = (
+    "total", "subtotal", "sub", "grand", "nett", "net", "amount", "amt", "due", "payable", "payment", "paid",
+    "rounding", "rounded", "round", "adjustment", "adj", "cash", "change", "tendered", "tax", "gst", "sst", "vat",
+    "incl", "inclusive", "including", "includes", "excl", "exclusive", "excluding", "qty", "quantity", "items",
+    "item", "count", "discount", "disc", "balance", "sales", "card", "credit", "debit", "visa", "master",
+    "invoice", "receipt", "cashier", "date", "time", "summary", "service", "charge", "deposit", "points",
+    "supplies", "before", "after", "jumlah", "bill", "table", "payable", "savings", "number")
+_WORD = re.compile(r"[a-z0-9%]+")
+
+#: Abbreviations and synonyms of the words a question may use for a label, best first.
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "number": ("no", "number", "num", "nbr"),
+    "no": ("no", "number"),
+    "invoice": ("invoice", "inv", "bill", "receipt", "doc", "document"),
+    "receipt": ("receipt", "invoice", "inv", "bill", "doc"),
+    "bill": ("bill", "invoice", "inv", "receipt"),
+    "tax": ("tax", "gst", "sst", "vat"),
+    "gst": ("gst", "tax", "sst"),
+    "vat": ("vat", "tax", "gst"),
+    "phone": ("tel", "phone", "telephone", "hp", "h/p", "mobile"),
+    "telephone": ("tel", "telephone", "phone"),
+    "cashier": ("cashier", "operator", "served by", "csh", "staff"),
+    "discount": ("discount", "disc"),
+    "subtotal": ("subtotal", "sub total", "sub-total"),
+    "quantity": ("qty", "quantity"),
+    "rounding": ("rounding", "rounding adj", "rounding adjustment", "round"),
+    "change": ("change", "change due", "change amt"),
+}
+#: Labels whose value is a money amount.
+MONEY_LABELS = frozenset(["tax", "gst", "sst", "vat", "change", "cash", "discount", "subtotal", "rounding",
+                          "service charge", "deposit", "balance", "tip", "tendered", "paid", "amount",
+                          "service tax", "sub total", "total tax", "total gst"])
+
+
+def label_words(text: str) -> list[str]:
+    """The words of ``text`` in lower case, each misread label word put right ("Totak" -> "total")."""
+    return list(_label_words(text))
+
+
+@lru_cache(maxsize=8192)
+def _label_words(text: str) -> tuple[str, ...]:
+    return tuple(_closest_label_word(word) for word in _WORD.findall(text.lower()))
+
+
+@lru_cache(maxsize=8192)
+def _closest_label_word(word: str) -> str:
+    if len(word) < 4 or word in LABEL_WORDS or any(ch.isdigit() for ch in word):
+        return word
+    best, best_ratio = word, 0.0
+    for known in LABEL_WORDS:
+        if abs(len(known) - len(word)) > 2:
+            continue
+        ratio = SequenceMatcher(None, word, known, autojunk=False).ratio()
+        if ratio > best_ratio:
+            best, best_ratio = known, ratio
+    return best if best_ratio >= 0.8 else word
+
+
+@dataclass(frozen=True)
+class LabelHit:
+    """Where a label was printed: the line, the end of the label inside it, and how well it matched."""
+
+    placed: Placed
+    end: int  # characters of the line's text taken by the label
+    score: float
+    printed: str
+
+
+def find_labels(layout: Layout, variants: list[str], min_score: float = 0.85) -> list[LabelHit]:
+    """Lines that start with one of ``variants`` (a label read as words; best variant first, later ones a
+    little weaker), best first."""
+    hits: list[LabelHit] = []
+    for placed in layout.lines:
+        words = label_words(placed.text)
+        for rank, variant in enumerate(variants):
+            wanted = label_words(variant)
+            found = _match_start(placed.text, words, wanted)
+            if found is None:
+                continue
+            end, quality = found
+            score = quality * (1.0 - 0.01 * min(rank, 10))  # the asked words a little above abbreviations
+            if score >= min_score:
+                hits.append(LabelHit(placed, end, score, placed.text[:end].strip()))
+                break
+    hits.sort(key=lambda hit: (-hit.score, hit.placed.index))
+    return hits
+
+
+def _match_start(text: str, words: list[str], wanted: list[str]) -> tuple[int, float] | None:
+    """Whether the label words ``wanted`` appear at (or within the first two words of) ``text``: the character
+    offset where the label ends and a match quality (1 = at the start)."""
+    if not wanted or len(words) < len(wanted):
+        return None
+    for start in range(0, min(3, len(words) - len(wanted) + 1)):
+        if words[start:start + len(wanted)] == wanted:
+            end = _char_end(text, start + len(wanted))
+            return end, 1.0 if start == 0 else 0.9
+    return None
+
+
+def _char_end(text: str, n_words: int) -> int:
+    """Offset just after the ``n_words``-th word of ``text`` (words as ``label_words`` counts them)."""
+    matches = list(_WORD.finditer(text.lower()))
+    if n_words <= 0 or not matches:
+        return 0
+    return matches[min(n_words, len(matches)) - 1].end()
+
+
+def variants_for(label: str) -> list[str]:
+    """The ways a label asked for in words may be printed: "invoice number" -> "invoice number", "invoice no",
+    "inv no", "bill no" ... (the asked words first)."""
+    words = [w for w in re.findall(r"[a-z0-9]+", label.lower()) if w not in ("the", "a", "an", "of", "this")]
+    if not words:
+        return []
+    options: list[list[str]] = [[]]
+    for word in words:
+        choices = SYNONYMS.get(word, (word,))
+        options = [prefix + [choice] for prefix in options for choice in choices][:40]
+    asked = " ".join(words)
+    variants = [asked] + [v for v in (" ".join(option) for option in options) if v != asked]
+    if len(words) > 1:  # "invoice number" is often printed as plain "invoice" or "inv #"
+        variants += [v for v in SYNONYMS.get(words[0], (words[0],)) if v not in variants]
+    return variants
+
+
+def value_after(layout: Layout, hit: LabelHit) -> tuple[str, list[Placed], str] | None:
+    """The text printed after a label: in the same line, else right of it on its row, else on the line below
+    (the value's text, the lines it came from, and where it was)."""
+    rest = hit.placed.text[hit.end:].strip(" :;=#.-")
+    if re.search(r"[A-Za-z0-9]", rest):
+        return rest, [hit.placed], "after the label on its line"
+    right = layout.right_of(hit.placed)
+    if right:
+        text = " ".join(p.text for p in right).strip(" :;=")
+        if re.search(r"[A-Za-z0-9]", text):
+            return text, right, "right of the label on its row"
+    below = [p for p in layout.below(hit.placed) if p.x0 < hit.placed.x1 + 2 * hit.placed.height]
+    if below:
+        return below[0].text.strip(" :;="), below[:1], "under the label"
+    return None
+
+
+def find_label_value(layout: Layout, label: str) -> FieldAnswer:
+    """The value printed beside ``label`` (any label: "invoice number", "cashier", "change", "tax" ...)."""
+    variants = variants_for(label)
+    if not variants:
+        return FieldAnswer(label, None, 0.0, missing="no label was named")
+    money = any(v in MONEY_LABELS for v in variants[:3]) or label.lower().strip() in MONEY_LABELS
+    hits = find_labels(layout, variants)
+    candidates: list[tuple[float, str, list[Placed], LabelHit, str]] = []
+    for hit in hits:
+        found = value_after(layout, hit)
+        if found is None:
+            continue
+        text, lines, where = found
+        value = _fit_value(label, text, money)
+        if value is None:
+            continue
+        ocr = min([hit.placed.line.confidence] + [p.line.confidence for p in lines])
+        pairing = 1.0 if where.startswith("after") else 0.95 if where.startswith("right") else 0.8
+        candidates.append((hit.score * pairing * ocr, value, lines, hit, where))
+    if not candidates:
+        why = (f"no '{label}' label is printed" if not hits else
+               f"nothing that reads as a {'money amount' if money else 'value'} next to the '{hits[0].printed}' label")
+        return FieldAnswer(label, None, 0.0, missing=why)
+    candidates.sort(key=lambda c: -c[0])
+    score, value, lines, hit, where = candidates[0]
+    distinct = {c[1] for c in candidates}
+    if len(distinct) > 1 and candidates[1][0] >= 0.9 * score:
+        score *= 0.7  # two labels that fit about as well but print different values
+    return FieldAnswer(label, value, round(score, 4), boxes=[p.line.box for p in lines], label=hit.printed,
+                       label_box=hit.placed.line.box, how=f"{where} '{hit.printed}'",
+                       candidates=[Candidate(c[1], c[0], c[4]) for c in candidates[:5]])
+
+
+def _fit_value(label: str, text: str, money: bool) -> str | None:
+    """``text`` cut to the kind of value ``label`` asks for, or None when it holds none."""
+    if money:
+        amounts = amounts_in(text)
+        return amounts[-1].text if amounts else None
+    lowered = label.lower()
+    if "time" in lowered.split():
+        match = TIME.search(text)
+        return match.group(0) if match else None
+    if "date" in lowered.split():
+        dates = dates_in(text)
+        return dates[0].text if dates else None
+    if re.search(r"\b(?:no|number|#|id|code|ref)\b", lowered) and not re.search(r"\d", text):
+        return None
+    return text.strip() or None

@@ -1,0 +1,222 @@
+"""The total of a receipt: the amount next to its total label, chosen consistently with the other amounts printed.
+
+Receipts print several totals. Every line whose label reads as a total (TOTAL, GRAND TOTAL, NETT TOTAL, Total
+Incl. GST, Total Sales (Inclusive of GST), ROUNDED TOTAL, Amount Due, Total Payable ...) gives a candidate with the
+amount on its line or right of it on its row; labels that only look like totals (Total Qty, Total GST, Total
+(Excluding GST), the GST summary's "Total") do not. Candidates are then checked against the rest of the receipt:
+the amount paid minus the change, subtotal plus tax plus rounding, and other total lines that print the same
+amount. With no total label at all, an amount that equals paid minus change (or the amount paid when no change is
+printed) is the fallback, with a lower confidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vision_tools.documents.labels import label_words
+from vision_tools.documents.layout import Layout, Placed
+from vision_tools.documents.patterns import Amount, amounts_in
+from vision_tools.documents.result import Candidate, FieldAnswer
+
+_STRONG_PHRASES = (("grand", "total"), ("nett", "total"), ("net", "total"), ("total", "payable"),
+                   ("amount", "payable"), ("total", "due"), ("amount", "due"), ("balance", "due"), ("total", "amount"),
+                   ("total", "after"), ("rounded", "total"), ("total", "rounded"), ("total", "incl"),
+                   ("total", "inclusive"), ("total", "including"), ("net", "amount"), ("nett", "amount"),
+                   ("amount", "to", "pay"), ("total", "to", "pay"), ("jumlah",), ("grand",))
+_NOT_TOTAL = frozenset(["qty", "quantity", "items", "item", "count", "discount", "disc", "savings", "points",
+                        "supplies", "includes", "units", "pcs", "weight"])
+_BEFORE_TAX = frozenset(["excl", "exclusive", "excluding", "before"])
+_TAX = frozenset(["gst", "tax", "sst", "vat"])
+_INCLUSIVE = frozenset(["incl", "inclusive", "including", "inc"])
+_PAID = frozenset(["cash", "tendered", "paid", "payment", "card", "credit", "debit", "visa", "master", "mastercard",
+                   "amex", "ewallet", "boost", "grabpay"])
+_COLUMN_WORDS = frozenset(["qty", "quantity", "item", "items", "description", "desc", "price", "unit", "amount", "amt",
+                           "disc", "code", "no", "rm", "u", "p"])
+#: Amounts are printed to the cent: two printed amounts agree when they differ by less than half a cent.
+_CENT = 0.005
+_SUMMARY_HEADINGS = (("gst", "summary"), ("tax", "summary"), ("summary",))
+
+
+@dataclass(frozen=True)
+class LabelledAmount:
+    """An amount and the label it was printed with."""
+
+    kind: str  # total | subtotal | tax | rounding | paid | change
+    weight: float  # how strongly the label says "this is the total" (totals only)
+    amount: Amount
+    label: Placed
+    value_line: Placed
+    pairing: float  # 1.0 same line, 0.97 right on its row
+    in_summary: bool
+
+    @property
+    def ocr(self) -> float:
+        return min(self.label.line.confidence, self.value_line.line.confidence)
+
+
+def classify_label(text: str) -> tuple[str, float] | None:
+    """What a label says about its amount: ``(kind, weight)``, or None for labels that are no part of the sums."""
+    words = label_words(text)
+    if not words:
+        return None
+    joined = set(words)
+    has_total = "total" in joined or "subtotal" in joined or "jumlah" in joined
+    if "subtotal" in joined or ("sub" in joined and "total" in joined):
+        return ("subtotal", 0.5) if not joined & (_NOT_TOTAL - {"qty", "quantity", "items"}) else None
+    if has_total or "grand" in joined or ("amount" in joined and ("due" in joined or "payable" in joined)):
+        if joined & _BEFORE_TAX and not joined & _INCLUSIVE:
+            return "subtotal", 0.3  # Total Sales (Excluding GST): what the tax is added to
+        if joined & _NOT_TOTAL:
+            return None
+        if joined & _TAX and not joined & _INCLUSIVE:
+            return "tax", 0.0  # Total GST, Total Tax: the tax, not the total
+        if joined & _PAID or "change" in joined:
+            return ("paid", 0.0) if "change" not in joined else ("change", 0.0)
+        if any(_has_phrase(words, phrase) for phrase in _STRONG_PHRASES):
+            return "total", 1.0
+        return "total", 0.85
+    if "rounding" in joined or "rounded" in joined or ("round" in joined and "adj" in joined):
+        return "rounding", 0.0
+    if "change" in joined or "balance" in joined:
+        return "change", 0.0
+    if joined & _PAID:
+        return "paid", 0.0
+    if joined & _TAX and len(words) <= 5:
+        return "tax", 0.0
+    return None
+
+
+def _has_phrase(words: list[str], phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    return any(tuple(words[i:i + n]) == phrase for i in range(len(words) - n + 1))
+
+
+def labelled_amounts(layout: Layout) -> list[LabelledAmount]:
+    """Every amount printed with a label that takes part in the receipt's sums, in reading order."""
+    found: list[LabelledAmount] = []
+    summary_from = _summary_start(layout)
+    for placed in layout.lines:
+        own = amounts_in(placed.text)
+        label_text = placed.text[:own[0].start] if own else placed.text
+        kind = classify_label(label_text)
+        if kind is None:
+            continue
+        if own:
+            amount, value_line, pairing = own[-1], placed, 1.0
+        else:
+            right = [(p, amounts_in(p.text)) for p in layout.right_of(placed)]
+            right = [(p, a) for p, a in right if a]
+            if right:
+                value_line, amounts = right[-1]
+                amount, pairing = amounts[-1], 0.97
+            elif kind[0] == "total" and not _is_column_header(layout, placed):
+                # "TOTAL AMOUNT" printed as a heading over the line that carries the amount.
+                below = [(p, amounts_in(p.text)) for p in layout.below(placed) if p.x0 >= placed.x1 - placed.height]
+                below = [(p, a) for p, a in below if a]
+                if not below:
+                    continue
+                value_line, amounts = below[-1]
+                amount, pairing = amounts[-1], 0.75
+            else:
+                continue
+        found.append(LabelledAmount(kind[0], kind[1], amount, placed, value_line, pairing,
+                                    summary_from is not None and placed.row >= summary_from))
+    return found
+
+
+def _is_column_header(layout: Layout, placed: Placed) -> bool:
+    """Whether ``placed`` heads a column of the item table ("QTY  ITEM  PRICE  TOTAL")."""
+    others = [p for p in layout.rows[placed.row] if p.index != placed.index]
+    return any(set(label_words(p.text)) & _COLUMN_WORDS for p in others)
+
+
+def _summary_start(layout: Layout) -> int | None:
+    """The first row of a GST/tax summary table, whose "Total" rows are sums of tax bases, not the bill."""
+    for row in range(len(layout.rows)):
+        words = label_words(layout.row_text(row))
+        if len(words) <= 4 and any(_has_phrase(words, heading) for heading in _SUMMARY_HEADINGS):
+            return row
+    return None
+
+
+def find_total(layout: Layout) -> FieldAnswer:
+    """The receipt's total as printed, with the box it was read from."""
+    found = labelled_amounts(layout)
+    totals = [f for f in found if f.kind in ("total", "subtotal") or (f.kind == "rounding" and f.amount.value > 1)]
+    paid = [f for f in found if f.kind == "paid" and not f.in_summary]
+    change = [f for f in found if f.kind == "change" and not f.in_summary]
+    taxes = [f.amount.value for f in found if f.kind == "tax" and not f.in_summary]
+    rounding = [f.amount.value for f in found if f.kind == "rounding" and abs(f.amount.value) < 1]
+    subtotals = [f.amount.value for f in found if f.kind == "subtotal"]
+    due = _paid_minus_change(paid, change)
+    if due is not None:
+        # The amount paid stands in for the total when no change is due (and when the total line is unreadable).
+        totals += [f for f in paid if abs(f.amount.value - due[0]) < _CENT]
+    scored: list[tuple[float, LabelledAmount, str]] = []
+    for cand in totals:
+        value = cand.amount.value
+        if value <= 0:
+            continue
+        weight = cand.weight if cand.kind != "rounding" else 0.6
+        if cand.kind == "paid":
+            weight = 0.55 if due is not None and due[1] == "paid minus change" else 0.45
+        notes = []
+        score = weight * cand.pairing * (0.4 if cand.in_summary else 1.0)
+        if due is not None and abs(due[0] - value) < _CENT and cand.kind != "paid":
+            score += 0.3 if due[1] == "paid minus change" else 0.1
+            notes.append(f"{due[1]} agrees")
+        if _sums_to(value, subtotals, taxes, rounding):
+            score += 0.15
+            notes.append("subtotal + tax + rounding agrees")
+        agreeing = {f.label.index for f in totals if f is not cand and abs(f.amount.value - value) < _CENT}
+        if agreeing:
+            score += min(0.2, 0.1 * len(agreeing))
+            notes.append(f"{len(agreeing)} other total line(s) agree")
+        scored.append((score, cand, "; ".join(notes)))
+    if not scored:
+        missing = ("no amount next to a 'total' label" if any(_mentions_total(p) for p in layout.lines)
+                   else "no 'total' label and no amount paid is printed")
+        return FieldAnswer("total", None, 0.0, missing=missing)
+    scored.sort(key=lambda item: (-item[0], -item[1].label.index))
+    best_score, best, notes = scored[0]
+    rivals = [s for s, c, _ in scored[1:] if _differs(c.amount.value, best.amount.value)]
+    margin = 1.0 if not rivals else min(1.0, max(0.3, (best_score - rivals[0]) / max(best_score, 1e-6) * 2.5))
+    confidence = best.ocr * min(1.0, best_score) * (0.6 + 0.4 * margin)
+    where = "on the line of" if best.pairing == 1.0 else "right of" if best.pairing > 0.9 else "under"
+    how = f"{where} '{best.label.text if best.pairing < 1 else best.label.text[:best.amount.start].strip()}'"
+    if notes:
+        how += f"; {notes}"
+    candidates = [Candidate(c.amount.text, s, c.label.text) for s, c, _ in scored[:5]]
+    return FieldAnswer("total", best.amount.text, round(confidence, 4), boxes=[best.value_line.line.box],
+                       label=best.label.text if best.pairing < 1 else best.label.text[:best.amount.start].strip(),
+                       label_box=best.label.line.box if best.pairing < 1 else None, how=how, candidates=candidates)
+
+
+def _paid_minus_change(paid: list[LabelledAmount], change: list[LabelledAmount]) -> tuple[float, str] | None:
+    """What the customer was charged according to the payment lines: paid minus change, or paid alone."""
+    if not paid:
+        return None
+    tendered = paid[-1].amount.value
+    if change:
+        back = change[-1].amount.value
+        if 0 <= back < tendered:
+            return round(tendered - back, 2), "paid minus change"
+        return None
+    return tendered, "amount paid"
+
+
+def _sums_to(value: float, subtotals: list[float], taxes: list[float], rounding: list[float]) -> bool:
+    for sub in subtotals:
+        for tax in [0.0, *taxes]:
+            for adj in [0.0, *rounding]:
+                if abs(sub + tax + adj - value) < _CENT and (tax or adj):
+                    return True
+    return False
+
+
+def _differs(a: float, b: float) -> bool:
+    return abs(a - b) > _CENT
+
+
+def _mentions_total(placed: Placed) -> bool:
+    return "total" in label_words(placed.text)
