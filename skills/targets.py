@@ -29,7 +29,7 @@ _ATTRIBUTE_OF = re.compile(
     r"\bappear|\blook)", re.IGNORECASE)
 #: Words that name the image as a whole rather than something in it.
 _WHOLE_IMAGE = re.compile(r"\b(?:image|picture|photo(?:graph)?|scene|background|overall|whole|entire|dominant|"
-                          r"main colou?r|most common colou?r)\b", re.IGNORECASE)
+                          r"predominant|prevalent|main|most common|common)\b", re.IGNORECASE)
 _BACKGROUND = re.compile(r"\bbackground\b", re.IGNORECASE)
 
 

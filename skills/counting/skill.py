@@ -66,29 +66,36 @@ def run(ctx: SkillContext) -> SkillResult:
 
 
 def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind) -> SkillResult:
-    """Shapes and colours on a drawing: segmentation, checked against the outline tracer on outline drawings."""
+    """Shapes and colours on a drawing: colour/shape segmentation, and on a drawing of one kind of outline the
+    outline tracer, which separates overlapping outlines that segmentation merges into one blob."""
     image, trace = ctx.image, ctx.trace
+    traced = None
+    if target.colour is None and target.shape in _TRACED and is_line_drawing(image):
+        if target.shape in ("square", "rectangle"):
+            traced = trace.call("diagram.count_nested_squares", diagrams.count_nested_squares, image)
+        else:
+            traced = trace.call("diagram.count_overlapping_shapes", diagrams.count_overlapping_shapes, image,
+                                shape=target.shape)
+        if traced.count and traced.doubtful <= 1 and _overlap(traced.boxes):
+            # Overlapping outlines: segmentation would see one merged blob, so it is no independent check.
+            return conclude(ctx, [kind, traced], traced.answer, confidence=weighed(0.95 * traced.confidence, kind),
+                            note="Overlapping outlines of one kind: the outline tracer counts them.")
     found = trace.call("counting.count_shapes", detection.count_shapes, image, shape=target.shape,
                        colour=target.colour)
     unclassified = sum(n for label, n in found.others.items() if label.startswith("unclassified"))
     # Blobs no shape fits may hide the counted kind; a zero is the least sure count of all.
     confidence = (0.9 if not unclassified else 0.7) * (1.0 if found.count else 0.95)
-    if target.colour is not None or target.shape not in _TRACED or not is_line_drawing(image):
+    if traced is None:
         return conclude(ctx, [kind, found], found.answer, confidence=weighed(confidence, kind))
-    if target.shape in ("square", "rectangle"):
-        traced = trace.call("diagram.count_nested_squares", diagrams.count_nested_squares, image)
-    else:
-        traced = trace.call("diagram.count_overlapping_shapes", diagrams.count_overlapping_shapes, image,
-                            shape=target.shape)
     if traced.count == found.count:
-        return conclude(ctx, [kind, found, traced], found.answer, confidence=weighed(0.95, kind),
+        return conclude(ctx, [kind, traced, found], found.answer, confidence=weighed(0.95, kind),
                         note="The outline tracer and the segmentation agree.")
-    # Overlapping outlines merge into one blob for segmentation, which the tracer separates; separate shapes
-    # are segmentation's strength, and there the tracer can be fooled by pieces of other kinds of shape.
-    if traced.count and traced.doubtful <= 1 and (_overlap(traced.boxes) or found.count == 0):
-        return conclude(ctx, [kind, found, traced], traced.answer, confidence=weighed(0.9 * traced.confidence, kind),
-                        note="Overlapping outlines: the outline tracer's count is used.")
-    return conclude(ctx, [kind, found, traced], found.answer, confidence=weighed(0.75 * confidence, kind),
+    if traced.count and traced.doubtful <= 1 and found.count == 0:  # strokes too faint or thin to segment
+        return conclude(ctx, [kind, traced, found], traced.answer,
+                        confidence=weighed(0.9 * traced.confidence, kind),
+                        note="Segmentation found no such shape; the outline tracer's count is used.")
+    # Separate shapes are segmentation's strength; there the tracer can be fooled by pieces of other shapes.
+    return conclude(ctx, [kind, traced, found], found.answer, confidence=weighed(0.75 * confidence, kind),
                     note="The outline tracer disagrees; the segmentation's count of separate shapes is used.")
 
 

@@ -9,13 +9,21 @@ reading is clean, which also copes with very shallow crossing angles.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.diagrams.common import annotate, as_rgb_array, colour_mask, disk, ink_mask, stroke_width
+from vision_tools.diagrams.common import (
+    annotate,
+    as_rgb_array,
+    background_colour,
+    colour_mask,
+    disk,
+    ink_strength,
+    stroke_width,
+)
 from vision_tools.diagrams.results import CrossingResult
 from vision_tools.image.boxes import Box
 
@@ -72,7 +80,7 @@ def _classify_contact(
     box: tuple[int, int, int, int],
     thickness: float,
     all_contacts: np.ndarray,
-    ink: np.ndarray,
+    ink: Callable[[int, int, int, int], np.ndarray],
     strict: bool = False,
 ) -> tuple[int | None, tuple[int, int, int, int]]:
     """1 when the curves cross inside this contact region, 0 when they only touch, None when undecidable; and the
@@ -89,7 +97,7 @@ def _classify_contact(
         win_c = contact[y0 : y1 + 1, x0 : x1 + 1]
         # Only ink connected to this contact counts: other parts of the polylines may pass through the window.
         # Any ink joins: where thin strokes cross, the covered pixels are blends of both colours, of neither mask.
-        union = (win_a | win_b | win_c | ink[y0 : y1 + 1, x0 : x1 + 1]).astype(np.uint8)
+        union = (win_a | win_b | win_c | ink(x0, y0, x1, y1)).astype(np.uint8)
         _, comp = cv2.connectedComponents(union, connectivity=8)
         ids = np.unique(comp[win_c])
         linked = np.isin(comp, ids[ids > 0])
@@ -116,7 +124,8 @@ def _classify_contact(
 
 
 def _merge_shallow_crossings(
-    a: np.ndarray, b: np.ndarray, labels: np.ndarray, contact: np.ndarray, ink: np.ndarray, thickness: float,
+    a: np.ndarray, b: np.ndarray, labels: np.ndarray, contact: np.ndarray,
+    ink: Callable[[int, int, int, int], np.ndarray], thickness: float,
     points: list[tuple[float, float]], boxes: list[Box], members: list[list[int]],
 ) -> None:
     """Merge, in place, two crossings that are one: at a very shallow crossing the covered line is hidden for a
@@ -157,7 +166,12 @@ def count_line_crossings(
         return CrossingResult(0, [], [], name_a, name_b, absent=absent,
                               annotated=annotate(rgb, caption=f"no {' or '.join(absent)} line found"))
     thickness = max(1.0, stroke_width(a), stroke_width(b))
-    inked = ink_mask(rgb)
+    background = background_colour(rgb[::8, ::8])
+
+    def inked(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        """Any ink inside the window (inclusive bounds), whatever its colour."""
+        return ink_strength(rgb[y0 : y1 + 1, x0 : x1 + 1], background) > 0.25
+
     # Strokes that cross are adjacent where one covers the other; a small dilation joins them.
     kernel = disk(round(thickness / 2) + 2)
     contact = cv2.dilate(a.astype(np.uint8), kernel).astype(bool) & cv2.dilate(b.astype(np.uint8), kernel).astype(bool)

@@ -6,7 +6,15 @@
 """
 
 from vision_tools.image.boxes import Box, BoxFrame, tile_boxes, to_pixels
-from vision_tools.image.colour import ALIASES, NAMES, PALETTE, ColourResult, canonical_name, name_colour
+from vision_tools.image.colour import (
+    ALIASES,
+    NAMES,
+    PALETTE,
+    ColourResult,
+    canonical_name,
+    name_background,
+    name_colour,
+)
 from vision_tools.image.kind import ImageKind, image_kind
 from vision_tools.image.loading import (
     MAX_BYTES,
@@ -21,6 +29,6 @@ from vision_tools.image.shape_words import SEARCHABLE, SHAPES, first_shape, norm
 
 __all__ = [
     "ALIASES", "MAX_BYTES", "MAX_PIXELS", "NAMES", "PALETTE", "SEARCHABLE", "SHAPES", "Box", "BoxFrame",
-    "ColourResult", "ImageError", "ImageKind", "canonical_name", "first_shape", "image_kind", "load_image", "name_colour", "normalise_shape",
+    "ColourResult", "ImageError", "ImageKind", "canonical_name", "first_shape", "image_kind", "load_image", "name_background", "name_colour", "normalise_shape",
     "require_rgb", "shape_name", "shrink", "tile_boxes", "to_pixels", "to_rgb",
 ]
