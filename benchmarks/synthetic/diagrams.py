@@ -225,10 +225,11 @@ def _touching(rng: random.Random, ax: plt.Axes, width_px: float, size_px: int) -
     return rng.choice(_TOUCH_WORDINGS), {"answer": answer, "state": state, "gap_px": round(gap * size_px, 1)}
 
 
-def render(category: str, rng: random.Random, path: Path) -> tuple[str, dict]:
-    """Draw one ``category`` diagram into ``path`` (PNG); returns its question and ``meta`` (with ``answer``)."""
+def render(category: str, rng: random.Random, path: Path, widths: tuple[float, ...] = WIDTHS_PX) -> tuple[str, dict]:
+    """Draw one ``category`` diagram into ``path`` (PNG) with a stroke width from ``widths``; returns its question
+    and ``meta`` (with ``answer``)."""
     size = rng.choice(SIZES_PX)
-    width = rng.choice(WIDTHS_PX)
+    width = rng.choice(widths)
     fig, ax = _figure(size)
     makers: dict[str, Callable[[], tuple[str, dict]]] = {
         "circles": lambda: _counting(rng, ax, width, "circle"),
@@ -246,8 +247,10 @@ def render(category: str, rng: random.Random, path: Path) -> tuple[str, dict]:
     return question, {**meta, "size_px": size, "width_px": width}
 
 
-def generate(out_dir: Path, n: int, seed: int = 0, categories: tuple[str, ...] = CATEGORIES) -> list[dict]:
-    """Render ``n`` diagrams (categories in turn) into ``out_dir/images/`` and return their items."""
+def generate(out_dir: Path, n: int, seed: int = 0, categories: tuple[str, ...] = CATEGORIES,
+             widths: tuple[float, ...] = WIDTHS_PX) -> list[dict]:
+    """Render ``n`` diagrams (categories in turn, stroke widths drawn from ``widths``) into ``out_dir/images/`` and
+    return their items."""
     rng = random.Random(seed)
     images = Path(out_dir) / "images"
     images.mkdir(parents=True, exist_ok=True)
@@ -255,7 +258,7 @@ def generate(out_dir: Path, n: int, seed: int = 0, categories: tuple[str, ...] =
     for i in range(n):
         category = categories[i % len(categories)]
         name = f"diagram_{category}_{seed}_{i:04d}.png"
-        question, meta = render(category, rng, images / name)
+        question, meta = render(category, rng, images / name, widths)
         answer = meta.pop("answer")
         items.append({"id": f"diagram_{category}_{seed}_{i:04d}", "image": f"images/{name}", "question": question,
                       "answer": answer, "category": f"diagram_{category}", "meta": meta})

@@ -7,8 +7,11 @@ how far the image is the kind the tool was made for. Two cheap measurements on a
 - the share of *flat* pixels (their 3x3 neighbourhood varies by at most 8 levels in every channel): 0.86-0.99 on
   BlindTest diagrams, rendered shapes and charts (JPEG charts included; 0.72 on the densest grids),
   0.04-0.66 on photographs;
-- how many colours (4 bits per channel) it takes to cover 95 % of the pixels: 1-5 on drawings and charts, 90-225 on
-  colour photographs.
+- how many colours (4 bits per channel) it takes to cover 95 % of the pixels: 1-5 on drawings and charts, 25-90
+  on cluttered synthetic scenes (hundreds of shapes on a textured ground), 90-225 on colour photographs.
+
+Either measurement alone can mislead (a grayscale photo has few colours; a dense grid has many edges), so the
+score is the lower of the two.
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ from vision_tools.image.loading import require_rgb
 MEASURE_SIDE = 640
 #: Flat shares at and below which an image counts as a photograph, and at and above which as a drawing.
 FLAT_PHOTO, FLAT_DRAWING = 0.6, 0.8
-#: Colour counts (4-bit bins covering 95 % of pixels) up to which an image has the few inks of a drawing, and
-#: from which it has the many colours of a photograph.
-FEW_COLOURS, MANY_COLOURS = 8, 64
+#: Colour counts (4-bit bins covering 95 % of pixels) up to which an image has the inks of a drawing, and from
+#: which it has the many colours of a photograph.
+FEW_COLOURS, MANY_COLOURS = 32, 256
 
 
 @dataclass(frozen=True)
