@@ -18,8 +18,12 @@ _COUNTED = re.compile(r"\b(?:how many|count(?:ing)?|number of|tally)\s+(?:the\s+
 #: Words between "how many" and the counted noun that say nothing about what is counted.
 _FILLER = frozenset(["the", "a", "an", "of", "all", "total", "different", "distinct", "visible", "separate",
                      "individual", "small", "large", "big", "little", "complete", "whole", "outlined", "filled",
-                     "drawn", "coloured", "colored", "solid", "hollow", "overlapping", "nested", "are", "is",
-                     "there", "in", "on", "does", "do", "can", "you", "see", "kinds", "types"])
+                     "drawn", "coloured", "colored", "solid", "hollow", "overlapping", "nested", "you", "see",
+                     "kinds", "types"])
+#: Words that end the counted noun phrase.
+_PHRASE_END = frozenset(["in", "on", "at", "of", "from", "during", "per", "are", "is", "were", "was", "does", "do",
+                         "did", "has", "have", "that", "which", "who", "over", "across", "between", "to", "for",
+                         "by", "with", "and", "or", "can", "there", "inside", "within", "shown", "visible"])
 #: Nouns that mean "every drawn shape" on a drawing.
 ANY_SHAPE = frozenset(["shape", "figure", "polygon", "object", "item", "thing", "element", "form"])
 #: The object of an attribute question: "what colour is the X", "the colour of the X", "which colour is X".
@@ -48,12 +52,17 @@ class Counted:
 
 
 def counted(question: str) -> Counted:
-    """The thing ``question`` asks to count."""
+    """The thing ``question`` asks to count: the noun phrase after "how many" / "count" / "number of" ends at the
+    first verb or preposition, and its last word is the head noun ("number of daily visitors to" -> "visitor")."""
     match = _COUNTED.search(question)
-    words = re.findall(r"[a-z'-]+", match.group(1).lower()) if match else []
+    phrase: list[str] = []
+    for word in re.findall(r"[a-z'-]+", match.group(1).lower()) if match else []:
+        if word in _PHRASE_END:
+            break
+        if word not in _FILLER and not colours_in(word):
+            phrase.append(word)
     colours = colours_in(question)
-    noun = next((singular(w) for w in words if w not in _FILLER and not colours_in(w)), None)
-    return Counted(noun, shape_in(question), colours[0] if colours else None)
+    return Counted(singular(phrase[-1]) if phrase else None, shape_in(question), colours[0] if colours else None)
 
 
 def attribute_object(question: str) -> str | None:

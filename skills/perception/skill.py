@@ -24,7 +24,8 @@ from vision_tools.image import Box, name_background, name_colour
 from vision_tools.text import read_text
 from vision_tools.zoom import find_region, quadrant
 
-_QUOTED = re.compile(r"[\"“']([^\"”']{2,40})[\"”']")
+# Quoted text, not apostrophes: "Product D's share ... Product A's" quotes nothing.
+_QUOTED = re.compile(r"(?<![\w])[\"“']([^\"”']{2,40})[\"”'](?![\w])")
 _COLOUR_Q = re.compile(r"\bwhat (colou?r)\b|\bwhich colou?r\b|\bcolou?r of\b|\bcolou?r is\b", re.I)
 _WHERE_Q = re.compile(r"\bwhere\b|\bquadrant\b|\bwhich (corner|side|part)\b|\blocated\b", re.I)
 _TEXT_Q = re.compile(r"\b(written|say|says|word|text|label reads?)\b", re.I)
