@@ -1,8 +1,11 @@
 """BlindTest benchmark of the diagram primitives: accuracy per category and overall, latency per function.
 
-Run from the repository root: ``python -m benchmarks.bench_blindtest [--data DIR] [--category CAT] [--repeat N]``.
-Each item goes to the function that answers its category (``vision_tools.diagrams.letters.TOOL_FOR_CATEGORY``); images
-are decoded before timing so latency is the tool's own. Failures are listed by id with the tool's summary.
+Run from the repository root: ``python -m benchmarks.bench_blindtest [--data DIR] [--category CAT] [--repeat N]
+[--heldout N --seed S]``. Each item goes to the function that answers its category
+(``vision_tools.diagrams.letters.TOOL_FOR_CATEGORY``); images are decoded before timing so latency is the tool's
+own. Failures are listed by id with the tool's summary and confidence. ``--heldout N`` also renders N fresh
+BlindTest-style diagrams (``benchmarks.synthetic.diagrams``: strokes 0.5-4 px, black, faint gray or coloured) and
+reports accuracy per category and per stroke width, and how confident the tools were when right and when wrong.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder with items.jsonl and images/")
     parser.add_argument("--category", action="append", help="only these categories (repeatable)")
     parser.add_argument("--repeat", type=int, default=1, help="time each call this many times (latency only)")
+    parser.add_argument("--heldout", type=int, default=0, help="also render and score this many fresh diagrams")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the held-out diagrams")
     args = parser.parse_args()
 
     items = [json.loads(line) for line in (args.data / "items.jsonl").read_text().splitlines() if line.strip()]
@@ -82,6 +87,63 @@ def main() -> None:
     print(f"\nfailures ({len(failures)}):")
     for line in failures:
         print("  " + line)
+    if args.heldout:
+        heldout(args.heldout, args.seed)
+
+
+def heldout(n: int, seed: int) -> None:
+    """Accuracy of the diagram tools on ``n`` freshly rendered diagrams, per category and per stroke width."""
+    import tempfile
+
+    from benchmarks.synthetic.diagrams import generate
+    from vision_tools.diagrams import (
+        circles_touch,
+        count_line_crossings,
+        count_nested_squares,
+        count_overlapping_shapes,
+        grid_shape,
+    )
+
+    def answer(category: str, image, meta: dict):  # noqa: ANN001, ANN202 - PIL image in, (answer, confidence) out
+        if category == "diagram_grid":
+            grid = grid_shape(image)
+            value = {"pair": grid.answer, "rows": str(grid.rows), "columns": str(grid.columns)}[meta["asked"]]
+            return value, grid.confidence
+        result = {"diagram_circles": lambda: count_overlapping_shapes(image, "circle"),
+                  "diagram_pentagons": lambda: count_overlapping_shapes(image, "pentagon"),
+                  "diagram_nested_squares": lambda: count_nested_squares(image),
+                  "diagram_crossings": lambda: count_line_crossings(image, *meta["colours"]),
+                  "diagram_touching": lambda: circles_touch(image)}[category]()
+        return result.answer, result.confidence
+
+    tally: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    confidence: dict[bool, list[float]] = defaultdict(list)
+    misses: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for item in generate(Path(tmp), n, seed):
+            image = load_image(Path(tmp) / item["image"])
+            try:
+                got, sure = answer(item["category"], image, item["meta"])
+            except ValueError as exc:
+                got, sure = f"ValueError: {exc}", 0.0
+            right = got == item["answer"]
+            for key in ((item["category"], "all"), ("all widths", f"{item['meta']['width_px']:g} px")):
+                tally[key][0] += right
+                tally[key][1] += 1
+            confidence[right].append(sure)
+            if not right:
+                misses.append(f"{item['id']}: expected {item['answer']!r}, got {got!r} (confidence {sure:.2f}); "
+                              f"{item['meta']}")
+    print(f"\nHeld-out rendered diagrams: {n} items (seed {seed})")
+    for (category, width), (ok, total) in sorted(tally.items()):
+        print(f"  {category:<26}{width:<9}{ok:>5}/{total:<5}{ok / total:>8.1%}")
+    for right in (True, False):
+        values = confidence[right]
+        if values:
+            print(f"  confidence when {'right' if right else 'wrong'}: n={len(values)} min {min(values):.2f} "
+                  f"median {statistics.median(values):.2f}")
+    for line in misses:
+        print("  miss " + line)
 
 
 if __name__ == "__main__":

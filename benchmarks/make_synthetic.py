@@ -1,4 +1,5 @@
-"""Write the synthetic evaluation set: rendered text, shapes to count, charts and 4K needles, with known answers.
+"""Write the synthetic evaluation set: rendered text, shapes to count, charts, 4K needles, BlindTest-style diagrams
+and photographs, with known answers.
 
     python -m benchmarks.make_synthetic OUT_DIR [--per-kind 40] [--seed 0]
 
@@ -14,10 +15,16 @@ import json
 from pathlib import Path
 
 #: Generator module (benchmarks.synthetic.<name>) -> the Level-1 skill its questions need.
-KINDS = {"text": "OCR", "shapes": "Counting", "charts": "Chart", "needles": "Perception"}
+KINDS = {"text": "OCR", "shapes": "Counting", "charts": "Chart", "needles": "Perception", "diagrams": None,
+         "photos": None}
 #: Categories whose questions need another skill than their generator's: reading the word on a coloured label is
-#: scene-text OCR (paper S7.3: locate the object, then read its text), not perception.
-SKILL_BY_CATEGORY = {"needle_label": "OCR"}
+#: scene-text OCR (paper S7.3: locate the object, then read its text), not perception. Diagram circles are counted
+#: by the Counting skill (it traces overlapping outlines), like pentagons and nested squares; the other diagram
+#: primitives by Diagram-Reasoning.
+SKILL_BY_CATEGORY = {"needle_label": "OCR", "diagram_circles": "Counting", "diagram_nested_squares": "Counting",
+                     "diagram_pentagons": "Counting", "diagram_grid": "Diagram-Reasoning",
+                     "diagram_crossings": "Diagram-Reasoning", "diagram_touching": "Diagram-Reasoning",
+                     "photo_faces": "Counting", "photo_background": "Perception"}
 
 
 def build(out_dir: Path, per_kind: int, seed: int, kinds: list[str] | None = None) -> list[dict]:

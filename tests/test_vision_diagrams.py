@@ -142,8 +142,8 @@ def test_other_colours_and_touching_lines() -> None:
 @pytest.mark.parametrize(
     "degrees",
     [
-        pytest.param(6.0, marks=pytest.mark.xfail(strict=True, reason="known gap: very shallow thick crossings split")),
-        pytest.param(10.0, marks=pytest.mark.xfail(strict=True, reason="known gap: very shallow thick crossings split")),
+        6.0,
+        10.0,
         15.0,
         20.0,
     ],

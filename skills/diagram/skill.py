@@ -1,14 +1,23 @@
 """Diagram Reasoning skill: pixel-exact answers to low-level diagram questions (VLMs-are-blind style).
 
-Each Level-2 sub-skill runs one diagram primitive from ``vision_tools.diagrams.letters``; its ``answer`` is exact, so the
-tools expert settles the question, and a neural expert gets the measurement and the marked image to check.
+Each Level-2 sub-skill runs one diagram primitive from ``vision_tools.diagrams``. The answer takes the form the
+question asks ("How many rows?" is one number; the ``(rows,columns)`` pair only when both are asked) and carries a
+confidence from the tool's own evidence (the gap's distance from the touching threshold, undecided contacts,
+cells that disagree with the lines, doubtful candidates, the OCR score), capped by how far the image is a drawing
+at all: on a photograph the tools settle nothing and say so. When a tool finds nothing to measure (no grid, no
+line of a named colour, no complete outline) the step says what is missing instead of answering.
 """
 
 from __future__ import annotations
 
+import re
+
+from skills.answer_form import answer_form
 from skills.base import SkillContext, SkillResult
 from skills.common import colours_in, conclude, shape_in
+from skills.evidence import check_kind, photo_missing, weighed
 from vision_tools.diagrams import (
+    GridResult,
     circles_touch,
     count_line_crossings,
     count_nested_squares,
@@ -17,23 +26,68 @@ from vision_tools.diagrams import (
     highlighted_letter,
 )
 
+_ROWS = re.compile(r"\brows?\b", re.IGNORECASE)
+_COLUMNS = re.compile(r"\bcol(?:umn)?s?\b", re.IGNORECASE)
+#: Shapes the outline tracer counts; other named shapes are left to the Counting skill's segmentation.
+_TRACED = ("circle", "ellipse", "triangle", "square", "rectangle", "pentagon", "hexagon", "heptagon", "octagon")
+_WHAT = {"circle_contact": "two circles", "intersection_counting": "two coloured lines", "grid": "a ruled grid",
+         "highlighted_character": "a circled letter", "shape_counting": "outlined shapes"}
+
 
 def run(ctx: SkillContext) -> SkillResult:
-    level2, question, image, trace = ctx.level2.id, ctx.question, ctx.image, ctx.trace
+    kind = check_kind(ctx)
+    level2 = ctx.level2.id
+    if kind.is_photo:
+        return conclude(ctx, [kind], None, missing=photo_missing("diagram tools", kind))
+    try:
+        result, answer, missing = _measure(ctx, level2)
+    except ValueError as exc:  # the tool found nothing it can measure; the failed call stays in the trace
+        return conclude(ctx, [kind], None,
+                        missing=f"the diagram tools found no {_WHAT.get(level2, 'diagram')} to measure: {exc}")
+    if answer is None:
+        return conclude(ctx, [kind, result], None, missing=missing)
+    return conclude(ctx, [kind, result], answer, confidence=weighed(result.confidence, kind))
+
+
+def _measure(ctx: SkillContext, level2: str) -> tuple[object, str | None, str | None]:
+    """Run the sub-skill's tool: (result, answer in the question's form or None, what is missing)."""
+    question, image, trace = ctx.question, ctx.image, ctx.trace
     if level2 == "circle_contact":
         result = trace.call("diagram.circles_touch", circles_touch, image)
-    elif level2 == "intersection_counting":
-        colours = (colours_in(question) + ["blue", "red"])[:2] if len(set(colours_in(question))) >= 2 \
-            else ["blue", "red"]
+        return result, result.answer, None
+    if level2 == "intersection_counting":
+        named = list(dict.fromkeys(colours_in(question)))
+        colours = named[:2] if len(named) >= 2 else ["blue", "red"]
         result = trace.call("diagram.count_line_crossings", count_line_crossings, image, colours[0], colours[1])
-    elif level2 == "grid":
+        if result.absent:
+            return result, None, f"no {' or '.join(result.absent)} line was found in the image"
+        return result, result.answer, None
+    if level2 == "grid":
         result = trace.call("diagram.grid_shape", grid_shape, image)
-    elif level2 == "highlighted_character":
+        return result, _grid_answer(question, result), None
+    if level2 == "highlighted_character":
         result = trace.call("diagram.highlighted_letter", highlighted_letter, image)
+        if not result.letter:
+            return result, None, "no circled letter was found (no coloured ring around a word, or no word read)"
+        return result, result.answer, None
+    shape = shape_in(question)
+    if shape is None or shape not in _TRACED:
+        what = f"a {shape}" if shape else "no shape"
+        raise ValueError(f"the question names {what}; the outline tracer counts circles, squares and regular "
+                         "polygons (triangle to octagon)")
+    if shape in ("square", "rectangle"):
+        result = trace.call("diagram.count_nested_squares", count_nested_squares, image)
     else:
-        shape = shape_in(question) or "circle"
-        if shape in ("square", "rectangle"):
-            result = trace.call("diagram.count_nested_squares", count_nested_squares, image)
-        else:
-            result = trace.call("diagram.count_overlapping_shapes", count_overlapping_shapes, image, shape=shape)
-    return conclude(ctx, [result], getattr(result, "answer", None))
+        result = trace.call("diagram.count_overlapping_shapes", count_overlapping_shapes, image,
+                            shape="circle" if shape == "ellipse" else shape)
+    if result.count == 0:
+        return result, None, f"no complete {shape} outline was found in the image"
+    return result, result.answer, None
+
+
+def _grid_answer(question: str, grid: GridResult) -> str:
+    """The count the question asks for: rows, columns, or the (rows,columns) pair when it asks for both."""
+    rows, columns = bool(_ROWS.search(question)), bool(_COLUMNS.search(question))
+    if answer_form(question).kind == "grid" or rows == columns:
+        return grid.answer
+    return str(grid.rows if rows else grid.columns)

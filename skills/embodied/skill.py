@@ -11,6 +11,7 @@ import numpy as np
 
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
+from skills.evidence import EXPERTS_DOC
 from vision_tools.image import Box, tile_boxes
 from vision_tools.text import read_text
 from vision_tools.zoom import crop
@@ -23,7 +24,10 @@ def run(ctx: SkillContext) -> SkillResult:
     results: list = [zoomed]
     if ctx.level2.id == "part_localization":
         results.append(trace.call("ocr.read_text", read_text, image))
-    outcome = conclude(ctx, results, None)
+    outcome = conclude(ctx, results, None, missing=(
+        "the tools cannot settle what a robot should do or what an action leads to: that is a judgement about the "
+        "scene (they zoomed into its most detailed region, shown as evidence); configure a VLM expert "
+        f"(see {EXPERTS_DOC})"))
     outcome.extra_images = [zoomed.image]
     return outcome
 

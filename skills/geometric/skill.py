@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
+from skills.evidence import EXPERTS_DOC
 from vision_tools.geometry import geometry_primitives
 
 
 def run(ctx: SkillContext) -> SkillResult:
     primitives = ctx.trace.call("geometry.primitives", geometry_primitives, ctx.image)
-    return conclude(ctx, [primitives], None)
+    measured = (f"{len(primitives.lines)} segment(s), {len(primitives.circles)} circle(s), "
+                f"{len(primitives.angles)} angle(s) and {len(primitives.labels)} point label(s)")
+    return conclude(ctx, [primitives], None, missing=(
+        f"the tools cannot settle a geometry question: it needs a deduction from the figure, which is rarely drawn "
+        f"to scale (they measured {measured}, shown as evidence); configure a VLM expert (see {EXPERTS_DOC})"))

@@ -1,8 +1,13 @@
 """Perception skill: find the thing the question is about (tiled search on large images), zoom in, then look.
 
-The target is what the question names — a colour and/or a shape ("the red star"), or quoted text. Colour questions
-name the colour of the found region; position questions report where it is (quadrant and box); "what is written
-on the yellow label" reads the text inside the found region. The crops go to a neural expert as extra images.
+The target is what the question names and the tools can find: a colour and/or a shape ("the red star"), or quoted
+text. Colour questions name the colour of the found region; position questions report where it is (quadrant and
+box); "what is written on the yellow label" reads the text inside the found region. Only questions about the image
+as a whole ("the dominant colour of the image", "the background colour") look at the whole image. A question about
+anything else ("what colour is the cup?") is not answered with some other region's colour: the step says the tools
+cannot locate that object. Confidence comes from the match (its score, a rival match of another colour, how close
+to a quadrant border it lies), the share of the region's pixels that have the named colour, and how far the image
+is a drawing (colour blobs on a photograph are not objects). The crops go to a neural expert as extra images.
 """
 
 from __future__ import annotations
@@ -11,65 +16,139 @@ import re
 
 from skills.base import SkillContext, SkillResult
 from skills.common import colours_in, conclude, shape_in
+from skills.evidence import EXPERTS_DOC, check_kind, weighed
+from skills.targets import asks_about_whole_image, asks_background, attribute_object
 from vision_tools.detection import count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
-from vision_tools.image import name_colour
+from vision_tools.image import Box, name_background, name_colour
 from vision_tools.text import read_text
 from vision_tools.zoom import find_region, quadrant
 
-_QUOTED = re.compile(r"[\"“']([^\"”']{2,40})[\"”']")
-_COLOUR_Q = re.compile(r"\bwhat (colou?r)\b|\bwhich colou?r\b|\bcolou?r of\b", re.I)
+# Quoted text, not apostrophes: "Product D's share ... Product A's" quotes nothing.
+_QUOTED = re.compile(r"(?<![\w])[\"“']([^\"”']{2,40})[\"”'](?![\w])")
+_COLOUR_Q = re.compile(r"\bwhat (colou?r)\b|\bwhich colou?r\b|\bcolou?r of\b|\bcolou?r is\b", re.I)
 _WHERE_Q = re.compile(r"\bwhere\b|\bquadrant\b|\bwhich (corner|side|part)\b|\blocated\b", re.I)
 _TEXT_Q = re.compile(r"\b(written|say|says|word|text|label reads?)\b", re.I)
+_WHERE_OBJECT = re.compile(r"\bwhere (?:is|are) (?:the |a |an )?(?P<object>[a-z][a-z -]{0,40}?)\s*(?:\?|$|\blocated\b|"
+                           r"\bin\b|\bon\b|\.)", re.I)
+#: Words that name a findable region when a colour comes with them ("the yellow label").
+_REGION_NOUNS = frozenset(["label", "sign", "box", "region", "area", "patch", "shape", "object", "mark", "marker",
+                           "spot", "blob", "tag", "sticker", "board", "panel", "button", "block", "figure"])
 
 
 def run(ctx: SkillContext) -> SkillResult:
-    question, image, trace = ctx.question, ctx.image, ctx.trace
-    target = _target(question)
+    question = ctx.question
+    named = _named_object(question)
+    if _COLOUR_Q.search(question) and asks_about_whole_image(question, named):
+        return _whole_image_colour(ctx)
+    target = _target(question, named)
     if target is None:
-        whole = trace.call("colour.name_colour", name_colour, image)
-        answer = whole.name if _COLOUR_Q.search(question) else None
-        return conclude(ctx, [whole], answer, note="No object was named; the whole image was examined.")
+        what = f"a '{named}'" if named else "the thing the question is about"
+        return conclude(ctx, [], None, missing=(
+            f"the tools cannot locate {what} — they find colours, shapes and quoted text; configure a VLM expert "
+            f"(see {EXPERTS_DOC})"))
+    return _look_at(ctx, target)
+
+
+def _look_at(ctx: SkillContext, target: str) -> SkillResult:
+    question, image, trace = ctx.question, ctx.image, ctx.trace
+    kind = check_kind(ctx)
     shape = shape_in(target)
     if shape is not None and shape not in SEARCHABLE_SHAPES:
         # The tiled search knows few shapes; the shape classifier knows polygons, so it locates those instead.
         found = trace.call("counting.count_shapes", count_shapes, image, shape=shape,
                            colour=(colours_in(target) or [None])[0])
-        boxes = [d.box for d in found.detections]
+        matches = [(d.box, 0.9, d.colour) for d in found.detections]
         crops: list = []
     else:
         found = trace.call("zoom.find_region", find_region, image, target)
-        boxes = [m.box for m in found.matches]
+        matches = [(m.box, m.score, None) for m in found.matches]
         crops = [m.crop for m in found.matches[:2] if m.crop is not None]
-    if not boxes:
-        return conclude(ctx, [found], None, note=f"Nothing matching {target!r} was found.")
-    best = boxes[0]
-    results: list = [found]
-    answer: str | None = None
+    if not matches:
+        return conclude(ctx, [kind, found], None, missing=f"nothing matching {target!r} was found in the image")
+    box, score, _ = matches[0]
+    # A rival match nearly as good makes "the" target ambiguous when it would give another answer.
+    rival = matches[1][0] if len(matches) > 1 and matches[1][1] >= 0.8 * score else None
+    results: list = [kind, found]
+    answer, confidence = None, 0.0
     if _COLOUR_Q.search(question):
-        colour = trace.call("colour.name_colour", name_colour, image, best)
+        colour = trace.call("colour.name_colour", name_colour, image, box)
         results.append(colour)
         answer = colour.name
+        confidence = min(0.95, 0.5 + 0.45 * colour.fraction)
+        if rival is not None and name_colour(image, rival).name != answer:
+            confidence *= 0.4
     elif _WHERE_Q.search(question):  # before text: "in which quadrant is the word 'X' written?" asks where
-        answer = quadrant(best, image.size)
+        answer = quadrant(box, image.size)
+        confidence = min(0.95, 0.55 + 0.4 * score) * _quadrant_margin(box, image.size)
+        if rival is not None and quadrant(rival, image.size) != answer:
+            confidence *= 0.4
     elif _TEXT_Q.search(question):
-        text = trace.call("ocr.read_text", read_text, image, region=best)
+        text = trace.call("ocr.read_text", read_text, image, region=box)
         results.append(text)
         answer = text.text or None
-    outcome = conclude(ctx, results, answer)
+        scores = [line.confidence for line in text.lines]
+        confidence = min(scores) if scores else 0.0
+    if answer is None:
+        return conclude(ctx, results, None, missing=f"{target!r} was found, but the question asks something the "
+                                                    f"tools cannot read off it; configure a VLM expert "
+                                                    f"(see {EXPERTS_DOC})")
+    outcome = conclude(ctx, results, answer, confidence=weighed(confidence, kind))
     outcome.extra_images = crops
     return outcome
 
 
-def _target(question: str) -> str | None:
-    """What to look for: quoted text, else '<colour> <shape>' (either part may be missing)."""
+def _whole_image_colour(ctx: SkillContext) -> SkillResult:
+    """The background's colour, or the colour covering most of the image."""
+    image, trace = ctx.image, ctx.trace
+    if asks_background(ctx.question):
+        result = trace.call("colour.name_background", name_background, image)
+        return conclude(ctx, [result], result.name, confidence=round(min(0.95, result.fraction), 3),
+                        note="The background's colour is the colour of most of the image's border.")
+    result = trace.call("colour.name_colour", name_colour, image)
+    ranked = sorted(result.shares.values(), reverse=True) + [0.0]
+    top = max(result.shares, key=result.shares.get)
+    # The colour covering most of the image, as sure as its lead over the runner-up.
+    confidence = 0.5 + 0.45 * min(1.0, (ranked[0] - ranked[1]) / 0.3)
+    return conclude(ctx, [result], top, confidence=round(confidence, 3),
+                    note="The question is about the image as a whole: the colour covering most of it.")
+
+
+def _named_object(question: str) -> str | None:
+    """The object a colour or position question asks about, in the question's words."""
+    named = attribute_object(question)
+    if named is None:
+        match = _WHERE_OBJECT.search(question)
+        named = match.group("object").strip() if match else None
+    return named
+
+
+def _target(question: str, named: str | None) -> str | None:
+    """What to search for: quoted text, else '<colour> <shape>' (either part may be missing) — but only when the
+    named object is such a thing (a shape, a coloured region); None when the tools cannot look for it."""
     quoted = _QUOTED.search(question)
     if quoted:
         return quoted.group(1)
-    colours = colours_in(question)
-    shape = shape_in(question)
-    colour = colours[0] if colours and not _COLOUR_Q.search(question) else None
+    colour_asked = bool(_COLOUR_Q.search(question))
+    if named is not None:
+        head = named.split()[-1]
+        shape = shape_in(named)
+        colours = colours_in(named)
+        findable = shape is not None or (colours and (head in _REGION_NOUNS or colours_in(head)))
+        if not findable:
+            return None
+        words = [w for w in ((colours[0] if colours and not colour_asked else None), shape) if w]
+        return " ".join(words) or (colours[0] if colours else None)
+    colours, shape = colours_in(question), shape_in(question)
+    colour = colours[0] if colours and not colour_asked else None
     words = [w for w in (colour, shape) if w]
     if not words and re.search(r"\blabel\b", question, re.I) and colours:
         words = [colours[0]]
     return " ".join(words) or None
+
+
+def _quadrant_margin(box: Box, size: tuple[int, int]) -> float:
+    """1 when the box's centre is clearly inside one quadrant; less when it sits near a dividing line."""
+    cx, cy = box.center
+    distance = min(abs(cx - size[0] / 2) / size[0], abs(cy - size[1] / 2) / size[1])
+    return min(1.0, 0.5 + distance / 0.04)

@@ -21,6 +21,8 @@ from vision_tools.diagrams.results import Circle, ContactResult
 TOUCH_TOLERANCE_PX = 1.0
 # Colours closer than this (max channel difference) are treated as one colour.
 _SAME_COLOUR = 40.0
+# A colour this close (RGB distance) to the line from the background to another ink is a blend of that ink.
+_BLEND_RESIDUAL = 25.0
 
 
 def _rim_points(mask: np.ndarray, exclude: np.ndarray | None = None) -> np.ndarray:
@@ -28,7 +30,13 @@ def _rim_points(mask: np.ndarray, exclude: np.ndarray | None = None) -> np.ndarr
     contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         return np.zeros((0, 2))
-    pts = max(contours, key=cv2.contourArea)[:, 0, :].astype(np.float64)
+    largest = max(contours, key=cv2.contourArea)
+    if len(largest) >= 0.6 * sum(len(c) for c in contours):
+        pts = largest[:, 0, :].astype(np.float64)
+    else:
+        # A thin or pale stroke falls apart into many short arcs at the half-contrast threshold: all of them are
+        # the rim (specks of a few pixels are not).
+        pts = np.concatenate([c[:, 0, :] for c in contours if len(c) >= 6]).astype(np.float64)
     if exclude is not None and exclude.any():
         near = cv2.dilate(exclude.astype(np.uint8), disk(2)).astype(bool)
         pts = pts[~near[pts[:, 1].astype(int), pts[:, 0].astype(int)]]
@@ -72,7 +80,7 @@ def _split_by_colour(rgb: np.ndarray, ink: np.ndarray) -> list[np.ndarray] | Non
         pixels = pixels[np.random.default_rng(0).choice(len(pixels), 20000, replace=False)]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
     _, _, centres = cv2.kmeans(pixels, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
-    if np.abs(centres[0] - centres[1]).max() < _SAME_COLOUR:
+    if np.abs(centres[0] - centres[1]).max() < _SAME_COLOUR or _one_ink(centres[0], centres[1], bg):
         return None
     # Each ink pixel is a blend of the background and one circle colour: assign it to the colour whose blend line
     # it lies closest to, so antialiased rims are kept with their own circle.
@@ -91,6 +99,17 @@ def _split_by_colour(rgb: np.ndarray, ink: np.ndarray) -> list[np.ndarray] | Non
     return masks
 
 
+def _one_ink(a: np.ndarray, b: np.ndarray, bg: np.ndarray) -> bool:
+    """Whether the two colour clusters are one ink: the paler is a blend of the other with the background (the
+    antialiased rims of thin strokes form a cluster of their own)."""
+    for ink, pale in ((a, b), (b, a)):
+        direction = ink - bg
+        alpha = float(np.dot(pale - bg, direction) / max(float(np.dot(direction, direction)), 1e-6))
+        if 0.05 < alpha < 1.0 and float(np.linalg.norm(pale - bg - alpha * direction)) < _BLEND_RESIDUAL:
+            return True
+    return False
+
+
 def circles_touch(image: Image.Image, tolerance_px: float = TOUCH_TOLERANCE_PX) -> ContactResult:
     """Find the two circles of a drawing and whether their perimeters touch or overlap (gap <= ``tolerance_px``).
 
@@ -104,18 +123,21 @@ def circles_touch(image: Image.Image, tolerance_px: float = TOUCH_TOLERANCE_PX) 
         raise ValueError("no circles found: the image is blank")
     masks = _split_by_colour(rgb, ink)
     circles: list[Circle] = []
+    rims: list[np.ndarray] = []
     if masks is not None:
         for k in range(2):
             pts = _rim_points(masks[k], exclude=masks[1 - k])
             if len(pts) < 8:
                 raise ValueError("only one circle found: the other colour has no visible rim")
             circles.append(_fit(pts))
+            rims.append(pts)
     else:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
         regions = sorted(range(1, n), key=lambda i: -stats[i, cv2.CC_STAT_AREA])
         big = [i for i in regions if stats[i, cv2.CC_STAT_AREA] >= 0.1 * stats[regions[0], cv2.CC_STAT_AREA]]
         if len(big) >= 2:
-            circles = [_fit(_rim_points(labels == i)) for i in big[:2]]
+            rims = [_rim_points(labels == i) for i in big[:2]]
+            circles = [_fit(pts) for pts in rims]
         else:
             # One region: two circles of the same colour that touch or overlap, or a single circle.
             pts = _rim_points(ink)
@@ -124,13 +146,16 @@ def circles_touch(image: Image.Image, tolerance_px: float = TOUCH_TOLERANCE_PX) 
             rest = pts[~inliers]
             if len(rest) < 0.15 * len(pts):
                 raise ValueError("only one circle found in the image")
-            second, _ = _ransac_circle(rest, rng)
-            circles = [first, second]
+            second, more = _ransac_circle(rest, rng)
+            circles, rims = [first, second], [pts[inliers], rest[more]]
     a, b = circles
     gap = float(np.hypot(a.cx - b.cx, a.cy - b.cy) - a.r - b.r)
     touching = gap <= tolerance_px
+    # How well each rim fits its circle: drawn circles fit to a fraction of a pixel, other outlines do not.
+    fit_error = max(float(np.median(np.abs(np.hypot(p[:, 0] - c.cx, p[:, 1] - c.cy) - (c.r - 0.5))))
+                    for c, p in zip(circles, rims, strict=True))
     circles.sort(key=lambda c: (c.cy, c.cx))
-    result = ContactResult(circles, gap, touching)
+    result = ContactResult(circles, gap, touching, tolerance_px, fit_error)
     verdict = "touching" if touching else "not touching"
     result.annotated = annotate(
         rgb, circles=[(c.cx, c.cy, c.r) for c in circles], caption=f"gap {gap:.1f} px: {verdict}"

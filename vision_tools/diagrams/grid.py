@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.diagrams.common import annotate, as_rgb_array, ink_strength
+from vision_tools.diagrams.common import annotate, as_rgb_array, ink_strength, stretch_faint_ink
 from vision_tools.diagrams.results import GridResult
 from vision_tools.image.boxes import Box
 
@@ -52,7 +52,7 @@ def grid_shape(image: Image.Image) -> GridResult:
     Raises ValueError when no grid (at least two horizontal and two vertical lines) is found.
     """
     rgb = as_rgb_array(image)
-    ink = ink_strength(rgb) > 0.4
+    ink = stretch_faint_ink(ink_strength(rgb)) > 0.2
     ys, xs = np.nonzero(ink)
     if len(xs) == 0:
         raise ValueError("no grid found: the image is blank")

@@ -53,16 +53,17 @@ def highlighted_letter(image: Image.Image, backend: str = "rapidocr") -> LetterR
     cx, cy = ring.center
     line = min(words, key=lambda w: abs(w.box.center[1] - cy) + max(0.0, w.box.x0 - cx, cx - w.box.x1))
     word = "".join(line.text.split())
-    index = _glyph_index(clean, line.box, cx, word)
+    index, by_glyphs = _glyph_index(clean, line.box, cx, word)
     letter = word[index]
-    result = LetterResult(letter, word, index, ring)
+    share = ring.area / float(rgb.shape[0] * rgb.shape[1])
+    result = LetterResult(letter, word, index, ring, float(line.confidence), by_glyphs, share)
     result.annotated = annotate(rgb, boxes=[ring], caption=f"highlighted: {letter!r} in {word!r}")
     return result
 
 
-def _glyph_index(rgb: np.ndarray, word_box: Box, x: float, word: str) -> int:
+def _glyph_index(rgb: np.ndarray, word_box: Box, x: float, word: str) -> tuple[int, bool]:
     """Which letter of ``word`` lies under ``x``: from the glyphs' columns when they separate cleanly into one
-    per letter, else proportionally along the word box."""
+    per letter (second value True), else proportionally along the word box."""
     n_letters = len(word)
     height, width = rgb.shape[:2]
     b = word_box.clamp(width, height)
@@ -73,7 +74,7 @@ def _glyph_index(rgb: np.ndarray, word_box: Box, x: float, word: str) -> int:
         spans = list(zip(edges[::2] + b.x0, edges[1::2] + b.x0, strict=True))
         if len(spans) == n_letters:
             centres = [(s + e) / 2 for s, e in spans]
-            return int(np.argmin([abs(c - x) for c in centres]))
+            return int(np.argmin([abs(c - x) for c in centres])), True
     # Glyphs touch or were cut by the erased highlight: place x along the word using proportional advance widths
     # (DejaVu Sans as a stand-in for the unknown font; far closer than equal widths for words like "will").
     try:
@@ -82,7 +83,7 @@ def _glyph_index(rgb: np.ndarray, word_box: Box, x: float, word: str) -> int:
     except OSError:
         advances = [float(k) for k in range(len(word) + 1)]
     target = (x - b.x0) / max(b.width, 1.0) * advances[-1]
-    return int(min(max(bisect.bisect_right(advances, target) - 1, 0), len(word) - 1))
+    return int(min(max(bisect.bisect_right(advances, target) - 1, 0), len(word) - 1)), False
 
 
 #: BlindTest category -> the function (image -> result with ``answer``) that answers it.

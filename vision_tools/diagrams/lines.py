@@ -8,13 +8,22 @@ reading is clean, which also copes with very shallow crossing angles.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.diagrams.common import annotate, as_rgb_array, colour_mask, disk, stroke_width
+from vision_tools.diagrams.common import (
+    annotate,
+    as_rgb_array,
+    background_colour,
+    colour_mask,
+    disk,
+    ink_strength,
+    stroke_width,
+)
 from vision_tools.diagrams.results import CrossingResult
 from vision_tools.image.boxes import Box
 
@@ -51,6 +60,19 @@ def _border_sequence(labels: np.ndarray) -> list[int]:
     return seq
 
 
+def _border_runs(labels: np.ndarray) -> list[int]:
+    """The colour of each separate run of ink met along the window border, in cyclic order."""
+    runs: list[int] = []
+    previous = 0
+    for value in labels:
+        if value and value != previous:
+            runs.append(int(value))
+        previous = int(value)
+    if len(runs) > 1 and labels[0] and labels[0] == labels[-1]:
+        runs.pop()  # the run that wraps around the starting corner was counted twice
+    return runs
+
+
 def _classify_contact(
     a: np.ndarray,
     b: np.ndarray,
@@ -58,6 +80,8 @@ def _classify_contact(
     box: tuple[int, int, int, int],
     thickness: float,
     all_contacts: np.ndarray,
+    ink: Callable[[int, int, int, int], np.ndarray],
+    strict: bool = False,
 ) -> tuple[int | None, tuple[int, int, int, int]]:
     """1 when the curves cross inside this contact region, 0 when they only touch, None when undecidable; and the
     window (x0, y0, x1, y1) whose border reading decided it."""
@@ -72,7 +96,8 @@ def _classify_contact(
         win_a, win_b = a[y0 : y1 + 1, x0 : x1 + 1], b[y0 : y1 + 1, x0 : x1 + 1]
         win_c = contact[y0 : y1 + 1, x0 : x1 + 1]
         # Only ink connected to this contact counts: other parts of the polylines may pass through the window.
-        union = (win_a | win_b | win_c).astype(np.uint8)
+        # Any ink joins: where thin strokes cross, the covered pixels are blends of both colours, of neither mask.
+        union = (win_a | win_b | win_c | ink(x0, y0, x1, y1)).astype(np.uint8)
         _, comp = cv2.connectedComponents(union, connectivity=8)
         ids = np.unique(comp[win_c])
         linked = np.isin(comp, ids[ids > 0])
@@ -81,12 +106,52 @@ def _classify_contact(
             continue  # the border cuts through a place where the lines meet: its reading would be meaningless
         lab = np.where(linked[ys, xs] & win_a[ys, xs], 1, 0) + np.where(linked[ys, xs] & win_b[ys, xs], 2, 0)
         lab[lab == 3] = 0  # both colours at once: ambiguous pixel, ignore
+        if strict:
+            # Each line must pass through the window exactly once (in and out): four separate border runs.
+            runs = _border_runs(lab)
+            if len(runs) == 4:
+                return (1 if runs[0] != runs[1] == runs[3] != runs[2] else 0), (x0, y0, x1, y1)
+            continue
         seq = _border_sequence(lab)
         if len(seq) == 4:
             return 1, (x0, y0, x1, y1)
+        runs = _border_runs(lab)
+        if len(seq) == 2 and min(runs.count(1), runs.count(2)) == 1:
+            continue  # one line ends inside the window: "A A B" says nothing about crossing
         if len(seq) == 2:
             return 0, (x0, y0, x1, y1)
     return None, (x, y, x + w - 1, y + h - 1)
+
+
+def _merge_shallow_crossings(
+    a: np.ndarray, b: np.ndarray, labels: np.ndarray, contact: np.ndarray,
+    ink: Callable[[int, int, int, int], np.ndarray], thickness: float,
+    points: list[tuple[float, float]], boxes: list[Box], members: list[list[int]],
+) -> None:
+    """Merge, in place, two crossings that are one: at a very shallow crossing the covered line is hidden for a
+    long stretch, leaving a contact at each end too far apart for one window. One window around both reads the
+    border again: an odd reading (A B A B) means one crossing inside, so they merge; an even one (two real
+    crossings close together, or none) keeps them as they are."""
+    reach = 2 * (16 * thickness + 3)
+    merged = True
+    while merged and len(points) > 1:
+        merged = False
+        pairs = sorted((math.dist(points[i], points[j]), i, j) for i in range(len(points))
+                        for j in range(i + 1, len(points)))
+        for distance, i, j in pairs:
+            if distance > reach:
+                break
+            joined = Box(min(boxes[i].x0, boxes[j].x0), min(boxes[i].y0, boxes[j].y0),
+                         max(boxes[i].x1, boxes[j].x1), max(boxes[i].y1, boxes[j].y1))
+            both = np.isin(labels, members[i] + members[j])
+            box = (int(joined.x0), int(joined.y0), int(joined.width), int(joined.height))
+            verdict, _ = _classify_contact(a, b, both, box, thickness, contact, ink, strict=True)
+            if verdict == 1:
+                boxes[i], members[i] = joined, members[i] + members[j]
+                points[i] = joined.center
+                del points[j], boxes[j], members[j]
+                merged = True
+                break
 
 
 def count_line_crossings(
@@ -97,11 +162,16 @@ def count_line_crossings(
     name_a, name_b = str(colour_a), str(colour_b)
     a, b = _clean(colour_mask(rgb, colour_a)), _clean(colour_mask(rgb, colour_b))
     if not a.any() or not b.any():
-        missing = name_a if not a.any() else name_b
-        return CrossingResult(
-            0, [], [], name_a, name_b, annotated=annotate(rgb, caption=f"no {missing} line found: 0 crossings")
-        )
+        absent = [name for name, mask in ((name_a, a), (name_b, b)) if not mask.any()]
+        return CrossingResult(0, [], [], name_a, name_b, absent=absent,
+                              annotated=annotate(rgb, caption=f"no {' or '.join(absent)} line found"))
     thickness = max(1.0, stroke_width(a), stroke_width(b))
+    background = background_colour(rgb[::8, ::8])
+
+    def inked(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        """Any ink inside the window (inclusive bounds), whatever its colour."""
+        return ink_strength(rgb[y0 : y1 + 1, x0 : x1 + 1], background) > 0.25
+
     # Strokes that cross are adjacent where one covers the other; a small dilation joins them.
     kernel = disk(round(thickness / 2) + 2)
     contact = cv2.dilate(a.astype(np.uint8), kernel).astype(bool) & cv2.dilate(b.astype(np.uint8), kernel).astype(bool)
@@ -112,16 +182,18 @@ def count_line_crossings(
     points: list[tuple[float, float]] = []
     boxes: list[Box] = []
     windows: list[tuple[int, int, int, int]] = []
-    touches = 0
+    members: list[list[int]] = []  # the contact labels of each crossing
+    touches = undecided = 0
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
         if i in specks:
             continue
-        verdict, window = _classify_contact(a, b, labels == i, (x, y, w, h), thickness, contact)
+        verdict, window = _classify_contact(a, b, labels == i, (x, y, w, h), thickness, contact, inked)
         if verdict is None:
             # Undecidable border reading (e.g. a line ending inside the contact): an overlap covering most of
             # the thinner stroke's width is taken as a crossing.
             verdict = 1 if area >= 2 * thickness * thickness else 0
+            undecided += 1
         if not verdict:
             touches += 1
             continue
@@ -138,14 +210,17 @@ def count_line_crossings(
             old = boxes[same]
             boxes[same] = Box(min(old.x0, x), min(old.y0, y), max(old.x1, x + w), max(old.y1, y + h))
             points[same] = boxes[same].center
+            members[same].append(i)
             continue
         points.append((cx, cy))
         boxes.append(Box(float(x), float(y), float(x + w), float(y + h)))
         windows.append(window)
+        members.append([i])
+    _merge_shallow_crossings(a, b, labels, contact, inked, thickness, points, boxes, members)
     order = np.argsort([p[0] for p in points]) if points else []
     points = [points[k] for k in order]
     boxes = [boxes[k] for k in order]
     caption = f"{len(points)} crossing(s) of {name_a} and {name_b}"
-    result = CrossingResult(len(points), points, boxes, name_a, name_b, touches=touches)
+    result = CrossingResult(len(points), points, boxes, name_a, name_b, touches=touches, undecided=undecided)
     result.annotated = annotate(rgb, points=points, caption=caption)
     return result

@@ -22,6 +22,7 @@ from vision_tools.diagrams.common import (
     disk,
     fit_circle,
     ink_strength,
+    stretch_faint_ink,
     stroke_width,
 )
 from vision_tools.diagrams.results import Circle, CountResult
@@ -33,6 +34,8 @@ POLYGON_SIDES = {"triangle": 3, "square": 4, "pentagon": 5, "hexagon": 6, "hepta
 MIN_COVERAGE = 0.93
 
 
+#: A dropped candidate whose outline is drawn by the kept shapes to less than this share may be a real shape.
+DOUBT_SHARE = 0.8
 #: Long side (pixels) of the working view that shape search runs on; larger inputs are cropped and reduced.
 WORK_SIDE = 640
 #: Hough voting costs grow with edge pixels times the radius range; circles are found on a smaller view.
@@ -44,7 +47,7 @@ def _working_view(
 ) -> tuple[np.ndarray, float, float, float] | None:
     """Ink strength cropped to the drawing, resized towards ``side`` (enlarged at most ``max_up`` times), with its
     scale and crop offset."""
-    strength = np.clip(ink_strength(rgb), 0.0, 1.0).astype(np.float32)
+    strength = stretch_faint_ink(np.clip(ink_strength(rgb), 0.0, 1.0).astype(np.float32))
     ys, xs = np.nonzero(strength > threshold)
     if len(xs) == 0:
         return None
@@ -99,10 +102,11 @@ def _suppress(centres: np.ndarray, sizes: np.ndarray, scores: np.ndarray) -> lis
 def _explain_away(
     outlines: list[np.ndarray], scores: np.ndarray, sizes: np.ndarray, canvas_shape: tuple[int, int],
     draw: Callable[[int, np.ndarray], None],
-) -> list[int]:
+) -> tuple[list[int], int]:
     """Greedy selection: best candidates first; one whose outline is mostly drawn by shapes already kept is a
     duplicate or an illusion made of their pieces, and is dropped. ``draw(k, canvas)`` paints candidate k's
-    outline, widened by the tolerance, onto a uint8 canvas."""
+    outline, widened by the tolerance, onto a uint8 canvas. Returns the kept candidates and how many dropped ones
+    are doubtful (``_doubtful``)."""
     drawn = np.zeros(canvas_shape, dtype=np.uint8)
     height, width = canvas_shape
 
@@ -113,9 +117,12 @@ def _explain_away(
         return float((canvas[yi, xi] > 0).mean())
 
     kept: list[int] = []
+    dropped: dict[int, float] = {}  # candidate -> share of its outline drawn by the shapes kept
     order = sorted(range(len(outlines)), key=lambda k: (-round(float(scores[k]), 2), -float(sizes[k])))
     for k in order:
-        if kept and explained(k, drawn) > 0.5:
+        share = explained(k, drawn) if kept else 0.0
+        if share > 0.5:
+            dropped[k] = share
             continue
         kept.append(k)
         draw(k, drawn)
@@ -126,15 +133,33 @@ def _explain_away(
         for o in kept:
             if o != k:
                 draw(o, others)
-        if len(kept) > 1 and explained(k, others) > 0.5:
+        share = explained(k, others)
+        if len(kept) > 1 and share > 0.5:
             kept.remove(k)
-    return kept
+            dropped[k] = share
+    return kept, _doubtful(dropped, kept, outlines, sizes)
 
 
-def _count_circles(rgb: np.ndarray) -> list[Circle]:
+def _doubtful(dropped: dict[int, float], kept: list[int], outlines: list[np.ndarray], sizes: np.ndarray) -> int:
+    """How many dropped candidates might still be real shapes: complete outlines on the ink, not a copy of a
+    kept shape (another centre), and only partly drawn by the kept ones (a shape hidden in a dense cluster looks
+    like that; an illusion made of other shapes' pieces is drawn by them almost entirely)."""
+    centres = {k: outlines[k].mean(axis=0) for k in [*dropped, *kept]}
+    seen: list[int] = []
+    for k, share in sorted(dropped.items(), key=lambda item: item[1]):
+        if share >= DOUBT_SHARE:
+            continue
+        near = [o for o in [*kept, *seen] if math.dist(centres[k], centres[o]) < 0.35 * max(sizes[k], sizes[o])]
+        if not near:
+            seen.append(k)
+    return len(seen)
+
+
+def _count_circles(rgb: np.ndarray) -> tuple[list[Circle], int]:
+    """The circles whose whole outline is on the ink, and how many doubtful candidates were dropped."""
     view = _working_view(rgb, side=CIRCLE_WORK_SIDE)
     if view is None:
-        return []
+        return [], 0
     strength, scale, ox, oy = view
     # Circles are refitted to the ink below, so their outlines must lie on the stroke itself.
     ink, band, thickness = _bands(strength, slack=0)
@@ -148,7 +173,7 @@ def _count_circles(rgb: np.ndarray) -> list[Circle]:
         minRadius=min_r, maxRadius=max(min_r + 1, int(extent / 2)),
     )
     if found is None:
-        return []
+        return [], 0
     cand = found[0][:, :3].astype(np.float64)
     angles = np.linspace(0, 2 * np.pi, 180, endpoint=False)
     # Cheap screen before refitting: a loose band and a few radii; Hough proposes thousands of circles.
@@ -176,7 +201,7 @@ def _count_circles(rgb: np.ndarray) -> list[Circle]:
         except (ValueError, np.linalg.LinAlgError):
             continue
     if not refined:
-        return []
+        return [], 0
     circ = np.asarray(refined)
     rings_x = circ[:, 0:1] + circ[:, 2:3] * np.cos(angles)[None, :]
     rings_y = circ[:, 1:2] + circ[:, 2:3] * np.sin(angles)[None, :]
@@ -184,14 +209,15 @@ def _count_circles(rgb: np.ndarray) -> list[Circle]:
     good = np.nonzero((score >= MIN_COVERAGE) & (circ[:, 2] >= min_r))[0]
     outlines = [np.column_stack([rings_x[g], rings_y[g]]) for g in good]
 
-    tol = round(thickness + 1)
+    tol = round(thickness / 2 + 1.5)
 
     def draw(k: int, canvas: np.ndarray) -> None:
         cx, cy, r = circ[good[k]]
         cv2.circle(canvas, (round(cx), round(cy)), round(r), 255, thickness=2 * tol + 1)
 
-    kept = _explain_away(outlines, score[good], circ[good, 2], ink.shape, draw)
-    return [Circle(circ[good[k], 0] / scale + ox, circ[good[k], 1] / scale + oy, circ[good[k], 2] / scale) for k in kept]
+    kept, doubts = _explain_away(outlines, score[good], circ[good, 2], ink.shape, draw)
+    return [Circle(circ[good[k], 0] / scale + ox, circ[good[k], 1] / scale + oy, circ[good[k], 2] / scale)
+            for k in kept], doubts
 
 
 def _regular_polygons(p: np.ndarray, q: np.ndarray, sides: int, span: int = 1) -> np.ndarray:
@@ -218,10 +244,11 @@ def _regular_polygons(p: np.ndarray, q: np.ndarray, sides: int, span: int = 1) -
     return np.concatenate(polys, axis=0)
 
 
-def _count_polygons(rgb: np.ndarray, sides: int) -> list[np.ndarray]:
+def _count_polygons(rgb: np.ndarray, sides: int) -> tuple[list[np.ndarray], int]:
+    """The regular polygons whose whole outline is on the ink, and how many doubtful candidates were dropped."""
     view = _working_view(rgb, max_up=3.0)
     if view is None:
-        return []
+        return [], 0
     strength, scale, ox, oy = view
     # Polygons are spanned by detected corners, which sit a pixel or so off the true vertices.
     ink, band, thickness = _bands(strength, slack=2)
@@ -230,7 +257,7 @@ def _count_polygons(rgb: np.ndarray, sides: int) -> list[np.ndarray]:
         blockSize=max(3, int(2 * round(thickness) + 1)),
     )
     if corners is None or len(corners) < 2:
-        return []
+        return [], 0
     pts = corners[:, 0, :].astype(np.float64)
     extent = max(ink.shape)
     i, j = np.triu_indices(len(pts), k=1)
@@ -238,12 +265,12 @@ def _count_polygons(rgb: np.ndarray, sides: int) -> list[np.ndarray]:
     ok = (dist >= max(6.0, 3 * thickness)) & (dist <= extent)
     i, j = i[ok], j[ok]
     if len(i) == 0:
-        return []
+        return [], 0
     polys = np.concatenate([_regular_polygons(pts[i], pts[j], sides, span) for span in range(1, sides // 2 + 1)])
     # Cheap first test: every vertex of a real shape lies on ink. It removes most candidates before edge sampling.
     polys = polys[_coverage(band, polys[..., 0], polys[..., 1]) == 1.0]
     if len(polys) == 0:
-        return []
+        return [], 0
     per_edge = 16
     t = (np.arange(per_edge) + 0.5) / per_edge
     start, end = polys, np.roll(polys, -1, axis=1)
@@ -252,7 +279,7 @@ def _count_polygons(rgb: np.ndarray, sides: int) -> list[np.ndarray]:
     score = _coverage(band, samples[..., 0], samples[..., 1])
     good = np.nonzero(score >= MIN_COVERAGE)[0]
     if len(good) == 0:
-        return []
+        return [], 0
     # Many near-copies of each shape pass the coverage test; the one lying closest to the stroke centres wins.
     off_ink = cv2.distanceTransform((~ink).astype(np.uint8), cv2.DIST_L2, 3)
     height, width = ink.shape
@@ -268,9 +295,9 @@ def _count_polygons(rgb: np.ndarray, sides: int) -> list[np.ndarray]:
         poly = np.round(polys[good[k]]).astype(np.int32)
         cv2.polylines(canvas, [poly], isClosed=True, color=255, thickness=2 * tol + 1)
 
-    kept = _explain_away([samples[g] for g in good], -misfit, sizes, ink.shape, draw)
+    kept, doubts = _explain_away([samples[g] for g in good], -misfit, sizes, ink.shape, draw)
     kept = [kept[k] for k in _suppress(centres[kept], sizes[kept], -misfit[kept])]
-    return [polys[good[k]] / scale + np.array([ox, oy]) for k in kept]
+    return [polys[good[k]] / scale + np.array([ox, oy]) for k in kept], doubts
 
 
 def count_overlapping_shapes(image: Image.Image, shape: str = "circle") -> CountResult:
@@ -278,15 +305,15 @@ def count_overlapping_shapes(image: Image.Image, shape: str = "circle") -> Count
     rgb = as_rgb_array(image)
     kind = shape.strip().lower().rstrip("s")
     if kind == "circle":
-        circles = _count_circles(rgb)
+        circles, doubts = _count_circles(rgb)
         circles.sort(key=lambda c: (round(c.cy / max(c.r, 1.0)), c.cx))
         boxes = [c.box.clamp(rgb.shape[1], rgb.shape[0]) for c in circles]
-        result = CountResult(len(circles), "circle", boxes, [])
+        result = CountResult(len(circles), "circle", boxes, [], doubtful=doubts)
         result.annotated = annotate(rgb, circles=[(c.cx, c.cy, c.r) for c in circles], caption=f"{len(circles)} circles")
         return result
     if kind not in POLYGON_SIDES:
         raise ValueError(f"unknown shape {shape!r}; use 'circle' or one of {', '.join(POLYGON_SIDES)}")
-    polys = _count_polygons(rgb, POLYGON_SIDES[kind])
+    polys, doubts = _count_polygons(rgb, POLYGON_SIDES[kind])
     polys.sort(key=lambda p: (p[:, 0].mean()))
     outlines = [[(float(x), float(y)) for x, y in poly] for poly in polys]
     boxes = [
@@ -295,7 +322,7 @@ def count_overlapping_shapes(image: Image.Image, shape: str = "circle") -> Count
         )
         for p in polys
     ]
-    result = CountResult(len(polys), kind, boxes, outlines)
+    result = CountResult(len(polys), kind, boxes, outlines, doubtful=doubts)
     result.annotated = annotate(rgb, polygons=outlines, caption=f"{len(polys)} {kind}s")
     return result
 
@@ -303,7 +330,7 @@ def count_overlapping_shapes(image: Image.Image, shape: str = "circle") -> Count
 def count_nested_squares(image: Image.Image) -> CountResult:
     """Count nested outlined squares: every closed outline encloses its own region of background."""
     rgb = as_rgb_array(image)
-    ink = ink_strength(rgb, background_colour(rgb)) > 0.3
+    ink = stretch_faint_ink(ink_strength(rgb, background_colour(rgb))) > 0.3
     thickness = max(1.0, stroke_width(ink))
     # Close hairline gaps so an outline with an antialiasing gap still encloses its region.
     closed = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
@@ -318,6 +345,11 @@ def count_nested_squares(image: Image.Image) -> CountResult:
         pad = thickness
         holes.append(Box(x - pad, y - pad, x + w + pad, y + h + pad).clamp(width, height))
     boxes = sorted(holes, key=lambda b: -b.area)
-    result = CountResult(len(boxes), "square", boxes, [])
+    # Each outline should be a square inside the one before it; any other enclosed region makes the count doubtful.
+    doubtful = sum(1 for k, b in enumerate(boxes)
+                   if not 0.85 <= b.width / max(b.height, 1.0) <= 1.18
+                   or (k and not (boxes[k - 1].x0 <= b.x0 and boxes[k - 1].y0 <= b.y0
+                                  and b.x1 <= boxes[k - 1].x1 and b.y1 <= boxes[k - 1].y1)))
+    result = CountResult(len(boxes), "square", boxes, [], doubtful=doubtful)
     result.annotated = annotate(rgb, boxes=boxes, caption=f"{len(boxes)} nested squares")
     return result

@@ -186,6 +186,26 @@ def name_colour(image: Image.Image, region: Box | None = None) -> ColourResult:
     return result
 
 
+def name_background(image: Image.Image, strip: float = 0.04) -> ColourResult:
+    """Name the background colour: the palette colour of most pixels in a strip along the image's border (the
+    part of a picture least likely to be the subject). ``fraction`` is that colour's share of the strip."""
+    image = require_rgb(image)
+    width, height = image.size
+    rgb = np.asarray(shrink(image, 800)[0])
+    band = max(1, round(strip * min(rgb.shape[:2])))
+    border = np.concatenate([rgb[:band].reshape(-1, 3), rgb[-band:].reshape(-1, 3),
+                             rgb[:, :band].reshape(-1, 3), rgb[:, -band:].reshape(-1, 3)])
+    classes = classify_pixels(np.ascontiguousarray(border.reshape(-1, 1, 3)))[:, 0]
+    counts = np.bincount(classes, minlength=len(NAMES))
+    winner = int(counts.argmax())
+    shares = {NAMES[i]: float(counts[i] / counts.sum()) for i in range(len(NAMES)) if counts[i]}
+    median = tuple(int(v) for v in np.median(border[classes == winner], axis=0))
+    result = ColourResult(NAMES[winner], median, shares[NAMES[winner]], shares, NAMES[winner],  # type: ignore[arg-type]
+                          Box(0, 0, width, height))
+    result.annotated = _annotate(image, Box(0, 0, width, height), f"background {NAMES[winner]}")
+    return result
+
+
 def _background_class(classes: np.ndarray) -> str | None:
     """The majority palette class along the region's border, when it clearly dominates the border."""
     if classes.shape[0] < 3 or classes.shape[1] < 3:
@@ -202,7 +222,7 @@ def _annotate(image: Image.Image, box: Box, name: str) -> Image.Image:
     draw = ImageDraw.Draw(out)
     rect = [box.x0 * scale, box.y0 * scale, box.x1 * scale, box.y1 * scale]
     draw.rectangle(rect, outline=(255, 0, 255), width=3)
-    swatch = PALETTE[name]
+    swatch = PALETTE[name.split()[-1]]
     draw.rectangle([rect[0], max(0, rect[1] - 18), rect[0] + 18, max(18, rect[1])], fill=swatch, outline=(0, 0, 0))
     draw.text((rect[0] + 22, max(0, rect[1] - 16)), name, fill=(255, 0, 255))
     return out
