@@ -65,8 +65,9 @@ def load_items(path: str | Path, limit: int | None = None) -> list[Item]:
 
 
 def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurrency: int = 1,
-             limit: int | None = None, progress: bool = True) -> dict[str, Any]:
-    """Run every item, write results and summary into ``out_dir``, return the summary."""
+             limit: int | None = None, progress: bool = True, sc: int | None = None) -> dict[str, Any]:
+    """Run every item, write results and summary into ``out_dir``, return the summary. ``sc`` > 1 samples each
+    item k times and votes (``agents.self_consistency``); rows then carry the vote's agreement."""
     items = load_items(dataset, limit)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -76,7 +77,7 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
     def one(item: Item) -> dict[str, Any]:
         try:
             result = maestro.ask(item.image, item.question, dataset=name, item_id=item.id, expected=item.answer,
-                                 expected_kind=item.match)
+                                 expected_kind=item.match, sc=sc)
         except ValueError as exc:  # bad item: recorded as failed, the evaluation goes on
             return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                     "status": "failed", "answer": None, "reason": str(exc), "confidence": None, "correct": False,
@@ -90,7 +91,7 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
                 "reason": None if answered else result.reason, "confidence": result.confidence,
                 "correct": answered and match_answer(result.answer, item.answer, _MATCH_KINDS.get(item.match or "")),
                 "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "pairs": pairs,
-                "skill_expected": item.skill}
+                "skill_expected": item.skill, "vote_agreement": (result.vote or {}).get("agreement")}
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         rows = list(tqdm(pool.map(one, items), total=len(items), desc="eval", unit="item", disable=not progress))

@@ -27,6 +27,8 @@ app.add_typer(sandbox_app, name="sandbox")
 DataDir = Annotated[Path | None, typer.Option("--data-dir", envvar="MAESTRO_HOME", help="Data directory (default ~/.maestro).")]
 RegistryOpt = Annotated[Path | None, typer.Option("--registry", envvar="MAESTRO_REGISTRY", help="Registry YAML file.")]
 DbOpt = Annotated[str | None, typer.Option("--db", envvar="MAESTRO_DB", help="SQLAlchemy database URL.")]
+ScOpt = Annotated[int | None, typer.Option("--sc", min=1, max=16, help="Self-consistency: sample K trajectories "
+                                           "and vote (default: the registry's orchestrator.self_consistency).")]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -56,14 +58,15 @@ def ask(image: Annotated[Path, typer.Argument(help="Image file (PNG, JPEG, WebP.
         question: Annotated[str, typer.Argument(help="The question about the image.")],
         as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a trace.")] = False,
         max_turns: Annotated[int | None, typer.Option("--max-turns", min=1, max=32, help="Turn limit T_max.")] = None,
-        data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
+        sc: ScOpt = None, data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Ask QUESTION about IMAGE; prints the answer and a readable trace (the run is stored)."""
     if not image.is_file():
         raise FileNotFoundError(f"image not found: {image}")
     if not question.strip():
         raise ValueError("empty question: ask something about the image")
     maestro = _open(data_dir, registry, db, max_turns)
-    result = maestro.ask(image, question)
+    _warn_if_cannot_sample(maestro, sc)
+    result = maestro.ask(image, question, sc=sc)
     if as_json:
         typer.echo(json.dumps(cli_render.run_json(result), ensure_ascii=False))
     else:
@@ -77,15 +80,26 @@ def ask(image: Annotated[Path, typer.Argument(help="Image file (PNG, JPEG, WebP.
 def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image, question, answer, category}.")],
                  out: Annotated[Path, typer.Option("--out", help="Folder for results.jsonl and summary.json.")],
                  concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=64)] = 1,
-                 limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+                 limit: Annotated[int | None, typer.Option("--limit", min=1)] = None, sc: ScOpt = None,
                  data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Run every item of DATASET through the agent (each one stored) and report accuracy and latency."""
     from agents.evaluate import evaluate
 
     maestro = _open(data_dir, registry, db)
-    summary = evaluate(maestro, dataset, out, concurrency=concurrency, limit=limit, progress=sys.stderr.isatty())
+    _warn_if_cannot_sample(maestro, sc)
+    summary = evaluate(maestro, dataset, out, concurrency=concurrency, limit=limit, progress=sys.stderr.isatty(),
+                       sc=sc)
     cli_render.print_summary(summary)
     typer.echo(f"results: {out / 'results.jsonl'}\nsummary: {out / 'summary.json'}")
+
+
+def _warn_if_cannot_sample(maestro: Any, sc: int | None) -> None:
+    """One line on stderr when self-consistency is asked of a policy that cannot sample (it is asked once)."""
+    from agents.self_consistency import sampling_warning
+
+    warning = sampling_warning(maestro.policy, sc if sc is not None else maestro.registry.orchestrator.self_consistency)
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
 
 
 @runs_app.command("list")
@@ -110,7 +124,7 @@ def runs_list(limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 
 def runs_show(run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
               as_json: Annotated[bool, typer.Option("--json")] = False,
               data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
-    """Show one stored run with every step and tool call."""
+    """Show one stored run with every step, tool call and model call (exact prompt and raw reply)."""
     from agents.config import Settings
     from storage import open_store
 
