@@ -29,6 +29,11 @@ _MATCH_KINDS: dict[str, MatchKind] = {"choice": "choice", "relaxed": "numeric", 
                                       "contains": "contains"}
 
 
+def match_kind(declared: str | None) -> MatchKind | None:
+    """The matching rule for a dataset's declared ``match`` kind (None: detect it from the expected answer)."""
+    return _MATCH_KINDS.get(declared or "")
+
+
 class DatasetError(ValueError):
     """A dataset file that cannot be read; the message names the file and line."""
 
@@ -89,7 +94,7 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
         return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                 "status": result.status, "answer": result.answer if answered else None,
                 "reason": None if answered else result.reason, "confidence": result.confidence,
-                "correct": answered and match_answer(result.answer, item.answer, _MATCH_KINDS.get(item.match or "")),
+                "correct": answered and match_answer(result.answer, item.answer, match_kind(item.match)),
                 "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "pairs": pairs,
                 "skill_expected": item.skill, "vote_agreement": (result.vote or {}).get("agreement")}
 
