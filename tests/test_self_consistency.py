@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from agents.config import Settings
+from agents.export import export
 from agents.runtime import Maestro
 from tests import test_vlm_policy as vlm
 from tests.local_http import JsonHandler, models_reply, serve
@@ -105,6 +106,12 @@ def test_samples_run_in_parallel_and_the_vote_is_stored_on_the_winner(slow: tupl
     assert (stored.status, stored.answer, stored.confidence) == ("done", "9", result.confidence)
     others = [app.store.get_run(r) for r in vote["run_ids"] if r != result.id]
     assert all(o.vote == {} and o.config["sc"]["group"] == vote["group"] for o in others)
+
+    # Exports carry the vote with the trajectory of the run that holds it.
+    app.store.add_rating(result.id, rater="ann", verdict="correct")
+    export(app.store, app.registry, tmp_path / "out", formats=["sft"])
+    [row] = [json.loads(line) for line in (tmp_path / "out" / "sft.jsonl").read_text().splitlines()]
+    assert row["run_id"] == result.id and json.loads(row["vote"]) == vote
 
 
 def test_weak_agreement_abstains_and_says_why(slow: tuple[str, Slow], sign: Path, tmp_path: Path) -> None:
