@@ -59,6 +59,19 @@ def test_a_handful_of_failures_cannot_swing_a_skill_with_a_record(maestro: Maest
     assert decision["skill"] == "OCR" and decision["skill_evidence"]["OCR"]["local_n"] == 9
 
 
+def test_records_on_other_questions_never_override_relevance(maestro: Maestro) -> None:
+    teach(maestro, "Tools", "Echo", "repeat hello", ["correct"] * 6)
+    teach(maestro, "Tools", "OCR", "read the menu board", ["incorrect"] * 4)
+    decision = router(maestro).decide(QUESTION)
+    evidence = decision["skill_evidence"]
+    assert evidence["Echo"]["value"] > evidence["OCR"]["value"] + RELEVANCE_MARGIN  # the records differ a lot...
+    assert decision["skill"] == "OCR" and evidence["OCR"]["local_n"] == 0  # ...but say nothing about this question
+    # Words shared with a skill's description do not make it plausible; only its declared keywords do.
+    scores = router(maestro).infer_skill("What is written on the label?")[1]
+    assert scores["Counting"]["keywords"] > 0 and scores["Counting"]["declared_keywords"] == 0
+    assert set(router(maestro).decide("What is written on the label?")["skill_evidence"]) == {"OCR"}
+
+
 def test_evidence_from_other_questions_is_a_prior_not_a_verdict() -> None:
     wrong_here = [Outcome(QUESTION, "Tools", "OCR", 0.0)] * 3
     elsewhere = [Outcome("read the menu", "Tools", "OCR", 1.0)] * 20

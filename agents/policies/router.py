@@ -9,9 +9,9 @@ at most, as the keyword policy does.
 Learning, from failures as well as successes (``agents.routing_evidence``): each plausible skill's success on this
 question is estimated from the verdicts of past runs that used it, weighted by how similar their question is,
 shrunk towards the skill's record elsewhere and that towards every verdict. The most relevant skill keeps a margin
-(``RELEVANCE_MARGIN``): another plausible skill is tried first only once the evidence says the first does clearly
-worse on questions like this one (with nothing else known, three failures and no success do it; one or two do
-not). Expert: for the chosen skill and the Level-2 its question selects, each expert's Beta(α, β) posterior: its
+(``RELEVANCE_MARGIN``): another plausible skill is tried first only once verdicts on questions like this one say
+the first does clearly worse (with nothing else known, three failures and no success do it; one or two do not); a
+skill's record on other kinds of question never overrides relevance by itself. Expert: for the chosen skill and the Level-2 its question selects, each expert's Beta(α, β) posterior: its
 verdicts with the skill (the Level-2 row's own verdicts shrunk towards the skill's other rows) on top of a prior
 drawn from the expert's record on other skills and the skill's record with other experts; declared strengths add
 one pseudo-success (Atlas's prior); minus λ·normalised measured cost. While any candidate has fewer than
@@ -33,7 +33,13 @@ from agents.handbook import load_handbook, pool
 from agents.policies.answering import abstain_turn, answer_from_search, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
 from agents.protocol import Search, render_turn
-from agents.routing_evidence import EXPERT_PRIOR_STRENGTH, Outcome, expert_prior, skill_estimates
+from agents.routing_evidence import (
+    EXPERT_PRIOR_STRENGTH,
+    Outcome,
+    SkillEstimate,
+    expert_prior,
+    skill_estimates,
+)
 from agents.skill_inference import infer_skills
 from skills.runner import choose_level2
 from storage import handbook as tables
@@ -48,8 +54,10 @@ PAST_OUTCOMES = 2000
 PAST_SIMILARITY_MIN = 0.8
 #: Plausible skills considered per question (the keyword policy's first choice and fallback).
 MAX_SKILLS = 2
-#: The most relevant skill's head start over the others' learned success (see module doc).
+#: The most relevant skill's head start over the others' learned success, and the similarity-weighted verdicts
+#: on questions like this one it needs before anything can override it (see module doc).
 RELEVANCE_MARGIN = 0.2
+MIN_LOCAL_EVIDENCE = 2.0
 #: How similar a past question must be to count as evidence about this one: weight 0 at or below the first value,
 #: 1 (the same question) from the second; cosine of embeddings, or word overlap (Jaccard) without them.
 SIMILAR_COSINE = (0.6, 0.9)
@@ -99,8 +107,7 @@ class RouterPolicy:
         reasons = dict(ranked)
         plausible = [s for s, _ in ranked if _plausible(skill_scores.get(s))][:MAX_SKILLS]
         estimates = skill_estimates(outcomes, weights, plausible)
-        head = {s: (RELEVANCE_MARGIN if i == 0 else 0.0) for i, s in enumerate(plausible)}
-        order = sorted(plausible, key=lambda s: (-(estimates[s].value + head[s]), plausible.index(s)))
+        order = _learned_order(plausible, estimates)
         handbook = load_handbook(self.store) if self.store is not None else {}
         for skill in order:
             options = self.rank_experts(question, skill, handbook, outcomes)
@@ -116,9 +123,10 @@ class RouterPolicy:
                                        f"verdicts on questions like this" if learned.local_n >= 0.5 else "")
             if skill != plausible[0]:
                 first = estimates[plausible[0]]
-                reason += (f"; preferred to {plausible[0]} (learned success {first.value:.2f}, less than this one's "
-                           f"by more than the relevance margin {RELEVANCE_MARGIN:g})"
-                           if first.value + RELEVANCE_MARGIN < learned.value else f"; {plausible[0]} was tried")
+                reason += (f"; preferred to {plausible[0]} (learned success {first.value:.2f} from "
+                           f"{first.local_n:.1f} verdicts on questions like this, less than this one's by more than "
+                           f"the relevance margin {RELEVANCE_MARGIN:g})" if order[0] == skill
+                           else f"; {plausible[0]} was tried")
             return {"policy": self.name, "skill": skill, "level2": options["level2"], "expert": best["expert"],
                     "skill_method": method, "skill_reason": reason, "skill_scores": skill_scores,
                     "skill_evidence": {s: estimates[s].as_dict() for s in plausible},
@@ -155,7 +163,8 @@ class RouterPolicy:
             total = max(described, past) + KEYWORD_WEIGHT * keyword[spec.name] if similarity else guesses[
                 spec.name].score
             scores[spec.name] = {"score": round(total, 4), "description": round(described, 4),
-                                 "past_questions": round(past, 4), "keywords": round(keyword[spec.name], 2)}
+                                 "past_questions": round(past, 4), "keywords": round(keyword[spec.name], 2),
+                                 "declared_keywords": round(guesses[spec.name].keyword_score, 2)}
         order = {spec.name: i for i, spec in enumerate(specs)}
         ranked_names = sorted(scores, key=lambda n: (-scores[n]["score"], order[n]))
         ranked = []
@@ -254,8 +263,19 @@ def _word_overlap(a: str, b: str) -> float:
 
 def _plausible(score: dict[str, float] | None) -> bool:
     """A skill may be called for a question only if a declared keyword matches it, or a question answered right
-    with it before is very close: similarity to a description alone is too loose to act on."""
-    return score is not None and (score["keywords"] > 0 or score["past_questions"] >= PAST_SIMILARITY_MIN)
+    with it before is very close: similarity to a description (or words shared with it) is too loose to act on."""
+    return score is not None and (score["declared_keywords"] > 0 or score["past_questions"] >= PAST_SIMILARITY_MIN)
+
+
+def _learned_order(plausible: list[str], estimates: dict[str, SkillEstimate]) -> list[str]:
+    """Plausible skills in the order to try them: by relevance, unless the most relevant one has verdicts on
+    questions like this one (at least ``MIN_LOCAL_EVIDENCE``) that put its learned success more than
+    ``RELEVANCE_MARGIN`` below another's. A skill's record on other questions alone never overrides relevance."""
+    first = plausible[0] if plausible else None
+    if first is None or estimates[first].local_n < MIN_LOCAL_EVIDENCE:
+        return list(plausible)
+    head = {s: (RELEVANCE_MARGIN if s == first else 0.0) for s in plausible}
+    return sorted(plausible, key=lambda s: (-(estimates[s].value + head[s]), plausible.index(s)))
 
 
 def _measured_cost(row: HandbookRecord | None, expert: Any) -> dict[str, float | None]:
