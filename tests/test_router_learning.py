@@ -17,7 +17,7 @@ from agents.policies.base import ScriptedPolicy
 from agents.policies.router import RELEVANCE_MARGIN, RouterPolicy
 from agents.routing_evidence import Outcome, expert_prior, skill_estimates
 from agents.runtime import Maestro
-from tests.test_router import FIXTURES, teach
+from tests.test_router import FIXTURES, needs_embeddings, teach
 
 QUESTION = "repeat what is written"  # keywords: OCR ("written") first, Echo ("repeat") second
 
@@ -70,6 +70,14 @@ def test_records_on_other_questions_never_override_relevance(maestro: Maestro) -
     scores = router(maestro).infer_skill("What is written on the label?")[1]
     assert scores["Counting"]["keywords"] > 0 and scores["Counting"]["declared_keywords"] == 0
     assert set(router(maestro).decide("What is written on the label?")["skill_evidence"]) == {"OCR"}
+
+
+@needs_embeddings
+def test_a_loose_resemblance_to_past_successes_pulls_nothing(maestro: Maestro) -> None:
+    teach(maestro, "Tools", "Echo", "repeat the words on the sign", ["correct"] * 3)
+    embedded = RouterPolicy(maestro.registry, maestro.store, seed=0)
+    assert embedded.infer_skill("What is the area of the triangle?")[1]["Echo"]["past_questions"] == 0.0
+    assert embedded.infer_skill("repeat the words on this sign")[1]["Echo"]["past_questions"] > 0.9
 
 
 def test_evidence_from_other_questions_is_a_prior_not_a_verdict() -> None:

@@ -168,7 +168,7 @@ def test_cli_sc_shows_the_vote_and_the_model_calls(slow: tuple[str, Slow], sign:
 
 def test_a_policy_that_cannot_sample_is_asked_once_with_a_warning(sign: Path, tmp_path: Path) -> None:
     out = cli("ask", str(sign), "What is written on the sign?", "--sc", "3", "--json", home=tmp_path)
-    assert "warning: self-consistency sc@3 was asked for, but the keyword policy is deterministic" in out.stderr
+    assert "warning: self-consistency sc@3 was asked for, but the router policy is deterministic" in out.stderr
     payload = json.loads(out.stdout)
     assert payload["status"] == "done" and payload["vote"] is None
     assert len(json.loads(cli("runs", "list", "--json", home=tmp_path).stdout)) == 1  # asked once

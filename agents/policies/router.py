@@ -225,8 +225,9 @@ class RouterPolicy:
     # -- helpers -------------------------------------------------------------------------------------------------
     def _similarities(self, question: str, specs: list[Any], outcomes: list[Outcome]
                       ) -> tuple[dict[str, tuple[float, float]], list[float]]:
-        """Per skill: best cosine similarity to its descriptions, and to past questions answered right with it;
-        and the cosine similarity of the question to each past verdict's question."""
+        """Per skill: best cosine similarity to its descriptions, and to past questions answered right with it (0
+        unless above ``SIMILAR_COSINE[0]``); and the cosine similarity of the question to each past verdict's
+        question."""
         described: dict[str, list[str]] = {}
         for spec in specs:
             texts = [f"{spec.name}: {spec.description}"]
@@ -244,7 +245,9 @@ class RouterPolicy:
             at += n
         by_question = {text: float(sims[at + i]) for i, text in enumerate(past)}
         for o in outcomes:
-            if o.success >= 1.0 and o.skill in out:
+            # A past success says something about this question only when the two questions are alike: a loose
+            # resemblance (another kind of question) must not pull this one to that skill.
+            if o.success >= 1.0 and o.skill in out and by_question[o.question] > SIMILAR_COSINE[0]:
                 described_sim, best = out[o.skill]
                 out[o.skill] = (described_sim, max(best, by_question[o.question]))
         return out, [by_question[o.question] for o in outcomes]
