@@ -2,7 +2,9 @@
 through every signature.
 
 ``run_budget(seconds)`` opens the budget for the code inside it (a context variable, so concurrent runs in other
-threads have their own); ``remaining()`` says how much is left and ``cap(timeout)`` shortens a timeout to fit. An
+threads have their own); budgets nest, and an inner one never outlasts the one around it (the k samples of a
+self-consistency call each open a run's budget inside the call's own, and the call's threads copy the context so
+its deadline holds there too); ``remaining()`` says how much is left and ``cap(timeout)`` shortens a timeout to fit. An
 expert back end calls ``cap`` before each attempt and gives up retrying when the budget is spent, so a run with a
 dead expert ends within its budget instead of after every retry of every fallback.
 """
@@ -26,8 +28,11 @@ class BudgetExceeded(TimeoutError):
 
 @contextmanager
 def run_budget(seconds: float | None) -> Iterator[None]:
-    """Give the code inside ``seconds`` of wall time (None: unlimited)."""
-    token = _deadline.set(None if seconds is None else time.monotonic() + float(seconds))
+    """Give the code inside ``seconds`` of wall time (None: unlimited), never more than an enclosing budget has left."""
+    outer = _deadline.get()
+    inner = None if seconds is None else time.monotonic() + float(seconds)
+    deadline = outer if inner is None else inner if outer is None else min(outer, inner)
+    token = _deadline.set(deadline)
     try:
         yield
     finally:

@@ -35,6 +35,11 @@ _MATCH_KINDS: dict[str, MatchKind] = {"choice": "choice", "relaxed": "numeric", 
                                       "contains": "contains"}
 
 
+def match_kind(declared: str | None) -> MatchKind | None:
+    """The matching rule for a dataset's declared ``match`` kind (None: detect it from the expected answer)."""
+    return _MATCH_KINDS.get(declared or "")
+
+
 class DatasetError(ValueError):
     """A dataset file that cannot be read; the message names the file and line."""
 
@@ -73,7 +78,7 @@ def load_items(path: str | Path, limit: int | None = None) -> list[Item]:
 def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurrency: int = 1,
              limit: int | None = None, progress: bool = True, resume: bool = False,
              from_runs: str | Path | None = None, tools: str = "live",
-             baseline: str | Path | None = None) -> dict[str, Any]:
+             baseline: str | Path | None = None, sc: int | None = None) -> dict[str, Any]:
     """Run every item, write results and summary into ``out_dir``, return the summary.
 
     Each item's row is appended to ``results.jsonl`` the moment it ends (``agents.eval_results``); ``resume``
@@ -81,7 +86,8 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
     ``from_runs`` (an earlier results folder) each item reruns that evaluation's stored run of it (same image and
     question; ``agents.rerun``); ``tools="cached"`` reuses stored tool outputs. ``baseline`` (default: the
     ``from_runs`` folder) compares item by item with that folder: ``comparison.json`` (``agents.eval_compare``),
-    its counts also in the summary."""
+    its counts also in the summary. ``sc`` > 1 samples each new item k times and votes
+    (``agents.self_consistency``); rows then carry the vote's agreement."""
     tools = tools_mode(tools)
     items = load_items(dataset, limit)
     out = Path(out_dir)
@@ -108,7 +114,7 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
                                expected=item.answer)
             else:
                 result = maestro.ask(item.image, item.question, dataset=name, item_id=item.id,
-                                     expected=item.answer, expected_kind=item.match, tool_cache=cache)
+                                     expected=item.answer, expected_kind=item.match, tool_cache=cache, sc=sc)
         except ValueError as exc:  # bad item: recorded as failed, the evaluation goes on
             return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                     "status": "failed", "answer": None, "reason": str(exc), "confidence": None, "correct": False,
@@ -122,10 +128,11 @@ def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurre
         return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                 "status": result.status, "answer": result.answer if answered else None,
                 "reason": None if answered else result.reason, "confidence": result.confidence,
-                "correct": answered and match_answer(result.answer, item.answer, _MATCH_KINDS.get(item.match or "")),
+                "correct": answered and match_answer(result.answer, item.answer, match_kind(item.match)),
                 "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "pairs": pairs,
                 "skill_expected": item.skill, "tool_calls": len(calls),
-                "reused_tool_calls": sum(1 for c in calls if c.reused), "rerun_of": source.id if source else None}
+                "reused_tool_calls": sum(1 for c in calls if c.reused), "rerun_of": source.id if source else None,
+                "vote_agreement": (result.vote or {}).get("agreement")}
 
     pending = [item for item in items if item.id not in finished]
     try:

@@ -5,21 +5,33 @@ a parquet file beside an ``images/`` folder (content-addressed copies of the run
 ``manifest.json`` (row counts per file, filters, the registry snapshot hash and skill versions, what was skipped and
 why). Which runs feed which format (the latest whole-run rating decides):
 
-- SFT, and the good side of DPO/KTO: runs rated correct, and runs with a corrected answer (the final turn's answer
-  is replaced, its reasoning kept), whose protocol text is valid (``validate_trajectory``): a model is never
-  taught a malformed turn.
+- SFT, and the good side of DPO/KTO: finished runs (answered or abstained) rated correct, and runs with a corrected
+  answer (the final turn's answer is replaced, its reasoning kept), whose protocol text is valid
+  (``validate_trajectory``) under the run's own registry: a model is never taught a malformed turn. An abstention
+  rated correct is a target too: its final turn says ``I cannot answer: <reason>`` (a run whose answer was withheld
+  for weak evidence gets that turn in place of the withheld answer).
+- ``sft_experts``: for runs rated correct as answered, the exact prompt each expert of the answering search was
+  sent and its raw reply (``agents.export_prompts.expert_conversations``).
 - the bad side of DPO/KTO: runs rated incorrect, as they were (malformed ones too: that is what to unlearn).
-  DPO pairs a good and a bad trajectory of the same image and question; a corrected run pairs with itself.
+  DPO pairs a good and a bad trajectory of the same prompt (image, question and system prompt); a corrected run
+  pairs with itself.
+- GRPO/verl prompts: one per distinct (image, question) with a ground truth (``agents.reward.ground_truth_for``:
+  a correction, a confirmed answer, or the dataset item's answer), plus the items of ``dataset`` when given. These
+  are prompts for rollouts to come, so they use the registry loaded now (the experts the rollouts can call).
 - DPO from an evaluation comparison (``comparison=``): items where one run was right and the other wrong
   (``agents.export_comparison``).
-- GRPO/verl prompts: one per distinct (image, question) with a ground truth (``agents.reward.ground_truth_for``:
-  a correction, a confirmed answer, or the dataset item's answer), plus the items of ``dataset`` when given.
 - ratings: every live rating of the exported runs, one row each (who, verdict, corrected answer, comment, step),
   for annotation audits and agreement studies.
 
 Only live ratings count (an edited rating's earlier versions stay in storage's history, never in an export). When
 annotators disagree on a run's verdict, the run is neither a positive nor a negative example (skipped as
 ``annotators_disagree``): training on a disputed label would teach a guess.
+
+Faithfulness: every trajectory is judged and laid out under the registry its run was made with (its stored snapshot,
+``agents.run_registry``) and with the exact orchestrator prompts the run stored (``agents.export_prompts``), never
+under the registry loaded at export time: runs made under another registry (a self-consistency setup, experts since
+renamed) are exported as they ran. Each row names its ``registry_hash`` and ``prompt_source``; the manifest counts
+the sources.
 
 ``export_app`` is what the web UI's Export tab calls; ``load_export`` reads a file back as a ``datasets.Dataset``
 with absolute image paths.
@@ -28,9 +40,7 @@ with absolute image paths.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
@@ -41,14 +51,19 @@ from agents import export_formats as fmt
 from agents.answers import detect_kind
 from agents.eval_compare import load_comparison
 from agents.export_comparison import comparison_pairs
-from agents.policies.vlm import VLMPolicy
+from agents.export_files import FILE_STEMS, atomic_write, load_export, write_jsonl, write_parquet
+from agents.export_prompts import Conversation, conversation, expert_conversations
+from agents.outcome import abstention, abstention_reason
 from agents.prompts import system_prompt
 from agents.protocol import validate_trajectory
 from agents.reward import ground_truth_for, stored_trajectory
+from agents.run_registry import RunRegistries, RunRegistry
 
-FORMATS = ("sft", "dpo", "kto", "grpo", "verl", "ratings")
-#: File stem per format; verl reads parquet only, the JSONL beside it is for people and other tools.
-FILE_STEMS = {"sft": "sft", "dpo": "dpo", "kto": "kto", "grpo": "grpo", "verl": "verl_train", "ratings": "ratings"}
+__all__ = ["FORMATS", "Manifest", "default_export_dir", "export", "export_app", "load_export"]
+
+FORMATS = ("sft", "sft_experts", "dpo", "kto", "grpo", "verl", "ratings")
+#: Statuses of runs that ended as the policy meant them to: only these can be good examples.
+_FINISHED = ("done", "abstained")
 _PAGE = 500
 
 
@@ -67,6 +82,7 @@ class Manifest:
     runs_considered: int = 0
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> runs
     run_registry_hashes: list[str] = field(default_factory=list)
+    prompt_sources: dict[str, int] = field(default_factory=dict)  # stored_prompt | run_snapshot | fallback -> runs
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,6 +92,8 @@ class Manifest:
         lines = [f"exported {self.runs_considered} runs to {self.out_dir}"]
         lines += [f"  {name}: {n} rows" for name, n in self.counts.items()]
         lines.append(f"  images: {self.images}")
+        if self.prompt_sources:
+            lines.append("  prompts from: " + ", ".join(f"{k} {v}" for k, v in sorted(self.prompt_sources.items())))
         if self.skipped:
             lines.append("  skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(self.skipped.items())))
         return "\n".join(lines)
@@ -86,9 +104,17 @@ class _Judged:
     """A run with what its latest whole-run rating makes of it."""
 
     record: Any
+    registry: RunRegistry  # the registry the run was made with
     good: bool = False  # usable as a positive example
     bad: bool = False  # a person said it is wrong
     final_text: str | None = None  # the corrected final turn, when a correction applies
+    corrected: bool = False  # a person's corrected answer replaced the final turn's
+
+    def good_conversation(self) -> Conversation:
+        return conversation(self.record, self.registry, final_text=self.final_text)
+
+    def bad_conversation(self) -> Conversation:
+        return conversation(self.record, self.registry)
 
 
 def parse_when(value: str | date | datetime | None, *, end: bool = False) -> datetime | None:
@@ -130,8 +156,8 @@ def _iter_runs(store: Any, *, since: datetime | None, until: datetime | None, ra
         offset += _PAGE
 
 
-def _judge(record: Any, registry: Any, skipped: dict[str, int]) -> _Judged:
-    judged = _Judged(record)
+def _judge(record: Any, registry: RunRegistry, skipped: dict[str, int]) -> _Judged:
+    judged = _Judged(record, registry)
     whole = [r for r in record.ratings if r.step_index is None]
     if len({r.verdict for r in whole}) > 1:
         _count(skipped, "annotators_disagree")
@@ -140,15 +166,23 @@ def _judge(record: Any, registry: Any, skipped: dict[str, int]) -> _Judged:
     if latest is None:
         return judged
     judged.bad = latest.verdict == "incorrect"
+    last = record.steps[-1] if record.steps else None
+    final_answer_turn = last is not None and last.kind == "answer"
     if latest.corrected_answer and latest.corrected_answer.strip():
-        last = record.steps[-1] if record.steps else None
-        text = fmt.final_turn_with(last.raw_text, latest.corrected_answer) if last and last.kind == "answer" else None
+        text = fmt.final_turn_with(last.raw_text, latest.corrected_answer) if final_answer_turn else None
         if text is None:
             _count(skipped, "corrected_without_final_answer_turn")
             return judged
-        judged.final_text = text
+        judged.final_text, judged.corrected = text, True
     elif latest.verdict != "correct":
         return judged
+    elif record.status not in _FINISHED:
+        _count(skipped, f"{record.status}_run_not_used_as_positive")
+        return judged
+    elif record.status == "abstained" and final_answer_turn and abstention_reason(last.answer) is None:
+        # The policy answered, but the answer was withheld (weak evidence, wrong form): the rated-correct outcome
+        # is the abstention, so that is what the final turn must teach.
+        judged.final_text = fmt.final_turn_with(last.raw_text, abstention(record.reason or "the evidence is weak"))
     turns = stored_trajectory(record)
     if judged.final_text is not None:
         turns[-1] = judged.final_text
@@ -181,6 +215,10 @@ class _Images:
             self.copied[image_id] = f"images/{target.name}"
         return self.copied[image_id]
 
+    def paths(self, conv: Conversation) -> list[str]:
+        """The relative path of each image a conversation's placeholders stand for, in order."""
+        return [self.relative(image_id) for image_id in conv.image_ids]
+
 
 def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[str] = FORMATS,
            since: str | date | datetime | None = None, until: str | date | datetime | None = None,
@@ -200,8 +238,7 @@ def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     max_turns = registry.orchestrator.max_turns
-    system = system_prompt(registry, max_turns)
-    budget = VLMPolicy(registry).observation_budget
+    system = system_prompt(registry, max_turns)  # RL prompts only: rollouts run under the registry loaded now
     manifest = Manifest(
         out_dir=str(out), created_at=datetime.now(UTC).isoformat(timespec="seconds"), formats=formats,
         filters={"since": start.isoformat() if start else None, "until": end.isoformat() if end else None,
@@ -210,6 +247,7 @@ def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[
         registry_hash=registry.snapshot_hash(),
         skill_versions={s.spec.name: s.spec.version for s in registry.skills})
     images = _Images(store, out)
+    registries = RunRegistries(store, registry)
     judged: list[_Judged] = []
     hashes: set[str] = set()
     for record in _iter_runs(store, since=start, until=end, rating=rating, skill=skill, model=model,
@@ -219,25 +257,31 @@ def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[
         if not store.images.exists(record.image_id):
             _count(manifest.skipped, "image_missing")
             continue
-        judged.append(_judge(record, registry, manifest.skipped))
+        judged.append(_judge(record, registries.for_run(record), manifest.skipped))
     manifest.run_registry_hashes = sorted(hashes)
 
     rows: dict[str, list[dict[str, Any]]] = {}
     if "sft" in formats:
-        rows["sft"] = [fmt.sft_row(j.record, system, images.relative(j.record.image_id), budget,
-                                   final_text=j.final_text, source="corrected" if j.final_text else "correct")
-                       for j in judged if j.good]
+        rows["sft"] = []
+        for j in (j for j in judged if j.good):
+            conv = j.good_conversation()
+            _count(manifest.prompt_sources, conv.source)
+            rows["sft"].append(fmt.sft_row(j.record, conv, images.paths(conv),
+                                           source="corrected" if j.corrected else "correct"))
+    if "sft_experts" in formats:
+        rows["sft_experts"] = [fmt.expert_sft_row(j.record, step, call, conv, images.paths(conv), i)
+                               for j in judged if j.good and not j.corrected and j.record.status == "done"
+                               for i, (step, call, conv) in enumerate(expert_conversations(j.record))]
     if "kto" in formats:
-        rows["kto"] = _kto_rows(judged, system, budget, images)
-    if "ratings" in formats:
-        rows["ratings"] = [_rating_row(j.record, r) for j in judged for r in j.record.ratings]
+        rows["kto"] = _kto_rows(judged, images)
     if "dpo" in formats:
-        rows["dpo"] = _dpo_rows(judged, system, budget, images, max_pairs_per_prompt)
+        rows["dpo"] = _dpo_rows(judged, images, max_pairs_per_prompt)
         if compared is not None:
             known = {row["id"] for row in rows["dpo"]}
-            rows["dpo"] += [row for row in comparison_pairs(store, registry, compared, system=system, budget=budget,
-                                                            image_path=images.relative, skipped=manifest.skipped)
-                            if row["id"] not in known]
+            rows["dpo"] += [row for row in comparison_pairs(store, registries, compared, image_paths=images.paths,
+                                                            skipped=manifest.skipped) if row["id"] not in known]
+    if "ratings" in formats:
+        rows["ratings"] = [_rating_row(j.record, r) for j in judged for r in j.record.ratings]
     if "grpo" in formats or "verl" in formats:
         prompts = _rl_prompts(judged, store, dataset, manifest.skipped)
         names = fmt.registry_names(registry)
@@ -252,13 +296,13 @@ def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[
                             for i, p in enumerate(prompts)]
     for name in formats:
         stem = FILE_STEMS[name]
-        manifest.counts[f"{stem}.jsonl"] = _write_jsonl(out / f"{stem}.jsonl", rows[name])
+        manifest.counts[f"{stem}.jsonl"] = write_jsonl(out / f"{stem}.jsonl", rows[name])
         if rows[name]:
-            manifest.counts[f"{stem}.parquet"] = _write_parquet(out / f"{stem}.parquet", rows[name])
+            manifest.counts[f"{stem}.parquet"] = write_parquet(out / f"{stem}.parquet", rows[name])
         else:
             (out / f"{stem}.parquet").unlink(missing_ok=True)  # a stale file from an earlier export would mislead
     manifest.images = len(images.copied)
-    _atomic_write(out / "manifest.json", json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    atomic_write(out / "manifest.json", json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n")
     return manifest
 
 
@@ -272,16 +316,15 @@ def _rating_row(record: Any, rating: Any) -> dict[str, Any]:
             "reason": record.reason, "image_id": record.image_id}
 
 
-def _kto_rows(judged: Iterable[_Judged], system: str, budget: int, images: _Images) -> list[dict[str, Any]]:
+def _kto_rows(judged: Iterable[_Judged], images: _Images) -> list[dict[str, Any]]:
     rows = []
     for j in judged:
-        image = None
         if j.good:
-            image = images.relative(j.record.image_id)
-            rows.append(fmt.kto_row(j.record, system, image, budget, final_text=j.final_text, label=True))
+            conv = j.good_conversation()
+            rows.append(fmt.kto_row(j.record, conv, images.paths(conv), label=True))
         if j.bad:
-            image = image or images.relative(j.record.image_id)
-            rows.append(fmt.kto_row(j.record, system, image, budget, final_text=None, label=False))
+            conv = j.bad_conversation()
+            rows.append(fmt.kto_row(j.record, conv, images.paths(conv), label=False))
     return rows
 
 
@@ -289,21 +332,26 @@ def _group_key(record: Any) -> tuple[str, str]:
     return record.image_id, " ".join(record.question.split())
 
 
-def _dpo_rows(judged: Sequence[_Judged], system: str, budget: int, images: _Images,
-              max_pairs: int) -> list[dict[str, Any]]:
-    groups: dict[tuple[str, str], list[_Judged]] = {}
+def _dpo_rows(judged: Sequence[_Judged], images: _Images, max_pairs: int) -> list[dict[str, Any]]:
+    """Pairs of a good and a bad trajectory whose prompts are the same to the token (image, question, system)."""
+    groups: dict[str, list[tuple[_Judged, Conversation | None, Conversation | None]]] = {}
     for j in judged:
-        groups.setdefault(_group_key(j.record), []).append(j)
+        if not (j.good or j.bad):
+            continue
+        good = j.good_conversation() if j.good else None
+        bad = j.bad_conversation() if j.bad else None
+        either = good or bad
+        assert either is not None  # a run that is neither good nor bad was skipped above
+        groups.setdefault(either.prompt_key(), []).append((j, good, bad))
     rows = []
     for members in groups.values():
-        pairs: list[tuple[_Judged, _Judged, str]] = [(j, j, "corrected_vs_original") for j in members
-                                                     if j.good and j.bad and j.final_text is not None]
-        pairs += [(g, b, "correct_vs_incorrect") for g in members if g.good for b in members
-                  if b.bad and b is not g]
-        for good, bad, kind in pairs[:max_pairs]:
-            image = images.relative(good.record.image_id)
-            rows.append(fmt.dpo_row(good.record, bad.record, system, image, budget,
-                                    chosen_text=good.final_text, kind=kind))
+        pairs = [(j, good, j, bad, "corrected_vs_original") for j, good, bad in members
+                 if good is not None and bad is not None and j.corrected]
+        pairs += [(g, good, b, bad, "correct_vs_incorrect") for g, good, _ in members if good is not None
+                  for b, _, bad in members if bad is not None and b is not g]
+        for chosen, chosen_conv, rejected, rejected_conv, kind in pairs[:max_pairs]:
+            rows.append(fmt.dpo_row(chosen.record, rejected.record, chosen_conv, rejected_conv,
+                                    images.paths(chosen_conv), kind=kind))
     return rows
 
 
@@ -348,35 +396,6 @@ def _truth_source(record: Any) -> str:
     return "dataset"
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> int:
-    _atomic_write(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
-    return len(rows)
-
-
-def _write_parquet(path: Path, rows: Sequence[dict[str, Any]]) -> int:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError as exc:
-        raise RuntimeError('parquet export needs pyarrow: pip install "maestro-agent[train]"') from exc
-    table = pa.Table.from_pylist(list(rows))
-    tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
-    return table.num_rows
-
-
 def default_export_dir(data_dir: str | Path) -> Path:
     """``<data_dir>/exports/<UTC timestamp>``: where an export goes when no folder is named (a new one each time)."""
     root = Path(data_dir) / "exports"
@@ -392,21 +411,3 @@ def export_app(app: Any, out_dir: str | Path | None = None, **options: Any) -> M
     """Export from a running ``agents.runtime.Maestro`` (the web UI's Export tab): same options as ``export``."""
     target = Path(out_dir) if out_dir else default_export_dir(app.settings.data_dir)
     return export(app.store, app.registry, target, **options)
-
-
-def load_export(out_dir: str | Path, name: str = "sft") -> Any:
-    """One exported format as a ``datasets.Dataset``, image paths made absolute (so any working folder works)."""
-    from datasets import load_dataset
-
-    root = Path(out_dir).resolve()
-    path = root / f"{FILE_STEMS.get(name, name)}.jsonl"
-    data = load_dataset("json", data_files=str(path), split="train")
-
-    def absolute(row: dict[str, Any]) -> dict[str, Any]:
-        if "images" in row and row["images"] and isinstance(row["images"][0], str):
-            row["images"] = [str(root / p) for p in row["images"]]
-        if isinstance(row.get("image"), str):
-            row["image"] = str(root / row["image"])
-        return row
-
-    return data.map(absolute)

@@ -3,7 +3,9 @@
 ``maestro eval --baseline`` writes ``comparison.json`` (``agents.eval_compare``) listing each changed item with both
 runs. When one side answered right and the other answered wrong — judged against the dataset's answer — the two
 trajectories of the same image and question make a DPO pair: the right one chosen, the wrong one rejected
-(``pair_kind`` ``comparison_right_vs_wrong``). As with rated runs, a chosen trajectory must be valid protocol text.
+(``pair_kind`` ``comparison_right_vs_wrong``). As with rated runs, a chosen trajectory must be valid protocol text
+under its own run's registry, and both trajectories are laid out as they ran (``agents.export_prompts``): a pair
+is made only when their prompts are the same to the token.
 """
 
 from __future__ import annotations
@@ -13,14 +15,17 @@ from typing import Any
 
 from agents import export_formats as fmt
 from agents.eval_compare import CHANGES
+from agents.export_prompts import Conversation, conversation
 from agents.protocol import validate_trajectory
 from agents.reward import stored_trajectory
+from agents.run_registry import RunRegistries
 
 PAIR_KIND = "comparison_right_vs_wrong"
 
 
-def comparison_pairs(store: Any, registry: Any, comparison: dict[str, Any], *, system: str, budget: int,
-                     image_path: Callable[[str], str], skipped: dict[str, int]) -> list[dict[str, Any]]:
+def comparison_pairs(store: Any, registries: RunRegistries, comparison: dict[str, Any], *,
+                     image_paths: Callable[[Conversation], list[str]],
+                     skipped: dict[str, int]) -> list[dict[str, Any]]:
     """DPO rows for the right-vs-wrong items of ``comparison``; reasons for leaving an item out go to ``skipped``."""
     rows = []
     for kind in CHANGES:
@@ -40,10 +45,16 @@ def comparison_pairs(store: Any, registry: Any, comparison: dict[str, Any], *, s
             if not store.images.exists(chosen.image_id):
                 _count(skipped, "image_missing")
                 continue
+            registry = registries.for_run(chosen)
             if validate_trajectory(stored_trajectory(chosen), registry.model_names, registry.skill_names):
                 _count(skipped, "invalid_protocol_not_used_as_positive")
                 continue
-            rows.append(fmt.dpo_row(chosen, rejected, system, image_path(chosen.image_id), budget, chosen_text=None,
+            chosen_conv = conversation(chosen, registry)
+            rejected_conv = conversation(rejected, registries.for_run(rejected))
+            if chosen_conv.prompt_key() != rejected_conv.prompt_key():
+                _count(skipped, "comparison_runs_of_different_prompts")
+                continue
+            rows.append(fmt.dpo_row(chosen, rejected, chosen_conv, rejected_conv, image_paths(chosen_conv),
                                     kind=PAIR_KIND))
     return rows
 

@@ -1,9 +1,11 @@
 """Row builders for the training exports: one stored run (or prompt) in, one plain-JSON row out; no I/O here.
 
 Every conversation is laid out exactly as the VLM orchestrator sees it at inference (``agents.policies.vlm``): the
-registry's system prompt, a user turn holding the image and ``Question: …``, then each policy turn as an assistant
-message and each ``<information>`` observation as a user message (truncated to the same budget), with the same
-force-answer and repair notes. So a model trained on these rows is asked, at inference, exactly what it learned.
+system prompt, a user turn holding the image and ``Question: …``, then each policy turn as an assistant message and
+each ``<information>`` observation as a user message (truncated to the same budget), with the same force-answer and
+repair notes. ``agents.export_prompts`` takes them from the run's own stored orchestrator prompts, or builds them
+here (``prompt_messages``, ``policy_messages``) from the run's registry snapshot; so a model trained on these rows
+is asked, at inference, exactly what it learned.
 
 Every message carries ``train``: True only on the policy's own turns. It is the paper's action mask (eq. 8):
 system, question, observations and notes are context, never targets. Images are referenced by relative path
@@ -79,29 +81,39 @@ def protocol_turns(messages: Sequence[dict[str, Any]]) -> list[str]:
     return turns
 
 
-def sft_row(record: Any, system: str, image: str, budget: int, *, final_text: str | None,
-            source: str) -> dict[str, Any]:
+def run_columns(record: Any, conv: Any) -> dict[str, Any]:
+    """Where a trajectory row came from: its run's registry, where its prompt came from
+    (``agents.export_prompts``), and its self-consistency vote as JSON (empty when it had none)."""
+    return {"registry_hash": record.registry_hash or "", "prompt_source": conv.source,
+            "vote": json.dumps(record.vote, sort_keys=True, ensure_ascii=False) if record.vote else ""}
+
+
+def sft_row(record: Any, conv: Any, images: list[str], *, source: str) -> dict[str, Any]:
     """One SFT conversation (TRL ``messages`` + ``images``)."""
-    messages = prompt_messages(system, record.question) + policy_messages(record.steps, budget, final_text=final_text)
-    return {"id": record.id, "run_id": record.id, "source": source, "messages": messages, "images": [image]}
+    return {"id": record.id, "run_id": record.id, "source": source, "messages": conv.messages, "images": images,
+            **run_columns(record, conv)}
 
 
-def kto_row(record: Any, system: str, image: str, budget: int, *, final_text: str | None,
-            label: bool) -> dict[str, Any]:
+def expert_sft_row(record: Any, step: Any, call: Any, conv: Any, images: list[str], index: int) -> dict[str, Any]:
+    """One expert-level SFT row: the exact prompt an expert was sent and its raw reply as the target."""
+    return {"id": f"{record.id}-{step.index}-{index}", "run_id": record.id, "step_index": step.index,
+            "model": call.model, "skill": step.skill or "", "messages": conv.messages, "images": images,
+            "registry_hash": record.registry_hash or ""}
+
+
+def kto_row(record: Any, conv: Any, images: list[str], *, label: bool) -> dict[str, Any]:
     """One KTO row: the prompt, one trajectory as the completion, and whether a person found it good."""
-    return {"id": f"{record.id}-{'good' if label else 'bad'}", "run_id": record.id,
-            "prompt": prompt_messages(system, record.question),
-            "completion": policy_messages(record.steps, budget, final_text=final_text),
-            "label": label, "images": [image]}
+    return {"id": f"{record.id}-{'good' if label else 'bad'}", "run_id": record.id, "prompt": conv.prompt,
+            "completion": conv.turns, "label": label, "images": images, **run_columns(record, conv)}
 
 
-def dpo_row(chosen: Any, rejected: Any, system: str, image: str, budget: int, *, chosen_text: str | None,
+def dpo_row(chosen: Any, rejected: Any, chosen_conv: Any, rejected_conv: Any, images: list[str], *,
             kind: str) -> dict[str, Any]:
-    """One DPO pair for the same image and question: a good trajectory over a bad one."""
+    """One DPO pair for the same prompt (image, question and system prompt): a good trajectory over a bad one."""
     return {"id": f"{chosen.id}-{rejected.id}", "chosen_run_id": chosen.id, "rejected_run_id": rejected.id,
-            "pair_kind": kind, "prompt": prompt_messages(system, chosen.question),
-            "chosen": policy_messages(chosen.steps, budget, final_text=chosen_text),
-            "rejected": policy_messages(rejected.steps, budget), "images": [image]}
+            "pair_kind": kind, "prompt": chosen_conv.prompt, "chosen": chosen_conv.turns,
+            "rejected": rejected_conv.turns, "images": images, "registry_hash": chosen.registry_hash or "",
+            "prompt_source": chosen_conv.source}
 
 
 def grpo_row(index: int, question: str, image: str, truth: str, *, source: dict[str, Any], system: str,

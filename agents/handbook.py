@@ -3,11 +3,13 @@
 A run's verdict is the mean of its annotators' live whole-run ratings (correct 1, partial 0.5, incorrect 0; one
 rating per annotator, so two who disagree give 0.5) or, when nobody rated it, whether its answer matches the
 expected answer it was evaluated against. This is the one success number the UI shows: the Handbook tab per
-(expert, skill, Level-2) and the Registry tab per (expert, skill), both as the Beta posterior mean. Each search step of the run is credited
-with that verdict; a step whose call failed is credited 0 whatever the run's verdict (the answer did not come
-from it). Cost is measured from the steps: latency, tokens, and money where the registry gives the expert a price.
-A rerun that reused stored tool outputs (``agents.rerun``) earns nothing: it measured no tool time, and its
-evidence was credited already through the run it replays.
+(expert, skill, Level-2) and the Registry tab per (expert, skill), both as the Beta posterior mean. Each search
+step of the run is credited with that verdict, failures as much as successes; a step whose call failed, and in an
+answered run a step that settled nothing before a later pair was called, are credited 0 whatever the run's verdict
+(the answer did not come from them). An abstention counts as a success only when a person rated it correct (right
+to abstain); against an expected answer it is a failure. Cost is measured from the steps: latency, tokens, and
+money where the registry gives the expert a price. A rerun that reused stored tool outputs (``agents.rerun``)
+earns nothing: it measured no tool time, and its evidence was credited already through the run it replays.
 
 Call ``record_feedback(store, run_id)`` right after a rating or an evaluation result lands (the web UI after
 ``store.add_rating``, ``agents.evaluate`` after each item); ``rebuild_handbook(store)`` recomputes everything from
@@ -61,13 +63,21 @@ def credits_for(run: RunRecord, registry: Any = None) -> list[Credit]:
             grouped[(_canonical(registry, "model", step.model), _canonical(registry, "skill", step.skill),
                      step.level2 or NO_LEVEL2)].append(step)
     credits = []
+    last_ok = max((s.index for s in run.steps if s.kind == "search" and s.status == "ok"), default=None)
     for (expert, skill, level2), steps in grouped.items():
-        worked = any(s.status == "ok" for s in steps)
+        worked = any(_contributed(run, s, last_ok) for s in steps)
         credits.append(Credit(
             expert=expert, skill=skill, level2=level2, success=success if worked else 0.0, calls=len(steps),
             latency_ms=sum(s.latency_ms for s in steps), tokens=sum(s.tokens_in + s.tokens_out for s in steps),
             money=sum(_money(registry, expert, s.tokens_in, s.tokens_out) for s in steps), source=source))
     return credits
+
+
+def _contributed(run: RunRecord, step: Any, last_ok: int | None) -> bool:
+    """Whether a search step could have earned the run's verdict (see module doc)."""
+    if step.status != "ok":
+        return False
+    return run.status != "done" or step.settled_answer is not None or step.index == last_ok
 
 
 def record_feedback(store: Any, run_id: str, registry: Any = None) -> list[HandbookRecord]:

@@ -30,9 +30,11 @@ class StorageRecorder:
         self.config = config
         self.dataset, self.item_id, self.expected = dataset, item_id, expected
         self.run_id: str | None = None
+        self.question_image: Image.Image | None = None  # the decoded upload, stored as ``image_id`` already
 
     def on_event(self, event: Event) -> None:
         if event.kind == "run_started":
+            self.question_image = event.run.image
             self.run_id = self.store.create_run(
                 question=event.run.question, image_id=self.image_id, policy=event.run.policy,
                 registry_hash=self.registry_hash, config=self.config, dataset=self.dataset, item_id=self.item_id,
@@ -68,7 +70,10 @@ class StorageRecorder:
         parts = []
         for part in content:
             if isinstance(part, dict) and isinstance(part.get("image"), Image.Image):
-                parts.append({"type": "image", "image_id": self.store.images.put_image(part["image"]).id})
+                # The question image itself is the upload already stored (no re-encoded copy per model call).
+                image_id = (self.image_id if part["image"] is self.question_image
+                            else self.store.images.put_image(part["image"]).id)
+                parts.append({"type": "image", "image_id": image_id})
             else:
                 parts.append(part)
         return {**message, "content": parts}

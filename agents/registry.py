@@ -111,7 +111,9 @@ class OrchestratorSpec(BaseModel):
     observation_max_chars: int = Field(4000, ge=200, description="Observation budget in characters.")
     observation_max_tokens: int = Field(1024, ge=64, description="VLM policy: observation budget in tokens (paper D.4).")
     cost_weight: float = Field(0.1, ge=0, description="λ in expected success − λ·cost (router policy).")
-    self_consistency: int = Field(1, ge=1, le=16, description="sc@k for the vlm policy.")
+    self_consistency: int = Field(1, ge=1, le=16, description="sc@k: sample k trajectories and vote on the answer "
+                                  "(needs a policy that samples: vlm; the others are asked once, with a warning).")
+    self_consistency_concurrency: int = Field(4, ge=1, le=16, description="sc@k samples in flight at once.")
     min_confidence: float = Field(0.5, ge=0, le=1, description="An answer whose evidence scores below this is "
                                   "withheld: the run abstains and says what is missing.")
     expert_confidence: float = Field(0.6, ge=0, le=1, description="Confidence given to a neural expert's reply "

@@ -52,7 +52,8 @@ class Maestro:
             max_turns: int | None = None, dataset: str | None = None, item_id: str | None = None,
             expected: str | None = None, expected_kind: str | None = None, policy: Policy | None = None,
             run_config: dict[str, Any] | None = None, cancel: threading.Event | None = None,
-            parent_run_id: str | None = None, tool_cache: ToolCache | None = None) -> Run:
+            parent_run_id: str | None = None, tool_cache: ToolCache | None = None,
+            sc: int | None = None) -> Run:
         """Answer ``question`` about ``image``; the run and its steps are stored as they happen.
 
         ``expected_kind`` is a dataset's declared answer kind (``choice``, ``relaxed``, ``text``…): it fixes the
@@ -60,16 +61,20 @@ class Maestro:
         ``cancelled``). A rerun (``agents.rerun``) passes the run it repeats as ``parent_run_id`` and, to reuse
         stored tool outputs, a ``tool_cache``.
 
-        With ``orchestrator.self_consistency`` k > 1 this samples k runs and returns the voted one
-        (``agents.self_consistency``); ``policy`` and ``run_config`` (merged into the stored run config) are how
-        it asks for each sample, and passing ``run_config`` asks for exactly one run."""
-        k = self.registry.orchestrator.self_consistency
+        With self-consistency k > 1 (``sc``, else the registry's ``orchestrator.self_consistency``) this samples k
+        runs and returns the voted one (``agents.self_consistency``); ``policy`` and ``run_config`` (merged into
+        the stored run config) are how it asks for each sample, and passing ``run_config`` asks for exactly one
+        run."""
+        spec = self.registry.orchestrator
+        k = spec.self_consistency if sc is None else int(sc)
+        if k < 1:
+            raise InputError(f"self-consistency needs k of at least 1; got {k}")
         if k > 1 and run_config is None:
             from agents.self_consistency import ask_self_consistent
 
-            return ask_self_consistent(self, image, question, k=k, on_event=on_event, max_turns=max_turns,
-                                       dataset=dataset, item_id=item_id, expected=expected,
-                                       expected_kind=expected_kind, cancel=cancel)
+            return ask_self_consistent(self, image, question, k=k, concurrency=spec.self_consistency_concurrency,
+                                       on_event=on_event, max_turns=max_turns, dataset=dataset, item_id=item_id,
+                                       expected=expected, expected_kind=expected_kind, cancel=cancel)
         question = (question or "").strip()
         if not question:
             raise InputError("empty question: ask something about the image")

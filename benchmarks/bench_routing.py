@@ -1,14 +1,27 @@
-"""Routing that learns: does the router, fed simulated ratings round by round, climb to the oracle pair per skill?
+"""Routing that learns: fed simulated ratings round by round, does the router get better on items it never saw?
 
-    python -m benchmarks.bench_routing [--rounds 5] [--batch 12] [--seed 0] [--out DIR]
+    python -m benchmarks.bench_routing [--rounds 4] [--batch 12] [--heldout 24] [--seed 0]
+                                       [--kinds text shapes needles] [--out DIR]
+    python -m benchmarks.bench_routing --dataset ../shared/datasets/blindtest-dev/items.jsonl [--registry FILE]
 
 Two ``tools`` experts that differ for real: ``Tess`` reads text with Tesseract, ``Rapid`` with RapidOCR (set by
 ``options: {ocr_backend: ...}`` in the registry; ``Rapid`` also has a price per call). ``Tess`` declares OCR among
-its strengths, so keyword routing sends OCR to it. The question set mixes rendered text (OCR) and shapes to count
-(Counting) from ``benchmarks.make_synthetic``, with ground truth. Each round a fresh batch is answered by the
-router (every run is then rated from ground truth and fed to the handbook), by keyword-only routing, and by every
-(expert, item's skill) pair; the oracle is the pair per skill with the best accuracy over the whole set. Printed
-per round: accuracy of router / keyword / oracle and each policy's share of calls per expert.
+its strengths, so keyword routing sends OCR to it. The questions (``benchmarks.make_synthetic``, with ground truth)
+mix rendered text (OCR), shapes to count (Counting) and 4K needles, where the words of a question point at two
+plausible skills ("In which quadrant is the word 'HARBOR' written?": OCR or Perception), so the router must learn
+skills as well as experts.
+
+The items are split once: ``--heldout`` items are never rated; the rest come in ``--rounds`` batches. Each round
+the router (exploring) answers a batch, a simulated person rates every run from ground truth (failures as well as
+successes, abstentions as failures) and the handbook learns at once; then the router as trained so far (no
+exploration, nothing fed back) answers the held-out items. Keyword routing answers them too, and the oracle is the
+best single (expert, skill) pair per item's skill, chosen on the training items. Printed per round, on held-out:
+accuracy, coverage and precision when answering of router / keyword / oracle; at the end whether learning ever made
+the router worse on held-out than it was before any rating.
+
+With ``--dataset`` the items are a ``maestro eval`` set instead (a dev set: tune on the kind of image, never on an
+item), split the same way, under ``--registry`` (default: the shipped registry; the router is used whatever its
+policy says); there is no oracle.
 
 The OCR skill reads the engine from the calling expert's ``options``. Needs ``tesseract-ocr`` and ``pytesseract``.
 """
@@ -19,18 +32,21 @@ import argparse
 import random
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.answers import match_answer
 from agents.config import Settings
+from agents.evaluate import load_items, match_kind
 from agents.handbook import handbook_rows, record_feedback
 from agents.policies.answering import abstain_turn, answer_from_search
 from agents.policies.base import Context, PolicyTurn
 from agents.policies.keyword import KeywordPolicy
 from agents.policies.router import RouterPolicy
 from agents.protocol import Search, render_turn
+from agents.registry import DEFAULT_REGISTRY
 from agents.runtime import Maestro
 from benchmarks.make_synthetic import build
 
@@ -74,94 +90,137 @@ experts:
     return registry
 
 
-def answer(app: Maestro, item: dict[str, Any], data: Path, policy: Any) -> tuple[bool, list[str], str]:
-    result = app.ask(data / item["image"], item["question"], policy=policy)
-    experts = [s.model for s in result.steps if s.kind == "search" and s.model]
-    return bool(match_answer(result.answer, item["answer"])), experts, result.id or ""
+@dataclass
+class Result:
+    correct: bool
+    answered: bool
+    experts: list[str]
+    skills: list[str]
+    run_id: str
+
+
+def answer(app: Maestro, item: dict[str, Any], data: Path, policy: Any) -> Result:
+    result = app.ask(data / item["image"], item["question"], policy=policy, expected_kind=item.get("match"))
+    searches = [s for s in result.steps if s.kind == "search" and s.model]
+    answered = result.status == "done"
+    right = answered and bool(match_answer(result.answer, item["answer"], match_kind(item.get("match"))))
+    return Result(right, answered, [s.model or "" for s in searches], [s.skill or "" for s in searches],
+                  result.id or "")
+
+
+def rates(results: list[Result]) -> dict[str, float]:
+    """Accuracy, coverage and precision when answering, in percent."""
+    n, answered, right = len(results), sum(r.answered for r in results), sum(r.correct for r in results)
+    return {"accuracy": 100 * right / n if n else 0.0, "coverage": 100 * answered / n if n else 0.0,
+            "precision": 100 * right / answered if answered else float("nan")}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--batch", type=int, default=12, help="items per round (half text, half shapes)")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--batch", type=int, default=12, help="training items per round")
+    parser.add_argument("--heldout", type=int, default=24, help="items never rated, answered after every round")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kinds", nargs="*", default=["text", "shapes", "needles"])
+    parser.add_argument("--dataset", type=Path, default=None, help="a maestro eval JSONL set instead of synthetic")
+    parser.add_argument("--registry", type=Path, default=None, help="with --dataset (default: the shipped one)")
     parser.add_argument("--out", type=Path, default=None, help="keep the work folder here (default: a temp dir)")
     args = parser.parse_args()
     work = args.out or Path(tempfile.mkdtemp(prefix="bench_routing_"))
     started = time.perf_counter()
-    per_kind = args.rounds * args.batch // 2
-    items = build(work / "data", per_kind, args.seed, ["text", "shapes"])
+    if args.dataset:
+        items = [{"id": i.id, "image": str(i.image), "question": i.question, "answer": i.answer, "match": i.match}
+                 for i in load_items(args.dataset)]
+        registry_path, data = args.registry or DEFAULT_REGISTRY, Path("/")
+    else:
+        per_kind = -(-(args.rounds * args.batch + args.heldout) // len(args.kinds))
+        items = build(work / "data", per_kind, args.seed, args.kinds)
+        registry_path, data = setup(work), work / "data"
     random.Random(args.seed).shuffle(items)
-    rounds = [items[i * args.batch:(i + 1) * args.batch] for i in range(args.rounds)]
-    registry_path = setup(work)
+    heldout, train = items[:args.heldout], items[args.heldout:]
+    rounds = [train[i * args.batch:(i + 1) * args.batch] for i in range(args.rounds)]
 
     def open_app(name: str) -> Maestro:
         return Maestro.open(Settings.resolve(data_dir=work / name, registry_path=registry_path))
 
-    learner, baseline, oracle_app = open_app("router"), open_app("keyword"), open_app("oracle")
+    learner, judge, baseline = open_app("router"), open_app("heldout"), open_app("keyword")
     router = RouterPolicy(learner.registry, learner.store, seed=args.seed)
-    keyword = KeywordPolicy()
-    print(f"{len(items)} items ({', '.join(f'{k}: {v}' for k, v in Counter(i['skill'] for i in items).items())}), "
-          f"{args.rounds} rounds of {args.batch}; experts {', '.join(EXPERTS)}; λ = {router.cost_weight}")
-
-    # Every item with every expert on its ground-truth skill: the table the oracle pair is read from.
-    table: dict[tuple[str, str], bool] = {}
-    for item in items:
-        for expert in EXPERTS:
-            table[(item["id"], expert)] = answer(oracle_app, item, work / "data", PairPolicy(expert, item["skill"]))[0]
-    by_skill: dict[str, dict[str, float]] = defaultdict(dict)
-    for skill in sorted({i["skill"] for i in items}):
-        of_skill = [i for i in items if i["skill"] == skill]
-        for expert in EXPERTS:
-            by_skill[skill][expert] = sum(table[(i["id"], expert)] for i in of_skill) / len(of_skill)
-    # Ties go to the expert without a price (Tess), as the router's cost term would have it.
-    oracle = {skill: max(EXPERTS, key=lambda e, s=skill: (by_skill[s][e], e == "Tess")) for skill in by_skill}
-    print("accuracy per (expert, skill) over all items: " + "; ".join(
-        f"{skill}: " + ", ".join(f"{e} {acc:.2f}" for e, acc in accs.items()) for skill, accs in by_skill.items()))
-    print("oracle pair per skill: " + ", ".join(f"{s} -> {e}" for s, e in oracle.items()))
+    # The held-out runs are stored apart and never rated: this router reads what the learner's store has learned.
+    frozen = RouterPolicy(learner.registry, learner.store, explore=False)
+    kinds = Counter(i.get("skill") or "?" for i in items)
+    print(f"{len(items)} items ({', '.join(f'{k}: {v}' for k, v in kinds.items())}); {args.rounds} rounds of "
+          f"{args.batch} to train, {len(heldout)} held out; experts "
+          f"{', '.join(e.name for e in learner.registry.experts)}; λ = {router.cost_weight}", flush=True)
+    best = None if args.dataset else _oracle(items, [i for batch in rounds for i in batch], heldout,
+                                             open_app("oracle"), data)
+    keyword = rates([answer(baseline, item, data, KeywordPolicy()) for item in heldout])
     print()
-    print(f"{'round':>5} {'router':>7} {'keyword':>8} {'oracle':>7}   router calls          keyword calls")
+    print("held-out items: accuracy / coverage / precision when answering (train: router accuracy on the round)")
+    print(f"{'round':>5} {'train':>6} | {'router':<20} {'keyword':<20} {'oracle':<20} router's first skill")
     history = []
-    for number, batch in enumerate(rounds, start=1):
-        r_ok, k_ok, o_ok = [], [], []
-        r_calls: Counter[str] = Counter()
-        k_calls: Counter[str] = Counter()
-        for item in batch:
-            correct, experts, run_id = answer(learner, item, work / "data", router)
-            r_ok.append(correct)
-            r_calls.update(experts)
-            # The simulated person rates the run from ground truth; the handbook learns at once.
-            learner.store.add_rating(run_id, rater="simulated", verdict="correct" if correct else "incorrect")
-            record_feedback(learner.store, run_id, learner.registry)
-            correct, experts, _ = answer(baseline, item, work / "data", keyword)
-            k_ok.append(correct)
-            k_calls.update(experts)
-            o_ok.append(table[(item["id"], oracle[item["skill"]])])
-        accs = [100 * sum(x) / len(x) for x in (r_ok, k_ok, o_ok)]
-        history.append(accs)
-        print(f"{number:>5} {accs[0]:>6.1f}% {accs[1]:>7.1f}% {accs[2]:>6.1f}%   {_shares(r_calls):<21} "
-              f"{_shares(k_calls)}")
+    for number in range(args.rounds + 1):
+        train_acc = "-"
+        if number:
+            results = []
+            for item in rounds[number - 1]:
+                result = answer(learner, item, data, router)
+                results.append(result)
+                # The simulated person rates the run from ground truth; the handbook learns at once.
+                learner.store.add_rating(result.run_id, rater="simulated",
+                                         verdict="correct" if result.correct else "incorrect")
+                record_feedback(learner.store, result.run_id, learner.registry)
+            train_acc = f"{rates(results)['accuracy']:.0f}%"
+        held = [answer(judge, item, data, frozen) for item in heldout]
+        scores = rates(held)
+        history.append(scores)
+        skills = Counter(r.skills[0] if r.skills else "-" for r in held)
+        print(f"{number:>5} {train_acc:>6} | {_fmt(scores):<20} {_fmt(keyword):<20} {_fmt(best):<20} "
+              + ", ".join(f"{k} {v}" for k, v in skills.most_common()), flush=True)
 
     print()
     print("handbook (router's store):")
     for row in handbook_rows(learner.store):
-        print(f"  {row['skill']:<9} {row['level2']:<24} {row['expert']:<6} Beta({row['alpha']:.0f}, {row['beta']:.0f}) "
-              f"mean {row['mean']:.2f}  {row['latency_ms']:.0f} ms  money {row['money']:.4f}")
-    final = history[-1]
-    tail = [sum(h[i] for h in history[-2:]) / len(history[-2:]) for i in range(3)]
+        print(f"  {row['skill']:<17} {row['level2']:<28} {row['expert']:<6} Beta({row['alpha']:.0f}, "
+              f"{row['beta']:.0f}) mean {row['mean']:.2f}  {row['latency_ms']:.0f} ms  money {row['money']:.4f}")
+    first, final = history[0], history[-1]
+    worst = min(h["accuracy"] for h in history[1:]) if len(history) > 1 else first["accuracy"]
+    oracle_text = f"oracle {best['accuracy']:.1f}%" if best else "oracle n/a"
     print()
-    print(f"final round: router {final[0]:.1f}%, keyword {final[1]:.1f}%, oracle {final[2]:.1f}%; "
-          f"last two rounds: router {tail[0]:.1f}%, keyword {tail[1]:.1f}%, oracle {tail[2]:.1f}%")
-    print(f"router within 2 points of the oracle in the final round: {final[2] - final[0] <= 2.0}; "
-          f"router beats keyword-only over the last two rounds: {tail[0] > tail[1]}")
+    print(f"held-out accuracy: before any rating {first['accuracy']:.1f}%, after {args.rounds} rounds "
+          f"{final['accuracy']:.1f}% (lowest after a round {worst:.1f}%); keyword {keyword['accuracy']:.1f}%, "
+          f"{oracle_text}")
+    print(f"held-out precision when answering: router {final['precision']:.1f}% (before {first['precision']:.1f}%), "
+          f"keyword {keyword['precision']:.1f}%; coverage router {final['coverage']:.1f}%, keyword "
+          f"{keyword['coverage']:.1f}%")
+    print(f"learning made the router worse on held-out at some round: {worst < first['accuracy']}; "
+          f"final router at least as accurate as keyword: {final['accuracy'] >= keyword['accuracy']}")
     print(f"total time {time.perf_counter() - started:.0f} s; work folder {work}")
-    for app in (learner, baseline, oracle_app):
+    for app in (learner, judge, baseline):
         app.store.close()
 
 
-def _shares(calls: Counter[str]) -> str:
-    total = sum(calls.values()) or 1
-    return " ".join(f"{e} {100 * calls[e] / total:.0f}%" for e in EXPERTS)
+def _oracle(items: list[dict[str, Any]], trained_on: list[dict[str, Any]], heldout: list[dict[str, Any]],
+            app: Maestro, data: Path) -> dict[str, float]:
+    """Held-out rates of the best single (expert, skill) pair per item's skill, the pair chosen on training items."""
+    # Every item with every expert on its ground-truth skill: the table the oracle pair is read from.
+    table = {(item["id"], expert): answer(app, item, data, PairPolicy(expert, item["skill"]))
+             for item in items for expert in EXPERTS}
+    oracle = {}
+    for skill in sorted({i["skill"] for i in items}):
+        of_skill = [i for i in trained_on if i["skill"] == skill] or [i for i in items if i["skill"] == skill]
+        accuracy = {e: sum(table[(i["id"], e)].correct for i in of_skill) / len(of_skill) for e in EXPERTS}
+        # Ties go to the expert without a price (Tess), as the router's cost term would have it.
+        oracle[skill] = max(EXPERTS, key=lambda e, a=accuracy: (a[e], e == "Tess"))
+    print("oracle pair per skill (chosen on the training items): "
+          + ", ".join(f"{s} -> {e}" for s, e in oracle.items()), flush=True)
+    app.store.close()
+    return rates([table[(item["id"], oracle[item["skill"]])] for item in heldout])
+
+
+def _fmt(scores: dict[str, float] | None) -> str:
+    if scores is None:
+        return "n/a"
+    return f"{scores['accuracy']:.0f}% / {scores['coverage']:.0f}% / {scores['precision']:.0f}%"
 
 
 if __name__ == "__main__":

@@ -178,22 +178,25 @@ def credited_runs(store: Any) -> set[str]:
 
 
 def feedback_run_ids(store: Any) -> list[str]:
-    """Finished runs that may earn credit: those with a whole-run rating, or an expected answer (evaluations)."""
+    """Finished runs that may earn credit (answered, abstained or failed): those with a whole-run rating, or an
+    expected answer (evaluations). The same runs ``agents.handbook.run_outcome`` judges, so a rebuild equals the
+    incremental updates."""
     rated = select(Rating.run_id).where(Rating.step_index.is_(None))
-    query = (select(Run.id).where(Run.status.in_(("done", "failed")))
+    query = (select(Run.id).where(Run.status.in_(("done", "abstained", "failed")))
              .where(Run.id.in_(rated) | Run.expected.is_not(None)).order_by(Run.created_at, Run.id))
     with store._read() as session:
         return list(session.scalars(query))
 
 
-def skill_questions(store: Any, *, limit: int = 2000) -> list[tuple[str, str]]:
-    """(question, skill) of the most recent runs whose credit for that skill was a success (newest first)."""
-    query = (select(Run.question, HandbookCredit.skill).join(Run, Run.id == HandbookCredit.run_id)
-             .where(HandbookCredit.success >= 1.0).group_by(Run.question, HandbookCredit.skill)
-             .order_by(func.max(HandbookCredit.id).desc())
+def skill_outcomes(store: Any, *, limit: int = 2000) -> list[tuple[str, str, str, float]]:
+    """(question, expert, skill, success) of the most recent credits, newest first: every verdict routing can learn
+    from, failures as well as successes."""
+    query = (select(Run.question, HandbookCredit.expert, HandbookCredit.skill, HandbookCredit.success)
+             .join(Run, Run.id == HandbookCredit.run_id).order_by(HandbookCredit.id.desc())
              .limit(max(0, int(limit))))
     with store._read() as session:
-        return [(question, skill) for question, skill in session.execute(query)]
+        return [(question, expert, skill, float(success)) for question, expert, skill, success
+                in session.execute(query)]
 
 
 def _credit_rows(run_id: str, credits: list[Credit]) -> list[HandbookCredit]:

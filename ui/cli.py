@@ -27,6 +27,8 @@ app.add_typer(sandbox_app, name="sandbox")
 DataDir = Annotated[Path | None, typer.Option("--data-dir", envvar="MAESTRO_HOME", help="Data directory (default ~/.maestro).")]
 RegistryOpt = Annotated[Path | None, typer.Option("--registry", envvar="MAESTRO_REGISTRY", help="Registry YAML file.")]
 DbOpt = Annotated[str | None, typer.Option("--db", envvar="MAESTRO_DB", help="SQLAlchemy database URL.")]
+ScOpt = Annotated[int | None, typer.Option("--sc", min=1, max=16, help="Self-consistency: sample K trajectories "
+                                           "and vote (default: the registry's orchestrator.self_consistency).")]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -56,14 +58,15 @@ def ask(image: Annotated[Path, typer.Argument(help="Image file (PNG, JPEG, WebP.
         question: Annotated[str, typer.Argument(help="The question about the image.")],
         as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a trace.")] = False,
         max_turns: Annotated[int | None, typer.Option("--max-turns", min=1, max=32, help="Turn limit T_max.")] = None,
-        data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
+        sc: ScOpt = None, data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Ask QUESTION about IMAGE; prints the answer and a readable trace (the run is stored)."""
     if not image.is_file():
         raise FileNotFoundError(f"image not found: {image}")
     if not question.strip():
         raise ValueError("empty question: ask something about the image")
     maestro = _open(data_dir, registry, db, max_turns)
-    result = maestro.ask(image, question)
+    _warn_if_cannot_sample(maestro, sc)
+    result = maestro.ask(image, question, sc=sc)
     if as_json:
         typer.echo(json.dumps(cli_render.run_json(result), ensure_ascii=False))
     else:
@@ -87,14 +90,16 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
                                                                 "--baseline says otherwise).")] = None,
                  tools: Annotated[str, typer.Option("--tools", help="live: run every tool; cached: reuse stored "
                                                                    "tool outputs where the call matches.")] = "live",
+                 sc: ScOpt = None,
                  data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Run every item of DATASET through the agent (each one stored) and report accuracy and latency."""
     from agents.eval_compare import COMPARISON, load_comparison
     from agents.evaluate import evaluate
 
     maestro = _open(data_dir, registry, db)
+    _warn_if_cannot_sample(maestro, sc)
     summary = evaluate(maestro, dataset, out, concurrency=concurrency, limit=limit, progress=sys.stderr.isatty(),
-                       resume=resume, from_runs=from_runs, tools=tools, baseline=baseline)
+                       resume=resume, from_runs=from_runs, tools=tools, baseline=baseline, sc=sc)
     cli_render.print_summary(summary)
     if "resumed" in summary:
         kept = summary["resumed"]
@@ -110,6 +115,15 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
 
 app.command("rerun")(friendly_errors(cli_rerun.rerun_command))
 app.command("diff")(friendly_errors(cli_rerun.diff_command))
+
+
+def _warn_if_cannot_sample(maestro: Any, sc: int | None) -> None:
+    """One line on stderr when self-consistency is asked of a policy that cannot sample (it is asked once)."""
+    from agents.self_consistency import sampling_warning
+
+    warning = sampling_warning(maestro.policy, sc if sc is not None else maestro.registry.orchestrator.self_consistency)
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
 
 
 @runs_app.command("list")
@@ -134,7 +148,7 @@ def runs_list(limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 
 def runs_show(run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
               as_json: Annotated[bool, typer.Option("--json")] = False,
               data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
-    """Show one stored run with every step and tool call."""
+    """Show one stored run with every step, tool call and model call (exact prompt and raw reply)."""
     from agents.config import Settings
     from storage import open_store
 

@@ -25,6 +25,7 @@ def run_json(run: Any) -> dict[str, Any]:
         "latency_ms": round(run.latency_ms or 0.0, 1),
         "forced_answer": run.forced_answer,
         "error": run.error,
+        "vote": run.vote or None,
         "steps": [
             {"index": s.index, "kind": s.kind, "status": s.status, "model": s.model, "skill": s.skill,
              "level2": s.level2, "query": s.query, "observation": s.observation, "answer": s.answer,
@@ -33,17 +34,33 @@ def run_json(run: Any) -> dict[str, Any]:
              "tool_ms": round(s.tool_ms, 2), "expert_ms": round(s.expert_ms, 2), "tokens_in": s.tokens_in,
              "tokens_out": s.tokens_out,
              "tool_calls": [{"tool": c.tool, "summary": c.summary, "latency_ms": round(c.latency_ms, 2),
-                             "reused": c.reused} for c in s.tool_calls]}
+                             "reused": c.reused} for c in s.tool_calls],
+             "model_calls": [_model_call_json(c) for c in s.model_calls]}
             for s in run.steps
         ],
     }
 
 
-def print_run(run: Any) -> None:
-    """A readable trace: each step with its pair, Level-2 choice, tool calls and timings, then the answer."""
+def _model_call_json(call: Any) -> dict[str, Any]:
+    """A model call as plain JSON: images in its messages by content id (a live image not yet stored as ``<image>``)."""
+    data = call.to_dict()
+    data["messages"] = [{**m, "content": [p if not isinstance(p, dict) or "image" not in p else
+                                          {"type": "image", "image_id": "<image>"} for p in m["content"]]}
+                        if isinstance(m.get("content"), list) else m for m in data["messages"]]
+    return data
+
+
+def print_run(run: Any, *, model_calls: bool = False) -> None:
+    """A readable trace: each step with its pair, Level-2 choice, tool calls and timings (and, with
+    ``model_calls``, the exact prompt and raw reply of every model call), then the vote and the answer."""
     console.print(f"[dim]run {run.id}[/dim]  question: {escape(run.question)}")
+    shown: dict[str, int] = {}  # message text -> the step that printed it first (a system prompt repeats per turn)
     for step in run.steps:
         _print_step(step)
+        if model_calls:
+            for call in step.model_calls:
+                _print_model_call(call, step.index, shown)
+    _print_self_consistency(run)
     colour = {"done": "green", "abstained": "yellow"}.get(run.status, "red")
     forced = " (forced at the turn limit)" if run.forced_answer else ""
     console.print(f"[bold {colour}]{run.status}[/]{forced} in {run.latency_ms or 0:.0f} ms")
@@ -81,11 +98,49 @@ def _print_step(step: Any) -> None:
         console.print(f"  [red]error:[/] {escape(step.error)}")
 
 
+def _print_model_call(call: Any, step_index: int, shown: dict[str, int]) -> None:
+    params = ", ".join(f"{k} {v}" for k, v in (call.params or {}).items() if v is not None)
+    console.print(f"  [blue]{escape(call.role)} call[/] {escape(call.model)}  [dim]{call.latency_ms:.0f} ms, "
+                  f"{call.tokens_in}+{call.tokens_out} tok{', ' + escape(params) if params else ''}[/]")
+    console.print("    [bold]prompt[/] (exact messages sent):")
+    for message in call.messages:
+        parts = message.get("content")
+        parts = parts if isinstance(parts, list) else [{"type": "text", "text": str(parts)}]
+        text = "\n".join(str(p.get("text") or "") for p in parts if p.get("type") == "text")
+        images = [str(p.get("image_id") or "<image>") for p in parts if p.get("type") == "image"]
+        head = f"    [{escape(str(message.get('role')))}]" + "".join(f" [image {escape(i)}]" for i in images)
+        if text in shown:
+            console.print(f"{head} [dim](the same text as in step {shown[text]}'s call)[/]")
+            continue
+        shown[text] = step_index
+        console.print(head + ("\n      " + escape(text).replace("\n", "\n      ") if text else ""))
+    if call.error:
+        console.print(f"    [red]error:[/] {escape(call.error)}")
+    console.print("    [bold]raw reply[/] (before any sanitising):\n      "
+                  + escape(call.raw_reply or "(empty)").replace("\n", "\n      "))
+
+
+def _print_self_consistency(run: Any) -> None:
+    """The sc@k vote (answers, counts, agreement), or the warning of a call that could not sample."""
+    vote = getattr(run, "vote", None) or {}
+    if vote:
+        counts = ", ".join(f"{escape(str(a))} ×{n}" for a, n in (vote.get("counts") or {}).items()) or "no answers"
+        console.print(f"[bold]self-consistency sc@{vote.get('k')}[/]: {counts}; agreement "
+                      f"{float(vote.get('agreement') or 0):.2f}; samples "
+                      + ", ".join(str(r)[:12] for r in vote.get("run_ids") or []))
+    sc = (getattr(run, "config", None) or {}).get("sc") or {}
+    if sc.get("warning"):
+        console.print(f"[yellow]warning:[/] {escape(sc['warning'])}")
+    elif sc.get("group") and not vote:
+        console.print(f"[dim]sample {int(sc.get('index', 0)) + 1} of sc@{sc.get('k')} (group {sc['group'][:12]}); "
+                      f"the vote is stored on the group's winning sample[/]")
+
+
 def print_stored_run(record: Any, as_json: bool) -> None:
     if as_json:
         console.print_json(json.dumps(_plain(record), default=str))
         return
-    print_run(record)
+    print_run(record, model_calls=True)
     console.print(f"[dim]created {record.created_at}  policy {record.policy}  image {record.image_id[:12]}  "
                   f"registry {record.registry_hash}[/]")
     for rating in getattr(record, "ratings", []):

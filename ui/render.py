@@ -5,7 +5,9 @@ it on the same record later. Each step becomes a collapsible message (title ``Mo
 duration, tokens) whose body says why that pair was chosen (the policy's routing reasons, the router's posteriors,
 costs and scores per candidate, λ) and which Level-2 sub-skill ran and why, with its tool calls nested inside,
 followed by the tools' annotated evidence images from the image store (Gradio 6 renders only text inside a
-collapsible message); the final answer is a plain message so it stands out. While a skill runs, the live page
+collapsible message). Every model call of a step (the orchestrator's, an expert's) is a nested collapsible message
+with its exact prompt and raw reply (``model_call_messages``); a self-consistency vote is a plain message before the
+outcome (``self_consistency_messages``); the final answer is a plain message so it stands out. While a skill runs, the live page
 shows a pending step titled with the chosen pair and a short verb phrase (``Tools@@OCR · reading text…``). Text
 that came from images or experts is escaped, so it cannot inject links, images or HTML.
 """
@@ -21,6 +23,7 @@ import gradio as gr
 
 ImageFile = Callable[[str], Path | None]
 
+_RUN_ID = re.compile(r"^[0-9a-f]{32}$")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~=])")
 _KIND_ICON = {"think": "💭", "search": "🔍", "answer": "✅"}
 #: What a pending step says while its skill runs, by canonical Level-1 skill name (lower case).
@@ -244,18 +247,21 @@ def render_run(run: Any, image_file: ImageFile, *, in_flight: bool = False, acti
     titled from ``action`` (the loop's chosen, still running step) when that is the step in flight; ``resolve``
     maps skill aliases to canonical names for its verb phrase."""
     messages = question_messages(run.question, _file(run.image_id, image_file))
+    shown_images = {run.image_id}  # images a model call's prompt refers to are shown once, where first sent
     for step in run.steps:
         parent = f"step-{step.index}"
         messages.append(gr.ChatMessage(role="assistant", content=_step_body(step), metadata={
             "title": step_title(step), "id": parent, "status": "done",
             "duration": round((step.latency_ms or 0.0) / 1000, 3)}))
         messages.extend(_tool_messages(step, parent))
+        messages.extend(model_call_messages(step, parent, image_file, run.image_id, shown_images))
         messages.extend(_evidence_messages(step, image_file))
     if in_flight or run.status == "running":
         if in_flight:
             current = action if action is not None and getattr(action, "index", None) == len(run.steps) else None
             messages.append(pending_message(len(run.steps), current, resolve))
         return messages
+    messages.extend(self_consistency_messages(run))
     messages.append(final_message(run))
     return messages
 
@@ -285,6 +291,80 @@ def final_message(run: Any) -> gr.ChatMessage:
     footer = (f"\n\n<sub>run {run.id} · {run.status} · {ms(run.latency_ms)}"
               f"{tokens_note(run.tokens_in, run.tokens_out)}</sub>")
     return gr.ChatMessage(role="assistant", content=outcome_text(run) + footer)
+
+
+def _prompt_text(call: Any, question_image: str | None, shown: set[str]) -> tuple[str, list[str]]:
+    """A model call's exact messages as Markdown, and the ids of the images it sent that are not shown yet."""
+    lines, others = [], []
+    for message in call.messages:
+        parts = message.get("content")
+        parts = parts if isinstance(parts, list) else [{"type": "text", "text": str(parts or "")}]
+        images = []
+        for part in (p for p in parts if isinstance(p, dict) and p.get("type") == "image"):
+            image_id = str(part.get("image_id") or "")
+            label = f"image `{md_escape(image_id[:12]) or '?'}`"
+            if image_id and image_id == question_image:
+                images.append(f"{label} (the question image, shown above)")
+            elif image_id in shown:
+                images.append(f"{label} (shown above)")
+            else:
+                images.append(f"{label} (shown below)")
+                others.append(image_id)
+                shown.add(image_id)
+        text = "\n".join(str(p.get("text") or "") for p in parts if isinstance(p, dict) and p.get("type") == "text")
+        head = f"*{md_escape(str(message.get('role', '?')))}*" + "".join(f" · {i}" for i in images)
+        lines.append(head + ("\n\n" + code_block(text) if text else ""))
+    return "\n\n".join(lines), others
+
+
+def model_call_messages(step: Any, parent: str, image_file: ImageFile, question_image: str | None = None,
+                        shown: set[str] | None = None) -> list[gr.ChatMessage]:
+    """Each model call of a step (the orchestrator's turn, an expert inside a skill) as a collapsible child of the
+    step: the exact prompt, message by message, and the raw reply before any sanitising; then the images the
+    prompt sent that are not on the page yet (crops, views), as thumbnails from the image store. ``shown`` holds
+    the ids already on the page (``render_run`` keeps it across steps, so each image appears once)."""
+    out: list[gr.ChatMessage] = []
+    shown = shown if shown is not None else ({question_image} if question_image else set())
+    for i, call in enumerate(getattr(step, "model_calls", None) or []):
+        prompt, others = _prompt_text(call, question_image, shown)
+        params = " · ".join(f"{md_escape(str(k))} {_num(v)}" for k, v in (call.params or {}).items() if v is not None)
+        lines = [f"*{ms(call.latency_ms)} · tokens {call.tokens_in} in / {call.tokens_out} out"
+                 + (f" · {params}" if params else "") + "*",
+                 "**Prompt** (the exact messages sent):", prompt]
+        if call.error:
+            lines.append(f"**⚠ Error:** {md_escape(call.error)}")
+        lines.append("**Raw reply** (before any sanitising):\n\n" + code_block(call.raw_reply or "(empty)"))
+        title = f"🧠 {call.role} call · {call.model}" + (" · ⚠ failed" if call.error else "")
+        out.append(gr.ChatMessage(role="assistant", content="\n\n".join(lines), metadata={
+            "title": title, "id": f"{parent}-call-{i}", "parent_id": parent, "status": "done",
+            "duration": round((call.latency_ms or 0.0) / 1000, 3)}))
+        files = [f for f in (_file(image_id, image_file) for image_id in dict.fromkeys(others)) if f is not None]
+        if files:
+            caption = f"Step {step.index + 1} · images sent to **{md_escape(call.model)}** in its prompt:"
+            out.append(gr.ChatMessage(role="assistant", content=[caption, *files]))
+    return out
+
+
+def self_consistency_messages(run: Any) -> list[gr.ChatMessage]:
+    """The sc@k vote of the run that carries it (answers, counts, agreement, the samples as links), the warning of
+    a call whose policy could not sample, or which sample of a vote this run is."""
+    vote = getattr(run, "vote", None) or {}
+    sc = (getattr(run, "config", None) or {}).get("sc") or {}
+    if vote:
+        counts = " · ".join(f"**{md_escape(str(a))}** ×{n}" for a, n in (vote.get("counts") or {}).items())
+        samples = ", ".join(f"[{str(r)[:8]}](?run={r})" if _RUN_ID.match(str(r)) else "?"
+                            for r in vote.get("run_ids") or [])
+        text = (f"🗳 **Self-consistency sc@{_num(vote.get('k'))}:** {counts or 'no sample answered'} — agreement "
+                f"{float(vote.get('agreement') or 0.0):.2f} (the answer's confidence is at most this) · "
+                f"samples: {samples}")
+        return [gr.ChatMessage(role="assistant", content=text)]
+    if sc.get("warning"):
+        return [gr.ChatMessage(role="assistant", content=f"⚠️ {md_escape(str(sc['warning']))}")]
+    if sc.get("group"):
+        return [gr.ChatMessage(role="assistant", content=f"🗳 Sample {int(sc.get('index', 0)) + 1} of a "
+                                                         f"self-consistency call (sc@{_num(sc.get('k'))}); the vote "
+                                                         "is shown on the sample that carries the winning answer.")]
+    return []
 
 
 def error_message(text: str) -> gr.ChatMessage:

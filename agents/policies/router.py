@@ -1,18 +1,28 @@
-"""The learning router (DESIGN §4): skill from the question, expert from the handbook, exploring where evidence is thin.
+"""The learning router (DESIGN §4): skill from the question and from past verdicts, expert from the handbook.
 
-Level-1 skill: cosine similarity of the question's sentence embedding to each skill's description, its Level-2
+Relevance: cosine similarity of the question's sentence embedding to each skill's description, its Level-2
 descriptions and past questions that a run with that skill answered correctly, plus the keyword score of
-``agents.skill_inference`` as a prior (keywords alone when the embedding model is unavailable). Expert: for the
-chosen skill and the Level-2 its question selects, each expert's Beta(α, β) success posterior from the handbook
-(Level-2 row, or the skill's rows pooled while the Level-2 row is thin; declared strengths add one pseudo-success,
-Atlas's prior) minus λ·normalised measured cost. While any candidate has fewer than ``min_evidence`` verdicts the
-value is a Thompson sample from its posterior, so thin pairs still get tried; afterwards the posterior mean, so the
-choice follows the evidence and each skill goes to the expert that is best for it. Every decision's inputs are
-recorded in ``PolicyTurn.routing``. Turns are ordinary protocol text, so the runs are training data.
+``agents.skill_inference`` (keywords alone when the embedding model is unavailable). Only plausible skills are
+called (a keyword matches, or a question answered right with the skill before is very close), the two most relevant
+at most, as the keyword policy does.
+
+Learning, from failures as well as successes (``agents.routing_evidence``): each plausible skill's success on this
+question is estimated from the verdicts of past runs that used it, weighted by how similar their question is,
+shrunk towards the skill's record elsewhere and that towards every verdict. The most relevant skill keeps a margin
+(``RELEVANCE_MARGIN``): another plausible skill is tried first only once verdicts on questions like this one say
+the first does clearly worse (with nothing else known, three failures and no success do it; one or two do not); a
+skill's record on other kinds of question never overrides relevance by itself. Expert: for the chosen skill and the Level-2 its question selects, each expert's Beta(α, β) posterior: its
+verdicts with the skill (the Level-2 row's own verdicts shrunk towards the skill's other rows) on top of a prior
+drawn from the expert's record on other skills and the skill's record with other experts; declared strengths add
+one pseudo-success (Atlas's prior); minus λ·normalised measured cost. While any candidate has fewer than
+``min_evidence`` verdicts the value is a Thompson sample, so thin pairs still get tried; afterwards the posterior
+mean. Every decision's inputs are recorded in ``PolicyTurn.routing``. Turns are ordinary protocol text, so the runs
+are training data.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -23,6 +33,13 @@ from agents.handbook import load_handbook, pool
 from agents.policies.answering import abstain_turn, answer_from_search, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
 from agents.protocol import Search, render_turn
+from agents.routing_evidence import (
+    EXPERT_PRIOR_STRENGTH,
+    Outcome,
+    SkillEstimate,
+    expert_prior,
+    skill_estimates,
+)
 from agents.skill_inference import infer_skills
 from skills.runner import choose_level2
 from storage import handbook as tables
@@ -31,12 +48,20 @@ from storage.handbook import HandbookRecord
 #: How much one point of ``infer_skills`` score (keyword hits + description overlap, capped at 3) adds to a
 #: cosine similarity.
 KEYWORD_WEIGHT = 0.15
-#: Past questions per skill kept as examples for skill inference (newest first).
-PAST_PER_SKILL = 200
+#: Past verdicts read per decision (newest first).
+PAST_OUTCOMES = 2000
 #: Similarity to a past, correctly answered question that makes a skill plausible without any keyword.
 PAST_SIMILARITY_MIN = 0.8
-#: Verdicts a Level-2 row needs before it is used on its own instead of the skill's pooled rows.
-LEVEL2_MIN_EVIDENCE = 3
+#: Plausible skills considered per question (the keyword policy's first choice and fallback).
+MAX_SKILLS = 2
+#: The most relevant skill's head start over the others' learned success, and the similarity-weighted verdicts
+#: on questions like this one it needs before anything can override it (see module doc).
+RELEVANCE_MARGIN = 0.2
+MIN_LOCAL_EVIDENCE = 2.0
+#: How similar a past question must be to count as evidence about this one: weight 0 at or below the first value,
+#: 1 (the same question) from the second; cosine of embeddings, or word overlap (Jaccard) without them.
+SIMILAR_COSINE = (0.6, 0.9)
+SIMILAR_WORDS = (0.3, 0.8)
 
 
 class RouterPolicy:
@@ -78,11 +103,14 @@ class RouterPolicy:
                ) -> dict[str, Any] | None:
         """The (expert, skill) to call for ``question`` and why, skipping pairs in ``exclude``; None if none left."""
         exclude = exclude or set()
-        ranked, skill_scores, method = self.infer_skill(question)
+        ranked, skill_scores, method, outcomes, weights = self._relevance(question)
+        reasons = dict(ranked)
+        plausible = [s for s, _ in ranked if _plausible(skill_scores.get(s))][:MAX_SKILLS]
+        estimates = skill_estimates(outcomes, weights, plausible)
+        order = _learned_order(plausible, estimates)
         handbook = load_handbook(self.store) if self.store is not None else {}
-        plausible = [(s, info) for s, info in ranked if _plausible(skill_scores.get(s))]
-        for skill, skill_info in plausible[:2]:
-            options = self.rank_experts(question, skill, handbook)
+        for skill in order:
+            options = self.rank_experts(question, skill, handbook, outcomes)
             options["candidates"] = [c for c in options["candidates"] if (c["expert"], skill) not in exclude]
             if not options["candidates"]:
                 continue
@@ -90,32 +118,53 @@ class RouterPolicy:
             why = (f"{'exploring: sampled ' if options['explore'] else 'posterior mean '}"
                    f"{best['value']:.2f} − λ {self.cost_weight:g} × cost {best['cost_norm']:.2f} = {best['score']:.2f}"
                    f" from Beta({best['alpha']:.1f}, {best['beta']:.1f}) over {best['evidence']:.0f} verdicts")
+            learned = estimates[skill]
+            reason = reasons[skill] + (f"; learned success {learned.value:.2f} from {learned.local_n:.1f} "
+                                       f"verdicts on questions like this" if learned.local_n >= 0.5 else "")
+            if skill != plausible[0]:
+                first = estimates[plausible[0]]
+                reason += (f"; preferred to {plausible[0]} (learned success {first.value:.2f} from "
+                           f"{first.local_n:.1f} verdicts on questions like this, less than this one's by more than "
+                           f"the relevance margin {RELEVANCE_MARGIN:g})" if order[0] == skill
+                           else f"; {plausible[0]} was tried")
             return {"policy": self.name, "skill": skill, "level2": options["level2"], "expert": best["expert"],
-                    "skill_method": method, "skill_reason": skill_info, "skill_scores": skill_scores,
-                    "expert_reason": why, "lambda": self.cost_weight, "explore": options["explore"],
-                    "candidates": options["candidates"]}
+                    "skill_method": method, "skill_reason": reason, "skill_scores": skill_scores,
+                    "skill_evidence": {s: estimates[s].as_dict() for s in plausible},
+                    "relevance_margin": RELEVANCE_MARGIN, "expert_reason": why, "lambda": self.cost_weight,
+                    "explore": options["explore"], "candidates": options["candidates"]}
         return None
 
     def infer_skill(self, question: str) -> tuple[list[tuple[str, str]], dict[str, dict[str, float]], str]:
-        """Skills ranked for ``question`` with a one-line reason each, the per-skill scores, and the method used."""
+        """Skills ranked by relevance for ``question`` with a one-line reason each, the per-skill scores, and the
+        method used."""
+        ranked, scores, method, _, _ = self._relevance(question)
+        return ranked, scores, method
+
+    def _relevance(self, question: str) -> tuple[list[tuple[str, str]], dict[str, dict[str, float]], str,
+                                                 list[Outcome], list[float]]:
+        """``infer_skill``'s answer, plus the past verdicts and how similar each one's question is to this one."""
         specs = [s.spec for s in self.registry.skills]
         guesses = {g.skill: g for g in infer_skills(question, specs)}
         keyword = {name: min(3.0, g.score) for name, g in guesses.items()}
+        outcomes = self._outcomes()
         scores: dict[str, dict[str, float]] = {}
         method = "embeddings+keywords"
         try:
             if not self.use_embeddings:
                 raise embeddings.EmbeddingsUnavailable("embeddings switched off for this router")
-            similarity = self._similarities(question, specs)
+            similarity, cosines = self._similarities(question, specs, outcomes)
+            weights = [_ramp(c, *SIMILAR_COSINE) for c in cosines]
         except embeddings.EmbeddingsUnavailable as exc:
             method = f"keywords only (embeddings unavailable: {exc})"
             similarity = {}
+            weights = [_ramp(_word_overlap(question, o.question), *SIMILAR_WORDS) for o in outcomes]
         for spec in specs:
             described, past = similarity.get(spec.name, (0.0, 0.0))
             total = max(described, past) + KEYWORD_WEIGHT * keyword[spec.name] if similarity else guesses[
                 spec.name].score
             scores[spec.name] = {"score": round(total, 4), "description": round(described, 4),
-                                 "past_questions": round(past, 4), "keywords": round(keyword[spec.name], 2)}
+                                 "past_questions": round(past, 4), "keywords": round(keyword[spec.name], 2),
+                                 "declared_keywords": round(guesses[spec.name].keyword_score, 2)}
         order = {spec.name: i for i, spec in enumerate(specs)}
         ranked_names = sorted(scores, key=lambda n: (-scores[n]["score"], order[n]))
         ranked = []
@@ -125,31 +174,45 @@ class RouterPolicy:
                       f"(description {s['description']:.2f}, past questions {s['past_questions']:.2f}), "
                       f"{guesses[name].reason}") if similarity else guesses[name].reason
             ranked.append((name, reason))
-        return ranked, {n: scores[n] for n in ranked_names}, method
+        return ranked, {n: scores[n] for n in ranked_names}, method, outcomes, weights
 
-    def rank_experts(self, question: str, skill: str, handbook: dict[tuple[str, str, str], HandbookRecord]
-                     ) -> dict[str, Any]:
-        """Every expert scored for ``skill`` on ``question``: posterior, cost, value and score (not yet chosen)."""
+    def _outcomes(self) -> list[Outcome]:
+        if self.store is None:
+            return []
+        names = self.registry.skill_names
+        return [Outcome(question, expert, names.resolve(skill) or skill, success)
+                for question, expert, skill, success in tables.skill_outcomes(self.store, limit=PAST_OUTCOMES)]
+
+    def rank_experts(self, question: str, skill: str, handbook: dict[tuple[str, str, str], HandbookRecord],
+                     outcomes: list[Outcome] | None = None) -> dict[str, Any]:
+        """Every expert scored for ``skill`` on ``question``: posterior, cost, value and score (not yet chosen).
+        ``outcomes`` (past verdicts) give each pair its prior; without them the prior is Beta(1, 1)."""
         spec = self.registry.skill(skill).spec
         level2 = choose_level2(spec.level2, f"{question}\n{question}").level2.name  # as steps store it
         names = self.registry.skill_names
         rows = []
         for expert in self.registry.experts:
+            alpha0, beta0 = (expert_prior(outcomes, expert.name, skill) if outcomes
+                             else (tables.PRIOR_ALPHA, tables.PRIOR_BETA))
             own = [r for (e, s, _), r in handbook.items() if e == expert.name and s == skill]
+            others = [r for r in own if r.level2 != level2]
+            alpha = alpha0 + sum(r.alpha - tables.PRIOR_ALPHA for r in others)
+            beta = beta0 + sum(r.beta - tables.PRIOR_BETA for r in others)
+            evidence = sum(r.evidence for r in others)
+            source = "skill (other Level-2 rows)" if others else "prior (the expert's and the skill's records)"
             row = handbook.get((expert.name, skill, level2))
-            if row is not None and row.evidence >= LEVEL2_MIN_EVIDENCE:
-                used, source = row, "level2"
-            elif own:
-                used, source = pool(own), "skill (Level-2 rows pooled)"
-            else:
-                used, source = None, "prior"
+            if row is not None and row.evidence > 0:
+                # The Level-2 row's own verdicts, shrunk towards what the rest says about this pair.
+                mean = alpha / (alpha + beta)
+                alpha = row.alpha - tables.PRIOR_ALPHA + EXPERT_PRIOR_STRENGTH * mean
+                beta = row.beta - tables.PRIOR_BETA + EXPERT_PRIOR_STRENGTH * (1.0 - mean)
+                evidence += row.evidence
+                source = "level2, shrunk towards the pair's other records"
             strong = any(names.resolve(s) == skill for s in expert.strengths)
-            alpha = (used.alpha if used else tables.PRIOR_ALPHA) + (1.0 if strong else 0.0)
-            beta = used.beta if used else tables.PRIOR_BETA
-            evidence = used.evidence if used else 0.0
+            alpha += 1.0 if strong else 0.0
             rows.append({"expert": expert.name, "alpha": round(alpha, 3), "beta": round(beta, 3),
                          "mean": round(alpha / (alpha + beta), 4), "evidence": evidence, "source": source,
-                         "strength_prior": strong, "cost": _measured_cost(used, expert)})
+                         "strength_prior": strong, "cost": _measured_cost(pool(own) if own else None, expert)})
         explore = self.explore and any(r["evidence"] < self.min_evidence for r in rows)
         _normalise_costs(rows)
         with self._lock:  # numpy Generators are not thread-safe; evaluations share one policy across threads
@@ -160,19 +223,18 @@ class RouterPolicy:
         return {"level2": level2, "explore": explore, "candidates": rows}
 
     # -- helpers -------------------------------------------------------------------------------------------------
-    def _similarities(self, question: str, specs: list[Any]) -> dict[str, tuple[float, float]]:
-        """Per skill: best cosine similarity to its descriptions, and to past questions answered right with it."""
+    def _similarities(self, question: str, specs: list[Any], outcomes: list[Outcome]
+                      ) -> tuple[dict[str, tuple[float, float]], list[float]]:
+        """Per skill: best cosine similarity to its descriptions, and to past questions answered right with it (0
+        unless above ``SIMILAR_COSINE[0]``); and the cosine similarity of the question to each past verdict's
+        question."""
         described: dict[str, list[str]] = {}
         for spec in specs:
             texts = [f"{spec.name}: {spec.description}"]
             texts += [f"{sub.name}: {sub.description}" for sub in spec.level2]
             described[spec.name] = texts
-        past: dict[str, list[str]] = {spec.name: [] for spec in specs}
-        if self.store is not None:
-            for text, skill in tables.skill_questions(self.store, limit=PAST_PER_SKILL * max(1, len(specs))):
-                if skill in past and len(past[skill]) < PAST_PER_SKILL:
-                    past[skill].append(text)
-        flat = [question] + [t for texts in described.values() for t in texts] + [t for q in past.values() for t in q]
+        past = list(dict.fromkeys(o.question for o in outcomes))
+        flat = [question] + [t for texts in described.values() for t in texts] + past
         vectors = embeddings.embed(flat)
         sims = vectors[1:] @ vectors[0]
         out: dict[str, tuple[float, float]] = {}
@@ -181,18 +243,42 @@ class RouterPolicy:
             n = len(described[spec.name])
             out[spec.name] = (float(sims[at:at + n].max()), 0.0)
             at += n
-        for spec in specs:
-            n = len(past[spec.name])
-            if n:
-                out[spec.name] = (out[spec.name][0], float(sims[at:at + n].max()))
-            at += n
-        return out
+        by_question = {text: float(sims[at + i]) for i, text in enumerate(past)}
+        for o in outcomes:
+            # A past success says something about this question only when the two questions are alike: a loose
+            # resemblance (another kind of question) must not pull this one to that skill.
+            if o.success >= 1.0 and o.skill in out and by_question[o.question] > SIMILAR_COSINE[0]:
+                described_sim, best = out[o.skill]
+                out[o.skill] = (described_sim, max(best, by_question[o.question]))
+        return out, [by_question[o.question] for o in outcomes]
+
+
+def _ramp(value: float, low: float, high: float) -> float:
+    """0 at or below ``low``, 1 at or above ``high``, linear between."""
+    return min(1.0, max(0.0, (value - low) / (high - low)))
+
+
+def _word_overlap(a: str, b: str) -> float:
+    """Jaccard overlap of the two questions' lower-case words."""
+    first, second = set(re.findall(r"[a-z0-9]+", a.lower())), set(re.findall(r"[a-z0-9]+", b.lower()))
+    return len(first & second) / len(first | second) if first | second else 0.0
 
 
 def _plausible(score: dict[str, float] | None) -> bool:
     """A skill may be called for a question only if a declared keyword matches it, or a question answered right
-    with it before is very close: similarity to a description alone is too loose to act on."""
-    return score is not None and (score["keywords"] > 0 or score["past_questions"] >= PAST_SIMILARITY_MIN)
+    with it before is very close: similarity to a description (or words shared with it) is too loose to act on."""
+    return score is not None and (score["declared_keywords"] > 0 or score["past_questions"] >= PAST_SIMILARITY_MIN)
+
+
+def _learned_order(plausible: list[str], estimates: dict[str, SkillEstimate]) -> list[str]:
+    """Plausible skills in the order to try them: by relevance, unless the most relevant one has verdicts on
+    questions like this one (at least ``MIN_LOCAL_EVIDENCE``) that put its learned success more than
+    ``RELEVANCE_MARGIN`` below another's. A skill's record on other questions alone never overrides relevance."""
+    first = plausible[0] if plausible else None
+    if first is None or estimates[first].local_n < MIN_LOCAL_EVIDENCE:
+        return list(plausible)
+    head = {s: (RELEVANCE_MARGIN if s == first else 0.0) for s in plausible}
+    return sorted(plausible, key=lambda s: (-(estimates[s].value + head[s]), plausible.index(s)))
 
 
 def _measured_cost(row: HandbookRecord | None, expert: Any) -> dict[str, float | None]:
