@@ -4,8 +4,9 @@
 runs. When one side answered right and the other answered wrong — judged against the dataset's answer — the two
 trajectories of the same image and question make a DPO pair: the right one chosen, the wrong one rejected
 (``pair_kind`` ``comparison_right_vs_wrong``). As with rated runs, a chosen trajectory must be valid protocol text
-under its own run's registry, and both trajectories are laid out as they ran (``agents.export_prompts``): a pair
-is made only when their prompts are the same to the token.
+under its own run's registry, and both trajectories are laid out as they ran (``agents.export_prompts``). The
+pair's prompt is the chosen run's: the two runs were usually made under different registries (that is what a
+comparison compares), so unlike rated pairs their system prompts may differ; the rejected turns are kept as they ran.
 """
 
 from __future__ import annotations
@@ -51,9 +52,6 @@ def comparison_pairs(store: Any, registries: RunRegistries, comparison: dict[str
                 continue
             chosen_conv = conversation(chosen, registry)
             rejected_conv = conversation(rejected, registries.for_run(rejected))
-            if chosen_conv.prompt_key() != rejected_conv.prompt_key():
-                _count(skipped, "comparison_runs_of_different_prompts")
-                continue
             rows.append(fmt.dpo_row(chosen, rejected, chosen_conv, rejected_conv, image_paths(chosen_conv),
                                     kind=PAIR_KIND))
     return rows
