@@ -5,6 +5,7 @@ step-by-step diff; the CLI's rerun and diff say so in words and JSON."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -81,7 +82,7 @@ def test_a_cached_rerun_reuses_every_tool_output_and_matches_its_source(maestro:
     assert stored.parent_run_id == first.id and stored.config["rerun_of"] == first.id
     assert (stored.status, stored.answer, stored.reason) == (source.status, source.answer, source.reason)
     diff = diff_runs(source, stored)
-    assert diff.identical, diff.to_dict()
+    assert diff.identical, json.dumps(diff.to_dict(), default=str)[:3000]
     assert diff.headline() == "identical apart from timings" and diff.related == "b reruns a"
     # The evidence images are the very same stored files, referred to rather than written again.
     assert [c.image_id for s in stored.steps for c in s.tool_calls] == \
@@ -104,7 +105,8 @@ def test_a_live_rerun_runs_every_tool_again(maestro: Maestro) -> None:
     image, question = CASES["diagram"]
     first = maestro.ask(image(), question)
     again = rerun(maestro, first.id, tools="live")
-    assert reuse_count(again).reused == 0 and reuse_count(again).calls == 1
+    ran = reuse_count(maestro.store.get_run(first.id)).calls
+    assert ran > 0 and reuse_count(again).reused == 0 and reuse_count(again).calls == ran
     assert again.answer == first.answer and first.status == "done"
     assert diff_runs(maestro.store.get_run(first.id), maestro.store.get_run(again.id)).identical
 
@@ -120,8 +122,10 @@ def test_a_stored_output_that_no_longer_decodes_runs_live(maestro: Maestro) -> N
     with maestro.store._write.begin() as session:  # as if the result class had gained a field since
         session.execute(update(ToolOutput).where(ToolOutput.cache_key == key)
                         .values(output={"format": 1, "value": {"$t": "dataclass", "cls": "os:system", "f": {}}}))
-    again = rerun(maestro, first.id)
-    assert reuse_count(again).reused == 0 and again.answer == first.answer
+    again = maestro.store.get_run(rerun(maestro, first.id).id)
+    redone = [c for s in again.steps for c in s.tool_calls if c.cache_key == key]
+    assert redone and not any(c.reused for c in redone), "the undecodable output is computed again"
+    assert again.answer == first.answer and reuse_count(again).reused == reuse_count(again).calls - len(redone)
 
 
 def broken_registry(tmp_path: Path) -> Path:
@@ -152,7 +156,7 @@ def test_cli_rerun_under_another_registry_and_diff_show_the_changed_step(tmp_pat
     same = runner.invoke(app, ["rerun", source[:10], "--data-dir", str(home)])
     assert same.exit_code == 0, same.output
     said = " ".join(same.output.split())  # rich wraps long lines
-    assert "1 of 1 tool call reused" in said and "identical apart from timings" in said
+    assert re.search(r"\b(\d+) of \1 tool calls? reused", said) and "identical apart from timings" in said
 
     broken = runner.invoke(app, ["rerun", source, "--registry", str(broken_registry(tmp_path)), "--json",
                                  "--data-dir", str(home)])

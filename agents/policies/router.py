@@ -22,8 +22,9 @@ are training data.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-import threading
 from typing import Any
 
 import numpy as np
@@ -75,8 +76,7 @@ class RouterPolicy:
         self.explore = explore
         self.min_evidence = max(0, int(min_evidence))
         self.use_embeddings = use_embeddings
-        self._rng = np.random.default_rng(seed)
-        self._lock = threading.Lock()
+        self.seed = seed or 0
 
     # -- the turn ------------------------------------------------------------------------------------------------
     def next_turn(self, ctx: Context) -> PolicyTurn:
@@ -215,14 +215,22 @@ class RouterPolicy:
                          "strength_prior": strong, "cost": _measured_cost(pool(own) if own else None, expert)})
         explore = self.explore and any(r["evidence"] < self.min_evidence for r in rows)
         _normalise_costs(rows)
-        with self._lock:  # numpy Generators are not thread-safe; evaluations share one policy across threads
-            draws = [float(self._rng.beta(r["alpha"], r["beta"])) for r in rows] if explore else None
+        draws = self._draws(question, skill, level2, rows) if explore else None
         for i, r in enumerate(rows):
             r["value"] = round(draws[i], 4) if draws else r["mean"]
             r["score"] = round(r["value"] - self.cost_weight * r["cost_norm"], 4)
         return {"level2": level2, "explore": explore, "candidates": rows}
 
     # -- helpers -------------------------------------------------------------------------------------------------
+    def _draws(self, question: str, skill: str, level2: str, rows: list[dict[str, Any]]) -> list[float]:
+        """Thompson draws from each candidate's Beta posterior, seeded by the question and the posteriors: the
+        same question under the same handbook draws the same values, so a rerun routes exactly as its run did
+        (and threads need no shared generator); every new verdict changes the posteriors and so the draws."""
+        key = json.dumps([self.seed, " ".join(question.lower().split()), skill, level2,
+                          [[r["expert"], r["alpha"], r["beta"]] for r in rows]])
+        rng = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
+        return [float(rng.beta(r["alpha"], r["beta"])) for r in rows]
+
     def _similarities(self, question: str, specs: list[Any], outcomes: list[Outcome]
                       ) -> tuple[dict[str, tuple[float, float]], list[float]]:
         """Per skill: best cosine similarity to its descriptions, and to past questions answered right with it (0
