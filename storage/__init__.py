@@ -5,7 +5,14 @@ Public API: ``open_store`` / ``default_data_dir`` to open a data directory, the 
 with it. Nothing here imports the rest of the project.
 """
 
-from storage.db import BUSY_TIMEOUT_S, DatabaseUnavailable, default_data_dir, migrate, open_store
+from storage.db import (
+    BUSY_TIMEOUT_S,
+    DatabaseUnavailable,
+    DataDirUnusable,
+    default_data_dir,
+    migrate,
+    open_store,
+)
 from storage.handbook import Credit, HandbookRecord
 from storage.images import ImageRef, ImageStore, check_image_id
 from storage.ratings import Agreement, PairAgreement, RatingInput, Saved, Undone, cohen_kappa, run_agreement
@@ -31,7 +38,7 @@ from storage.tool_outputs import load_outputs, save_outputs
 
 __all__ = [
     "BUSY_TIMEOUT_S", "FINISHED_STATUSES", "RATING_FILTERS", "RUN_STATUSES", "STEP_KINDS", "STEP_STATUSES",
-    "VERDICTS", "Agreement", "Credit", "DatabaseUnavailable", "DatasetItem", "HandbookRecord", "ImageRef",
+    "VERDICTS", "Agreement", "Credit", "DatabaseUnavailable", "DataDirUnusable", "DatasetItem", "HandbookRecord", "ImageRef",
     "ImageStore", "ModelCall", "PairAgreement", "RatingInput", "RatingRecord", "RatingVersion", "RunRecord",
     "RunStatus", "RunSummary", "Saved", "Step", "Store", "ToolCall", "Undone", "check_image_id", "cohen_kappa",
     "default_data_dir", "load_outputs", "migrate", "open_store", "run_agreement", "save_outputs",

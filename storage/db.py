@@ -22,9 +22,10 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util.exc import CommandError
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.pool import StaticPool
 
 from storage.locks import hold
@@ -148,7 +149,13 @@ def open_store(data_dir: str | Path | None = None, db_url: str | None = None) ->
     Runs migrations to head and marks runs whose owning process has died ``interrupted``.
     """
     root = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise DataDirUnusable(f"data directory {root} is a file, not a directory: "
+                              "choose another --data-dir (or MAESTRO_HOME)") from None
+    except OSError as exc:
+        raise DataDirUnusable(f"cannot create data directory {root}: {exc.strerror or exc}") from None
     url = db_url or f"sqlite:///{(root / 'maestro.db').resolve()}"
     try:
         engine = make_engine(url)
@@ -158,13 +165,17 @@ def open_store(data_dir: str | Path | None = None, db_url: str | None = None) ->
         migrate(engine, url)
         store = Store(root, url, engine, writer(engine))
         store.mark_interrupted()
-    except (OperationalError, InterfaceError) as exc:
+    except (DBAPIError, CommandError) as exc:  # unreachable server, not a database file, a schema from elsewhere
         engine.dispose()
         raise DatabaseUnavailable(_unusable(url, exc)) from exc
     except BaseException:
         engine.dispose()
         raise
     return store
+
+
+class DataDirUnusable(ValueError):
+    """The data directory cannot be created or is not a directory; one line says why."""
 
 
 class DatabaseUnavailable(ValueError):

@@ -7,8 +7,9 @@ from dataclasses import asdict, is_dataclass
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+
+from ui.terminal import escape
 
 console = Console(highlight=False)
 
