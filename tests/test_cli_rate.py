@@ -61,7 +61,7 @@ def test_rate_one_run_then_again_replaces_it(runs: tuple[Path, list[str]]) -> No
         out = maestro("rate", sign, *bad, home=home)
         assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
     out = maestro("rate", "feedbeef" * 4, "--verdict", "correct", home=home)
-    assert out.returncode == 2 and "no run with id" in out.stderr
+    assert out.returncode == 2 and "no run 'feedbeef" in out.stderr
 
 
 def test_bulk_file_is_all_or_nothing_and_undo(runs: tuple[Path, list[str]], tmp_path: Path) -> None:

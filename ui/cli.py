@@ -1,21 +1,31 @@
 """The ``maestro`` command line: ask, eval, rerun, diff, runs, registry, web, sandbox.
 
 ``--data-dir``, ``--registry`` and ``--db`` work the same on every command and fall back to ``MAESTRO_HOME``,
-``MAESTRO_REGISTRY`` and ``MAESTRO_DB``. Every error is one clear line on stderr and a non-zero exit.
+``MAESTRO_REGISTRY`` and ``MAESTRO_DB``. Every error — a usage mistake, a data directory that is a file, a corrupt
+database, a bad registry, a port that cannot be bound — is one line on stderr and exit code 2, never a traceback;
+text from storage is printed with its control characters made visible (``ui.terminal``).
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 
-from ui import cli_render, cli_rerun
+from ui import cli_experts, cli_export, cli_handbook, cli_rate, cli_render, cli_rerun
+from ui.cli_options import (
+    DataDir,
+    DbOpt,
+    RegistryOpt,
+    ScOpt,
+    friendly_errors,
+    one_line,
+    open_maestro,
+    open_store,
+)
 from ui.cli_sandbox import sandbox_app
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -23,34 +33,16 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 runs_app = typer.Typer(no_args_is_help=True, help="Browse stored runs.")
 app.add_typer(runs_app, name="runs")
 app.add_typer(sandbox_app, name="sandbox")
-
-DataDir = Annotated[Path | None, typer.Option("--data-dir", envvar="MAESTRO_HOME", help="Data directory (default ~/.maestro).")]
-RegistryOpt = Annotated[Path | None, typer.Option("--registry", envvar="MAESTRO_REGISTRY", help="Registry YAML file.")]
-DbOpt = Annotated[str | None, typer.Option("--db", envvar="MAESTRO_DB", help="SQLAlchemy database URL.")]
-ScOpt = Annotated[int | None, typer.Option("--sc", min=1, max=16, help="Self-consistency: sample K trajectories "
-                                           "and vote (default: the registry's orchestrator.self_consistency).")]
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def friendly_errors(fn: F) -> F:
-    """Turn expected failures into one line on stderr and exit code 2."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except (ValueError, FileNotFoundError, PermissionError, KeyError) as exc:
-            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-            typer.echo(f"error: {message}", err=True)
-            raise typer.Exit(2) from None
-    return wrapper  # type: ignore[return-value]
-
-
-def _open(data_dir: Path | None, registry: Path | None, db: str | None, max_turns: int | None = None) -> Any:
-    from agents.config import Settings
-    from agents.runtime import Maestro
-
-    return Maestro.open(Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry, max_turns=max_turns))
-
+app.add_typer(cli_handbook.handbook_app, name="handbook")
+app.add_typer(cli_rate.users_app, name="users")
+# Commands kept in their own files by topic, registered here so every command is listed in one place.
+app.command("rate")(cli_rate.rate_command)
+app.command("export")(cli_export.export_command)
+app.command("serve-experts")(cli_experts.serve_experts)
+app.command("doctor")(cli_experts.doctor)
+app.command("prompt")(cli_experts.prompt)
+app.command("rerun")(friendly_errors(cli_rerun.rerun_command))
+app.command("diff")(friendly_errors(cli_rerun.diff_command))
 
 @app.command()
 @friendly_errors
@@ -64,7 +56,7 @@ def ask(image: Annotated[Path, typer.Argument(help="Image file (PNG, JPEG, WebP.
         raise FileNotFoundError(f"image not found: {image}")
     if not question.strip():
         raise ValueError("empty question: ask something about the image")
-    maestro = _open(data_dir, registry, db, max_turns)
+    maestro = open_maestro(data_dir, registry, db, max_turns)
     _warn_if_cannot_sample(maestro, sc)
     result = maestro.ask(image, question, sc=sc)
     if as_json:
@@ -96,7 +88,7 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
     from agents.eval_compare import COMPARISON, load_comparison
     from agents.evaluate import evaluate
 
-    maestro = _open(data_dir, registry, db)
+    maestro = open_maestro(data_dir, registry, db)
     _warn_if_cannot_sample(maestro, sc)
     summary = evaluate(maestro, dataset, out, concurrency=concurrency, limit=limit, progress=sys.stderr.isatty(),
                        resume=resume, from_runs=from_runs, tools=tools, baseline=baseline, sc=sc)
@@ -112,9 +104,6 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
     if "comparison" in summary:
         cli_rerun.print_comparison(load_comparison(out), out / COMPARISON)
 
-
-app.command("rerun")(friendly_errors(cli_rerun.rerun_command))
-app.command("diff")(friendly_errors(cli_rerun.diff_command))
 
 
 def _warn_if_cannot_sample(maestro: Any, sc: int | None) -> None:
@@ -134,11 +123,7 @@ def runs_list(limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 
               as_json: Annotated[bool, typer.Option("--json")] = False,
               data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """List stored runs, newest first."""
-    from agents.config import Settings
-    from storage import open_store
-
-    settings = Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry)
-    store = open_store(settings.data_dir, settings.db_url)
+    store = open_store(data_dir, db)
     rows = store.list_runs(limit=limit, status=status, text=search)
     cli_render.print_run_list(rows, as_json)
 
@@ -149,22 +134,9 @@ def runs_show(run_id: Annotated[str, typer.Argument(help="Run id (or a unique pr
               as_json: Annotated[bool, typer.Option("--json")] = False,
               data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Show one stored run with every step, tool call and model call (exact prompt and raw reply)."""
-    from agents.config import Settings
-    from storage import open_store
+    from agents.rerun import find_run
 
-    settings = Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry)
-    store = open_store(settings.data_dir, settings.db_url)
-    record = store.get_run(run_id) or _by_prefix(store, run_id)
-    if record is None:
-        raise ValueError(f"no run with id {run_id!r}")
-    cli_render.print_stored_run(record, as_json)
-
-
-def _by_prefix(store: Any, prefix: str) -> Any:
-    if len(prefix) < 4:
-        return None
-    matches = [r for r in store.list_runs(limit=100000) if r.id.startswith(prefix)]
-    return store.get_run(matches[0].id) if len(matches) == 1 else None
+    cli_render.print_stored_run(find_run(open_store(data_dir, db), run_id), as_json)
 
 
 @app.command("registry")
@@ -179,7 +151,7 @@ def registry_command(registry: RegistryOpt = None) -> None:
 @app.command()
 @friendly_errors
 def web(host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-        port: Annotated[int, typer.Option("--port")] = 7860,
+        port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 7860,
         auth: Annotated[str | None, typer.Option("--auth", help="user:password")] = None,
         share: Annotated[bool, typer.Option("--share/--no-share")] = False,
         data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
@@ -189,16 +161,26 @@ def web(host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     launch(host=host, port=port, auth=auth, share=share, data_dir=data_dir, registry=registry, db=db)
 
 
-def main() -> None:
-    """Entry point of the ``maestro`` console script."""
-    # Importing a command module registers its commands on ``app`` (kept in their own files by topic).
-    from ui import cli_experts, cli_export, cli_handbook, cli_rate  # noqa: F401
-
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``maestro`` console script (and of ``app.py``, as ``maestro web``): exits with the
+    command's code; a usage mistake is one line and exit code 2, like every other error."""
+    try:
+        code = app(args=argv, prog_name="maestro", standalone_mode=False)
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("aborted", err=True)
+        sys.exit(130)
+    except Exception as exc:
+        # Click's usage errors (Typer vendors its own copy of Click, so matched by what they offer, not by class).
+        if not callable(getattr(exc, "format_message", None)):
+            raise
+        context = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError" and context is not None:
+            typer.echo(context.get_help(), err=True)
+        else:
+            typer.echo(f"error: {one_line(exc.format_message())}", err=True)
+        sys.exit(getattr(exc, "exit_code", 2))
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":
-    # Run through the imported module so there is one ``app``, the one the command modules register on.
-    from ui import cli as _self
-
-    _self.main()
+    main()

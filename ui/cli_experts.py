@@ -1,6 +1,6 @@
 """``maestro serve-experts``, ``maestro doctor`` and ``maestro prompt``: the commands for real expert models.
 
-The commands are registered on the Typer ``app`` of ``ui.cli``, whose ``main()`` imports this module.
+The commands are plain functions; ``ui.cli`` registers them on its app.
 """
 
 from __future__ import annotations
@@ -10,17 +10,12 @@ import shlex
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from ui import cli as _cli  # noqa: E402  (the one app every command module registers on)
-
-app: typer.Typer = _cli.app
-friendly_errors = _cli.friendly_errors
-RegistryOpt = _cli.RegistryOpt
+from ui.cli_options import RegistryOpt, friendly_errors
+from ui.terminal import escape
 
 
-@app.command("serve-experts")
 @friendly_errors
 def serve_experts(
         registry: RegistryOpt = None,
@@ -97,7 +92,6 @@ def serve_experts(
     raise typer.Exit(code)
 
 
-@app.command()
 @friendly_errors
 def doctor(registry: RegistryOpt = None,
            as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False) -> None:
@@ -122,7 +116,6 @@ def doctor(registry: RegistryOpt = None,
         raise typer.Exit(1)
 
 
-@app.command()
 @friendly_errors
 def prompt(registry: RegistryOpt = None,
            max_turns: Annotated[int | None, typer.Option("--max-turns", min=1, max=32,

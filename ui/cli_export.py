@@ -1,6 +1,6 @@
 """``maestro export``: training files (SFT, DPO, KTO, GRPO, verl) and the live ratings from stored runs.
 
-Registered on the ``app`` of ``ui.cli`` when that module imports this one; the work is ``agents.export.export``.
+A plain function that ``ui.cli`` registers on its app; the work is ``agents.export.export``.
 """
 
 from __future__ import annotations
@@ -11,14 +11,9 @@ from typing import Annotated
 
 import typer
 
-from ui import cli as _cli  # noqa: E402  (the one app every command module registers on)
-
-app: typer.Typer = _cli.app
-friendly_errors = _cli.friendly_errors
-DataDir, RegistryOpt, DbOpt = _cli.DataDir, _cli.RegistryOpt, _cli.DbOpt
+from ui.cli_options import DataDir, DbOpt, RegistryOpt, friendly_errors
 
 
-@app.command("export")
 @friendly_errors
 def export_command(
         out: Annotated[Path | None, typer.Option("--out", help="Folder for the files (default "

@@ -1,6 +1,6 @@
 """``maestro handbook show|rebuild``: the router's skill handbook (per expert, skill and Level-2 success and cost).
 
-Registered on the ``app`` of ``ui.cli`` when that module imports this one (as a ``handbook`` sub-command group).
+``ui.cli`` adds ``handbook_app`` to its app as the ``handbook`` command group.
 """
 
 from __future__ import annotations
@@ -10,14 +10,9 @@ from typing import Annotated
 
 import typer
 
-# Always the importable ``ui.cli`` (even under ``python -m ui.cli``): its ``__main__`` block runs that module's app.
-from ui import cli as _cli
-
-friendly_errors = _cli.friendly_errors
-DataDir, RegistryOpt, DbOpt = _cli.DataDir, _cli.RegistryOpt, _cli.DbOpt
+from ui.cli_options import DataDir, DbOpt, RegistryOpt, friendly_errors
 
 handbook_app = typer.Typer(no_args_is_help=True, help="The router's skill handbook: success posteriors and cost.")
-_cli.app.add_typer(handbook_app, name="handbook")
 
 
 @handbook_app.command("rebuild")

@@ -22,14 +22,12 @@ from typing import Annotated, Any
 
 import typer
 
-from ui import cli as _cli
+from ui.cli_options import DataDir, DbOpt, RegistryOpt, friendly_errors, settings
+from ui.terminal import neutralise
 
-friendly_errors = _cli.friendly_errors
-DataDir, RegistryOpt, DbOpt = _cli.DataDir, _cli.RegistryOpt, _cli.DbOpt
 log = logging.getLogger(__name__)
 
 users_app = typer.Typer(no_args_is_help=True, help="Annotator accounts for the web app (<data dir>/users.txt).")
-_cli.app.add_typer(users_app, name="users")
 
 #: Keys a line of a ``--from`` file may have (``correction`` and ``corrected_answer`` mean the same).
 LINE_KEYS = {"run_id", "verdict", "correction", "corrected_answer", "step", "rater", "comment"}
@@ -40,21 +38,19 @@ def default_rater() -> str:
 
 
 def _open_store(data_dir: Path | None, registry: Path | None, db: str | None) -> tuple[Any, Any]:
-    from agents.config import Settings
     from agents.registry import load_registry
     from storage import open_store
 
-    settings = Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry)
-    return open_store(settings.data_dir, settings.db_url), load_registry(settings.registry_path,
-                                                                         settings.skills_paths)
+    resolved = settings(data_dir, registry, db)
+    return open_store(resolved.data_dir, resolved.db_url), load_registry(resolved.registry_path,
+                                                                         resolved.skills_paths)
 
 
 def _full_id(store: Any, run_id: str) -> str:
     """A run id, or a unique prefix of one (at least 4 characters), as the full id."""
-    record = store.get_run(run_id) or _cli._by_prefix(store, run_id)
-    if record is None:
-        raise ValueError(f"no run with id {run_id!r}")
-    return str(record.id)
+    from agents.rerun import find_run
+
+    return str(find_run(store, run_id).id)
 
 
 def read_lines(path: Path, store: Any, rater: str) -> list[Any]:
@@ -100,7 +96,6 @@ def learn(store: Any, registry: Any, run_ids: set[str]) -> None:
             typer.echo(f"warning: the handbook was not updated for run {run_id}: {exc}", err=True)
 
 
-@_cli.app.command("rate")
 @friendly_errors
 def rate_command(
         run_id: Annotated[str | None, typer.Argument(help="Run id (or a unique prefix).")] = None,
@@ -157,7 +152,7 @@ def rate_command(
 
 
 def _say(as_json: bool, data: Any, line: str) -> None:
-    typer.echo(json.dumps(data, ensure_ascii=False) if as_json else line)
+    typer.echo(json.dumps(data, ensure_ascii=False) if as_json else neutralise(line))
 
 
 @users_app.command("add")

@@ -11,15 +11,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from ui import cli_render
-
-# The same shared options as every other command (data directory, registry, database).
-DataDir = Annotated[Path | None, typer.Option("--data-dir", envvar="MAESTRO_HOME", help="Data directory (default ~/.maestro).")]
-RegistryOpt = Annotated[Path | None, typer.Option("--registry", envvar="MAESTRO_REGISTRY", help="Registry YAML file.")]
-DbOpt = Annotated[str | None, typer.Option("--db", envvar="MAESTRO_DB", help="SQLAlchemy database URL.")]
+from ui.cli_options import DataDir, DbOpt, RegistryOpt
+from ui.terminal import escape
 
 
 def rerun_command(
