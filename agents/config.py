@@ -11,6 +11,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from storage import default_data_dir
+
 
 class Settings(BaseModel):
     """Where data lives and which registry to use."""
@@ -26,7 +28,7 @@ class Settings(BaseModel):
                 registry_path: str | Path | None = None, skills_paths: list[str | Path] | None = None,
                 max_turns: int | None = None) -> Settings:
         env = os.environ
-        home = data_dir or env.get("MAESTRO_HOME") or Path.home() / ".maestro"
+        home = data_dir or default_data_dir()  # MAESTRO_HOME, read in one place: storage, which owns the folder
         registry = registry_path or env.get("MAESTRO_REGISTRY") or None
         paths = list(skills_paths or [])
         if not paths and env.get("MAESTRO_SKILLS_PATH"):

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
@@ -28,6 +28,9 @@ from agents.eval_results import ResultsFile, read_rows
 from agents.handbook import record_feedback
 from agents.rerun import rerun, tools_mode
 from agents.tool_cache import StoredToolCache
+
+if TYPE_CHECKING:
+    from storage import Store
 
 #: A dataset's declared ``match`` kind -> the matching rule of ``agents.answers``.
 _MATCH_KINDS: dict[str, MatchKind] = {"choice": "choice", "relaxed": "numeric", "numeric": "numeric",
@@ -186,7 +189,7 @@ def _run_all(items: list[Item], one: Callable[[Item], dict[str, Any]], keep: Cal
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _save_dataset(store: Any, name: str, items: list[Item]) -> None:
+def _save_dataset(store: Store, name: str, items: list[Item]) -> None:
     """Keep the evaluation set in storage (``datasets``/``items``), so exports can draw RL prompts from it."""
     from storage import DatasetItem
 

@@ -45,7 +45,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents import export_formats as fmt
 from agents.answers import detect_kind
@@ -58,6 +58,10 @@ from agents.prompts import system_prompt
 from agents.protocol import validate_trajectory
 from agents.reward import ground_truth_for, stored_trajectory
 from agents.run_registry import RunRegistries, RunRegistry
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
+    from storage import Store
 
 __all__ = ["FORMATS", "Manifest", "default_export_dir", "export", "export_app", "load_export"]
 
@@ -139,7 +143,7 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _iter_runs(store: Any, *, since: datetime | None, until: datetime | None, rating: str | None,
+def _iter_runs(store: Store, *, since: datetime | None, until: datetime | None, rating: str | None,
                skill: str | None, model: str | None, dataset: str | None) -> Iterator[Any]:
     offset = 0
     while True:
@@ -200,7 +204,7 @@ def _count(counter: dict[str, int], key: str, n: int = 1) -> None:
 class _Images:
     """Copies run images into ``<out>/images/<sha256>.<ext>`` once each, by content address."""
 
-    def __init__(self, store: Any, out_dir: Path) -> None:
+    def __init__(self, store: Store, out_dir: Path) -> None:
         self.store = store
         self.root = out_dir / "images"
         self.copied: dict[str, str] = {}
@@ -220,7 +224,7 @@ class _Images:
         return [self.relative(image_id) for image_id in conv.image_ids]
 
 
-def export(store: Any, registry: Any, out_dir: str | Path, *, formats: Sequence[str] = FORMATS,
+def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Sequence[str] = FORMATS,
            since: str | date | datetime | None = None, until: str | date | datetime | None = None,
            rating: str | None = None, skill: str | None = None, model: str | None = None,
            dataset: str | None = None, max_pairs_per_prompt: int = 8,
@@ -355,7 +359,7 @@ def _dpo_rows(judged: Sequence[_Judged], images: _Images, max_pairs: int) -> lis
     return rows
 
 
-def _rl_prompts(judged: Sequence[_Judged], store: Any, dataset: str | None,
+def _rl_prompts(judged: Sequence[_Judged], store: Store, dataset: str | None,
                 skipped: dict[str, int]) -> list[dict[str, Any]]:
     """One prompt per distinct (image, question) with a ground truth; newest run's truth wins."""
     prompts: dict[tuple[str, str], dict[str, Any]] = {}

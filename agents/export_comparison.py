@@ -12,7 +12,7 @@ comparison compares), so unlike rated pairs their system prompts may differ; the
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents import export_formats as fmt
 from agents.eval_compare import CHANGES
@@ -21,10 +21,13 @@ from agents.protocol import validate_trajectory
 from agents.reward import stored_trajectory
 from agents.run_registry import RunRegistries
 
+if TYPE_CHECKING:
+    from storage import Store
+
 PAIR_KIND = "comparison_right_vs_wrong"
 
 
-def comparison_pairs(store: Any, registries: RunRegistries, comparison: dict[str, Any], *,
+def comparison_pairs(store: Store, registries: RunRegistries, comparison: dict[str, Any], *,
                      image_paths: Callable[[Conversation], list[str]],
                      skipped: dict[str, int]) -> list[dict[str, Any]]:
     """DPO rows for the right-vs-wrong items of ``comparison``; reasons for leaving an item out go to ``skipped``."""

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.policies.vlm import FORCE_ANSWER, REPAIR
 from agents.protocol import Answer, parse_turn, render_information, render_turn, truncate_observation
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
 
 #: ``data_source`` of verl rows; the reward function accepts any value, this names where rows came from.
 DATA_SOURCE = "maestro"
@@ -136,7 +139,7 @@ def verl_row(index: int, question: str, image: str, truth: str, *, source: dict[
             "reward_model": {"style": "rule", "ground_truth": truth}, "extra_info": extra}
 
 
-def registry_names(registry: Any) -> dict[str, dict[str, list[str]]]:
+def registry_names(registry: Registry) -> dict[str, dict[str, list[str]]]:
     """Models and skills with their aliases, so the reward can check names without the registry file."""
     return {"models": {e.name: list(e.aliases) for e in registry.experts},
             "skills": {s.spec.name: list(s.spec.aliases) for s in registry.skills}}

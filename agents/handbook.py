@@ -19,12 +19,16 @@ the stored runs and ratings, and gives the same numbers. ``handbook_rows(store)`
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.answers import match_answer
 from storage import handbook as tables
 from storage.handbook import Credit, HandbookRecord
 from storage.records import RunRecord
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
+    from storage import Store
 
 #: Verdict -> success value credited to the pairs the run used.
 VERDICT_SUCCESS = {"correct": 1.0, "partial": 0.5, "incorrect": 0.0}
@@ -51,7 +55,7 @@ def replayed(run: RunRecord) -> bool:
     return any(call.reused for step in run.steps for call in step.tool_calls)
 
 
-def credits_for(run: RunRecord, registry: Any = None) -> list[Credit]:
+def credits_for(run: RunRecord, registry: Registry | None = None) -> list[Credit]:
     """The run's credits: one per (expert, skill, Level-2) it searched with; empty when it has no verdict."""
     outcome = run_outcome(run)
     if outcome is None or replayed(run):
@@ -80,7 +84,7 @@ def _contributed(run: RunRecord, step: Any, last_ok: int | None) -> bool:
     return run.status != "done" or step.settled_answer is not None or step.index == last_ok
 
 
-def record_feedback(store: Any, run_id: str, registry: Any = None) -> list[HandbookRecord]:
+def record_feedback(store: Store, run_id: str, registry: Registry | None = None) -> list[HandbookRecord]:
     """Update the handbook for one run after its rating or evaluation result landed; returns the touched rows.
 
     Idempotent: the run's earlier contribution (an older rating) is replaced, never added twice. ``registry``
@@ -90,7 +94,7 @@ def record_feedback(store: Any, run_id: str, registry: Any = None) -> list[Handb
     return [row for row in tables.entries(store) if (row.expert, row.skill, row.level2) in keys]
 
 
-def rebuild_handbook(store: Any, registry: Any = None) -> int:
+def rebuild_handbook(store: Store, registry: Registry | None = None) -> int:
     """Recompute the whole handbook from stored runs, ratings and expected answers; returns the row count."""
     credits: dict[str, list[Credit]] = {}
     for run_id in tables.feedback_run_ids(store):
@@ -102,18 +106,18 @@ def rebuild_handbook(store: Any, registry: Any = None) -> int:
     return tables.rebuild(store, credits)
 
 
-def load_handbook(store: Any) -> dict[tuple[str, str, str], HandbookRecord]:
+def load_handbook(store: Store) -> dict[tuple[str, str, str], HandbookRecord]:
     """Every handbook row keyed by (expert, skill, Level-2)."""
     return {(r.expert, r.skill, r.level2): r for r in tables.entries(store)}
 
 
-def handbook_rows(store: Any, *, expert: str | None = None, skill: str | None = None) -> list[dict[str, Any]]:
+def handbook_rows(store: Store, *, expert: str | None = None, skill: str | None = None) -> list[dict[str, Any]]:
     """Handbook rows as plain dicts (expert, skill, level2, alpha, beta, mean, runs, calls, latency_ms, tokens,
     money), ordered by skill, Level-2, expert: what the web UI's handbook table and ``maestro handbook show`` list."""
     return [row.as_dict() for row in tables.entries(store, expert=expert, skill=skill)]
 
 
-def skill_summary(store: Any) -> list[dict[str, Any]]:
+def skill_summary(store: Store) -> list[dict[str, Any]]:
     """Per (expert, skill), Level-2 rows pooled: the Beta posterior and mean cost per call."""
     pooled: dict[tuple[str, str], list[HandbookRecord]] = defaultdict(list)
     for row in tables.entries(store):
@@ -136,14 +140,14 @@ def pool(rows: list[HandbookRecord]) -> HandbookRecord:
         sum(r.tokens * r.calls for r in rows) / calls, sum(r.money * r.calls for r in rows) / calls)
 
 
-def _canonical(registry: Any, kind: str, name: str) -> str:
+def _canonical(registry: Registry | None, kind: str, name: str) -> str:
     if registry is None:
         return name
     names = registry.model_names if kind == "model" else registry.skill_names
     return names.resolve(name) or name
 
 
-def _money(registry: Any, expert: str, tokens_in: int, tokens_out: int) -> float:
+def _money(registry: Registry | None, expert: str, tokens_in: int, tokens_out: int) -> float:
     if registry is None:
         return 0.0
     try:

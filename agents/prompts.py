@@ -8,7 +8,11 @@ registry that wants one model in both roles lists it twice, once per role.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
+    from agents.run_registry import RunRegistry
 
 _PROTOCOL = """\
 You are Maestro, an orchestrator that answers questions about an image by delegating to expert models, each
@@ -28,7 +32,7 @@ directly, without searching, when the image alone is enough."""
 _EXAMPLE_QUERY = {"OCR": "What is written on the sign?", "": "What in the image answers the question?"}
 
 
-def system_prompt(registry: Any, max_turns: int) -> str:
+def system_prompt(registry: Registry | RunRegistry, max_turns: int) -> str:
     """The full system prompt for ``registry`` and the turn limit ``max_turns``."""
     lines = [_PROTOCOL.format(max_turns=max_turns), "", "## Expert models"]
     experts = callable_experts(registry)
@@ -50,7 +54,7 @@ def system_prompt(registry: Any, max_turns: int) -> str:
     return "\n".join(lines)
 
 
-def callable_experts(registry: Any) -> list[Any]:
+def callable_experts(registry: Registry | RunRegistry) -> list[Any]:
     """The experts the orchestrator may call: every entry except the one serving the orchestrator."""
     serving = registry.orchestrator.expert if registry.orchestrator.policy == "vlm" else None
     return [e for e in registry.experts if e.name != serving]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -206,7 +207,8 @@ def build_expert(spec: ExpertSpec) -> Expert:
     return expert
 
 
-def load_registry(path: str | Path | None = None, extra_skills_paths: list[str | Path] | None = None) -> Registry:
+def load_registry(path: str | Path | None = None,
+                  extra_skills_paths: Sequence[str | Path] | None = None) -> Registry:
     """Load and validate a registry file plus the skills it can see; raise ``RegistryError`` on any problem."""
     path = Path(path) if path else DEFAULT_REGISTRY
     if not path.is_file():

@@ -16,7 +16,7 @@ exports count it in their manifest.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -24,6 +24,10 @@ from agents.protocol import Names
 from agents.registry import ExpertSpec, OrchestratorSpec
 from skills.spec import SkillSpec
 from storage.records import RunRecord
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
+    from storage import Store
 
 SNAPSHOT = "run_snapshot"
 FALLBACK = "loaded_registry_fallback"
@@ -77,7 +81,7 @@ def from_snapshot(snapshot: dict[str, Any], registry_hash: str = "") -> RunRegis
     return RunRegistry(orchestrator, experts, skills, SNAPSHOT, registry_hash)
 
 
-def fallback(loaded: Any, record: RunRecord) -> RunRegistry:
+def fallback(loaded: Registry, record: RunRecord) -> RunRegistry:
     """The loaded registry, plus the model and skill names ``record``'s resolved search steps used."""
     view = RunRegistry(loaded.orchestrator, list(loaded.experts), list(loaded.skills), FALLBACK,
                        record.registry_hash)
@@ -93,7 +97,7 @@ def fallback(loaded: Any, record: RunRecord) -> RunRegistry:
 class RunRegistries:
     """Each run's registry, read from storage once per hash."""
 
-    def __init__(self, store: Any, loaded: Any) -> None:
+    def __init__(self, store: Store, loaded: Registry) -> None:
         self.store = store
         self.loaded = loaded
         self._by_hash: dict[str, RunRegistry | None] = {}

@@ -11,7 +11,7 @@ import io
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
@@ -26,6 +26,9 @@ from skills.base import ToolCache, reusing_tool_outputs
 from storage import open_store
 from vision_tools.image import load_image
 
+if TYPE_CHECKING:
+    from storage import Store
+
 #: Longest question accepted, in characters.
 MAX_QUESTION_CHARS = 4000
 
@@ -38,7 +41,7 @@ class InputError(ValueError):
 class Maestro:
     settings: Settings
     registry: Registry
-    store: Any
+    store: Store
     policy: Policy
 
     @classmethod
@@ -105,7 +108,7 @@ class Maestro:
                        on_event=sink, form=answer_form(question, expected_kind), cancel=cancel)
 
 
-def build_policy(registry: Registry, store: Any = None) -> Policy:
+def build_policy(registry: Registry, store: Store | None = None) -> Policy:
     """The orchestrator the registry asks for."""
     kind = registry.orchestrator.policy
     if kind == "keyword":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
@@ -20,13 +20,16 @@ from agents import tool_codec
 from skills.base import CachedOutput
 from storage import Step, load_outputs, save_outputs
 
+if TYPE_CHECKING:
+    from storage import Store
+
 log = logging.getLogger(__name__)
 
 #: A result whose JSON form is larger than this is not kept (a rerun runs that call live).
 MAX_OUTPUT_CHARS = 4_000_000
 
 
-def save_step_outputs(store: Any, step: Step) -> int:
+def save_step_outputs(store: Store, step: Step) -> int:
     """Keep the output of every live, successful tool call of ``step`` (recorded with its image ids); returns how
     many were new. A result with no faithful form is skipped: its call will simply run again on a rerun."""
     known = {id(call.image): call.image_id for call in step.tool_calls if call.image is not None and call.image_id}
@@ -57,7 +60,7 @@ class StoredToolCache:
     """The ``skills.base.ToolCache`` of a rerun: stored outputs by cache key, decoded afresh for every call (a skill
     may change the object it is given; the next run must not see that). Safe to share between threads."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
         self._rows: dict[str, dict[str, Any] | None] = {}
         self._lock = threading.Lock()

@@ -15,12 +15,15 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
-from typing import Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import numpy as np
 from PIL import Image
 
 from storage.records import ModelCall, ToolCall
+
+if TYPE_CHECKING:
+    from skills.spec import Level2Spec, SkillSpec
 
 T = TypeVar("T")
 
@@ -173,6 +176,26 @@ def _plain_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]
     return out
 
 
+class ExpertText(Protocol):
+    """What a skill reads of an expert's reply (``agents.experts.base.ExpertReply`` has it)."""
+
+    text: str
+    tokens_in: int
+    tokens_out: int
+
+
+class PairedExpert(Protocol):
+    """What a skill may use of the expert it is paired with. ``agents.experts`` implements it (the registry sets
+    ``options`` from the expert's spec); skills never import ``agents``. ``neural`` is False for the tools back end."""
+
+    name: str
+    neural: bool
+    options: dict[str, Any]
+
+    def generate(self, messages: list[dict[str, Any]], *, max_tokens: int | None = None,
+                 temperature: float = 0.0) -> ExpertText: ...
+
+
 @dataclass
 class SkillContext:
     """Everything a skill needs for one call."""
@@ -180,9 +203,9 @@ class SkillContext:
     query: str  # what the orchestrator asked this (expert, skill) pair
     question: str  # the user's original question
     image: Image.Image
-    expert: Any  # an agents.experts.base.Expert; typed loosely so skills never import agents
-    spec: Any  # the SkillSpec of this skill
-    level2: Any  # the Level2Spec chosen for this call
+    expert: PairedExpert
+    spec: SkillSpec  # this skill's SKILL.md
+    level2: Level2Spec  # the Level-2 sub-skill chosen for this call (a skill has at least one)
     trace: ToolTrace
     template: str = ""  # the SKILL.md body
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from skills.base import SkillContext, SkillResult, ToolTrace
+from skills.base import PairedExpert, SkillContext, SkillResult, ToolTrace
 from skills.question_text import task_text
 from skills.spec import Level2Spec, LoadedSkill
 from storage.records import ModelCall
@@ -47,7 +47,7 @@ def _keyword_in(keyword: str, text: str) -> bool:
     return re.search(r"(?<![a-z0-9])" + re.escape(keyword) + r"(?![a-z0-9])", text) is not None
 
 
-def run_skill(skill: LoadedSkill, *, query: str, question: str, image: Image.Image, expert: object,
+def run_skill(skill: LoadedSkill, *, query: str, question: str, image: Image.Image, expert: PairedExpert,
               trace: ToolTrace, level2: Level2Choice | None = None) -> tuple[SkillResult, Level2Choice]:
     """Run ``skill`` for one ``<search>`` call, recording tool calls into ``trace`` (kept even if it raises)."""
     choice = level2 or choose_level2(skill.spec.level2, f"{question}\n{query}")

@@ -31,7 +31,7 @@ class Level2Spec(BaseModel):
     name: str
     description: str
     keywords: list[str] = Field(default_factory=list)
-    tools: list[str] = Field(default_factory=list)
+    tools: list[str] = Field(default_factory=list, description="The tools it runs, as listed by `maestro registry`.")
 
 
 class SkillSpec(BaseModel):
@@ -43,7 +43,6 @@ class SkillSpec(BaseModel):
     name: str = Field(description="The name the orchestrator writes after '@@'.")
     description: str = Field(description="What input the skill expects and what it returns.")
     aliases: list[str] = Field(default_factory=list)
-    default_set: bool = Field(default=True, description="Part of the paper's default five (S1-S5).")
     keywords: list[str] = Field(default_factory=list, description="Question keywords that suggest this skill.")
     level2: list[Level2Spec] = Field(min_length=1)
     version: str = "1"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Float, ForeignKey, Index, Integer, delete, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
@@ -23,6 +23,9 @@ from storage.locks import hold
 from storage.models import Base, Rating, Run, SafeString, utcnow
 from storage.records import RunRecord
 from storage.store import load_run
+
+if TYPE_CHECKING:
+    from storage.store import Store
 
 #: Beta prior every entry starts from (uniform: no opinion before the first verdict).
 PRIOR_ALPHA = 1.0
@@ -111,9 +114,9 @@ class HandbookRecord:
                 "money": round(self.money, 6)}
 
 
-def replace_credits(store: Any, run_id: str, credits: list[Credit]) -> list[tuple[str, str, str]]:
+def replace_credits(store: Store, run_id: str, credits: list[Credit]) -> list[tuple[str, str, str]]:
     """Make ``credits`` the run's whole contribution (an empty list withdraws it); returns the triples touched."""
-    with store._write.begin() as session:
+    with store.transaction() as session:
         hold(session, "handbook")  # recomputing an entry must see every other writer's credits (storage.locks)
         return _replace(session, run_id, credits)
 
@@ -130,12 +133,12 @@ def _replace(session: Session, run_id: str, credits: list[Credit]) -> list[tuple
     return keys
 
 
-def replace_run_credits(store: Any, run_id: str,
+def replace_run_credits(store: Store, run_id: str,
                         credits_of: Callable[[RunRecord], list[Credit]]) -> list[tuple[str, str, str]]:
     """Like :func:`replace_credits`, with the credits worked out from the run as it is once the handbook lock is
     held: a rating that lands while another process updates the same run's credits is then never overwritten by
     credits computed before it. ``KeyError`` if there is no such run."""
-    with store._write.begin() as session:
+    with store.transaction() as session:
         hold(session, "handbook")
         run = load_run(session, run_id)
         if run is None:
@@ -143,9 +146,9 @@ def replace_run_credits(store: Any, run_id: str,
         return _replace(session, run_id, credits_of(run))
 
 
-def rebuild(store: Any, credits_by_run: dict[str, list[Credit]]) -> int:
+def rebuild(store: Store, credits_by_run: dict[str, list[Credit]]) -> int:
     """Drop every credit and entry and store ``credits_by_run`` afresh, in one transaction; returns entry count."""
-    with store._write.begin() as session:
+    with store.transaction() as session:
         hold(session, "handbook")
         session.execute(delete(HandbookCredit))
         session.execute(delete(HandbookEntry))
@@ -159,7 +162,7 @@ def rebuild(store: Any, credits_by_run: dict[str, list[Credit]]) -> int:
         return len(keys)
 
 
-def entries(store: Any, *, expert: str | None = None, skill: str | None = None) -> list[HandbookRecord]:
+def entries(store: Store, *, expert: str | None = None, skill: str | None = None) -> list[HandbookRecord]:
     """Handbook rows (optionally of one expert / skill), ordered by skill, Level-2, expert."""
     query = select(HandbookEntry)
     if expert:
@@ -167,34 +170,34 @@ def entries(store: Any, *, expert: str | None = None, skill: str | None = None) 
     if skill:
         query = query.where(HandbookEntry.skill == skill)
     query = query.order_by(HandbookEntry.skill, HandbookEntry.level2, HandbookEntry.expert)
-    with store._read() as session:
+    with store.reading() as session:
         return [_record(row) for row in session.scalars(query)]
 
 
-def credited_runs(store: Any) -> set[str]:
+def credited_runs(store: Store) -> set[str]:
     """Ids of the runs that currently contribute to the handbook."""
-    with store._read() as session:
+    with store.reading() as session:
         return set(session.scalars(select(HandbookCredit.run_id).distinct()))
 
 
-def feedback_run_ids(store: Any) -> list[str]:
+def feedback_run_ids(store: Store) -> list[str]:
     """Finished runs that may earn credit (answered, abstained or failed): those with a whole-run rating, or an
     expected answer (evaluations). The same runs ``agents.handbook.run_outcome`` judges, so a rebuild equals the
     incremental updates."""
     rated = select(Rating.run_id).where(Rating.step_index.is_(None))
     query = (select(Run.id).where(Run.status.in_(("done", "abstained", "failed")))
              .where(Run.id.in_(rated) | Run.expected.is_not(None)).order_by(Run.created_at, Run.id))
-    with store._read() as session:
+    with store.reading() as session:
         return list(session.scalars(query))
 
 
-def skill_outcomes(store: Any, *, limit: int = 2000) -> list[tuple[str, str, str, float]]:
+def skill_outcomes(store: Store, *, limit: int = 2000) -> list[tuple[str, str, str, float]]:
     """(question, expert, skill, success) of the most recent credits, newest first: every verdict routing can learn
     from, failures as well as successes."""
     query = (select(Run.question, HandbookCredit.expert, HandbookCredit.skill, HandbookCredit.success)
              .join(Run, Run.id == HandbookCredit.run_id).order_by(HandbookCredit.id.desc())
              .limit(max(0, int(limit))))
-    with store._read() as session:
+    with store.reading() as session:
         return [(question, expert, skill, float(success)) for question, expert, skill, success
                 in session.execute(query)]
 

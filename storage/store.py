@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -96,6 +97,16 @@ class Store(RatingsMixin):
         self.images = ImageStore(self.data_dir / "images", on_store=self._record_image)
 
     # -- lifecycle -----------------------------------------------------------------------------------------------
+    def transaction(self) -> AbstractContextManager[Session]:
+        """One write transaction: committed when the block ends, rolled back if it raises. The storage modules
+        (handbook, tool outputs) write through it, and so can maintenance scripts and tests that must shape rows
+        no other method writes (an output stored by an older version, a run from before snapshots)."""
+        return self._write.begin()
+
+    def reading(self) -> AbstractContextManager[Session]:
+        """A read-only session on the store's reading connection pool."""
+        return self._read()
+
     def close(self) -> None:
         self.engine.dispose()
 

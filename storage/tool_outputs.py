@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from storage.models import Base, SafeString, utcnow
+
+if TYPE_CHECKING:
+    from storage.store import Store
 
 #: Keys per query when reading many outputs (SQLite's bound-variable limit is far above this).
 _CHUNK = 500
@@ -32,7 +35,7 @@ class ToolOutput(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-def save_outputs(store: Any, outputs: dict[str, tuple[str, dict[str, Any]]]) -> int:
+def save_outputs(store: Store, outputs: dict[str, tuple[str, dict[str, Any]]]) -> int:
     """Keep ``{cache_key: (tool, output)}``; keys already stored are left as they are. Returns how many were new."""
     if not outputs:
         return 0
@@ -41,7 +44,7 @@ def save_outputs(store: Any, outputs: dict[str, tuple[str, dict[str, Any]]]) -> 
     if not fresh:
         return 0
     try:
-        with store._write.begin() as session:
+        with store.transaction() as session:
             session.add_all(ToolOutput(cache_key=key, tool=tool, output=output, created_at=utcnow())
                             for key, (tool, output) in fresh.items())
         return len(fresh)
@@ -49,7 +52,7 @@ def save_outputs(store: Any, outputs: dict[str, tuple[str, dict[str, Any]]]) -> 
         saved = 0
         for key, (tool, output) in fresh.items():
             try:
-                with store._write.begin() as session:
+                with store.transaction() as session:
                     if session.get(ToolOutput, key) is None:
                         session.add(ToolOutput(cache_key=key, tool=tool, output=output, created_at=utcnow()))
                         saved += 1
@@ -58,11 +61,11 @@ def save_outputs(store: Any, outputs: dict[str, tuple[str, dict[str, Any]]]) -> 
         return saved
 
 
-def load_outputs(store: Any, keys: Iterable[str], *, keys_only: bool = False) -> dict[str, dict[str, Any]]:
+def load_outputs(store: Store, keys: Iterable[str], *, keys_only: bool = False) -> dict[str, dict[str, Any]]:
     """The stored outputs of ``keys`` that exist, by key (with ``keys_only``, empty dicts: just which exist)."""
     wanted = list(dict.fromkeys(k for k in keys if k))
     found: dict[str, dict[str, Any]] = {}
-    with store._read() as session:
+    with store.reading() as session:
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start:start + _CHUNK]
             if keys_only:

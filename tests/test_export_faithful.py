@@ -137,7 +137,7 @@ def test_a_keyword_run_under_a_renamed_expert_uses_its_snapshot_then_its_own_nam
     assert "- Old-Tools: The tools, under an old name." in system and "at most 2 turns" in system
 
     # A run older than snapshots: today's registry plus the names its own resolved steps used.
-    with app.store._write.begin() as session:
+    with app.store.transaction() as session:
         session.execute(delete(RegistrySnapshot))
     manifest = export(app.store, loaded, tmp_path / "out2", formats=["sft"])
     [row] = sft_rows(tmp_path / "out2")

@@ -119,7 +119,7 @@ def test_a_stored_output_that_no_longer_decodes_runs_live(maestro: Maestro) -> N
     image, question = CASES["counting"]
     first = maestro.store.get_run(maestro.ask(image(), question).id)
     key = first.steps[0].tool_calls[0].cache_key
-    with maestro.store._write.begin() as session:  # as if the result class had gained a field since
+    with maestro.store.transaction() as session:  # as if the result class had gained a field since
         session.execute(update(ToolOutput).where(ToolOutput.cache_key == key)
                         .values(output={"format": 1, "value": {"$t": "dataclass", "cls": "os:system", "f": {}}}))
     again = maestro.store.get_run(rerun(maestro, first.id).id)

@@ -31,7 +31,6 @@ from storage import Step
 from tests.local_http import JsonHandler, models_reply, refused_url, serve
 from ui import render
 from ui.web import launch
-from ui.web_queries import pair_stats
 from ui.web_rate import parse_marks
 from vision_tools.image.loading import MAX_BYTES
 
@@ -281,7 +280,7 @@ def test_registry_health_and_pair_statistics(data_dir: Path, tmp_path: Path, sig
             store.add_rating(runs[0].id, rater="a", verdict="correct")
             store.add_rating(runs[1].id, rater="a", verdict="correct")
             store.add_rating(runs[1].id, rater="b", verdict="incorrect")  # the latest verdict counts
-            stats = pair_stats(store)
+            stats = store.pair_stats()
             searches = [(s.model, s.skill) for r in runs for s in r.steps if s.kind == "search"]
             assert sum(p.calls for p in stats) == len(searches)
             top = next(p for p in stats if (p.model, p.skill) == searches[0])

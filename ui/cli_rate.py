@@ -18,12 +18,16 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ui.cli_options import DataDir, DbOpt, RegistryOpt, friendly_errors, settings
 from ui.terminal import neutralise
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
+    from storage import Store
 
 log = logging.getLogger(__name__)
 
@@ -46,14 +50,14 @@ def _open_store(data_dir: Path | None, registry: Path | None, db: str | None) ->
                                                                          resolved.skills_paths)
 
 
-def _full_id(store: Any, run_id: str) -> str:
+def _full_id(store: Store, run_id: str) -> str:
     """A run id, or a unique prefix of one (at least 4 characters), as the full id."""
     from agents.rerun import find_run
 
     return str(find_run(store, run_id).id)
 
 
-def read_lines(path: Path, store: Any, rater: str) -> list[Any]:
+def read_lines(path: Path, store: Store, rater: str) -> list[Any]:
     """The ratings in a JSONL file, or ``ValueError`` naming the first bad line."""
     from storage import RatingInput
 
@@ -85,7 +89,7 @@ def read_lines(path: Path, store: Any, rater: str) -> list[Any]:
     return inputs
 
 
-def learn(store: Any, registry: Any, run_ids: set[str]) -> None:
+def learn(store: Store, registry: Registry, run_ids: set[str]) -> None:
     """Feed the saved ratings to the skill handbook (as the web UI does); a failure there never loses a rating."""
     from agents.handbook import record_feedback
 

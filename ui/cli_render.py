@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
 from ui.terminal import escape
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
 
 console = Console(highlight=False)
 
@@ -182,16 +185,17 @@ def print_summary(summary: dict[str, Any]) -> None:
         console.print(f"Level-1 routing correct: {summary['routing_accuracy']:.1%}")
 
 
-def print_registry(registry: Any) -> None:
+def print_registry(registry: Registry) -> None:
     experts = Table("expert", "backend", "model / url", "strengths", title=f"experts ({registry.path})")
     for e in registry.experts:
         experts.add_row(e.name, e.backend, escape(e.model or e.model_path or "-") + (f" @ {e.base_url}" if e.base_url else ""),
                         ", ".join(e.strengths) or "(all)")
     console.print(experts)
-    skills = Table("skill", "aliases", "level-2", "folder", title="skills")
+    skills = Table("skill", "aliases", "level-2 (its tools)", "folder", title="skills")
     for s in registry.skills:
-        skills.add_row(s.spec.name, ", ".join(s.spec.aliases), ", ".join(l2.name for l2 in s.spec.level2),
-                       escape(s.spec.folder))
+        level2 = "\n".join(escape(l2.name) + (f" [dim]({', '.join(map(escape, l2.tools))})[/]" if l2.tools else "")
+                           for l2 in s.spec.level2)
+        skills.add_row(s.spec.name, ", ".join(s.spec.aliases), level2, escape(s.spec.folder))
     console.print(skills)
     for problem in registry.problems:
         console.print(f"[yellow]skipped[/] {escape(problem.path)}: {escape(problem.message)}")

@@ -17,7 +17,6 @@ from typing import Any
 import gradio as gr
 
 from agents.runtime import Maestro
-from ui.web_queries import pair_stats
 
 HEALTH_TIMEOUT_S = 3.0
 EXPERT_HEADERS = ["expert", "backend", "model / endpoint", "strengths", "reachable", "latency", "detail"]
@@ -83,7 +82,7 @@ def pair_rows(maestro: Maestro) -> list[list[str]]:
 
     learned = {(r["expert"], r["skill"]): r for r in skill_summary(maestro.store)}
     rows = []
-    for p in pair_stats(maestro.store):
+    for p in maestro.store.pair_stats():
         row = learned.get((p.model, p.skill))
         success = "-" if row is None else f"{row['mean']:.0%}"
         evidence = "0" if row is None else f"{row['alpha'] + row['beta'] - 2.0:g}"

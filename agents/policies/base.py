@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PIL import Image
 
 from agents.types import Step
 from skills.answer_form import AnswerForm
 from storage.records import ModelCall
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
 
 
 @dataclass
@@ -29,7 +32,7 @@ class Context:
 
     question: str
     image: Image.Image
-    registry: Any  # agents.registry.Registry
+    registry: Registry  # agents.registry.Registry
     steps: list[Step]
     max_turns: int
     turn: int  # 0-based index of the turn being asked for

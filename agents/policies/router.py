@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,10 @@ from agents.skill_inference import infer_skills
 from skills.runner import choose_level2
 from storage import handbook as tables
 from storage.handbook import HandbookRecord
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
+    from storage import Store
 
 #: How much one point of ``infer_skills`` score (keyword hits + description overlap, capped at 3) adds to a
 #: cosine similarity.
@@ -68,7 +72,7 @@ SIMILAR_WORDS = (0.3, 0.8)
 class RouterPolicy:
     name = "router"
 
-    def __init__(self, registry: Any, store: Any = None, *, cost_weight: float | None = None, explore: bool = True,
+    def __init__(self, registry: Registry, store: Store | None = None, *, cost_weight: float | None = None, explore: bool = True,
                  min_evidence: int = 3, seed: int | None = None, use_embeddings: bool = True) -> None:
         self.registry = registry
         self.store = store

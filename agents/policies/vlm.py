@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.experts.base import image_part, text_part
 from agents.policies.base import Context, PolicyTurn
 from agents.prompts import system_prompt
 from agents.protocol import render_information, truncate_observation
 from storage.records import ModelCall
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
 
 _ACTION_END = re.compile(r"</\s*(search|answer)\s*>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
@@ -38,7 +41,7 @@ REPAIR = "Your last turn could not be used ({error}). Write one <think> block an
 class VLMPolicy:
     name = "vlm"
 
-    def __init__(self, registry: Any, *, expert_name: str | None = None, temperature: float = 0.0,
+    def __init__(self, registry: Registry, *, expert_name: str | None = None, temperature: float = 0.0,
                  max_tokens: int | None = None, observation_max_tokens: int | None = None) -> None:
         self.registry = registry
         self.expert_name = expert_name or registry.orchestrator.expert
