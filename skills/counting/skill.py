@@ -72,7 +72,9 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind) -> SkillRe
     outline tracer, which separates overlapping outlines that segmentation merges into one blob."""
     image, trace = ctx.image, ctx.trace
     traced = None
-    if target.colour is None and target.shape in _TRACED and is_line_drawing(image):
+    # A traced call, so a cached rerun reuses it (it is most of a small drawing's pixel work).
+    if target.colour is None and target.shape in _TRACED and trace.call("image.is_line_drawing", is_line_drawing,
+                                                                          image):
         if target.shape in ("square", "rectangle"):
             traced = trace.call("diagram.count_nested_squares", diagrams.count_nested_squares, image)
         else:
