@@ -41,8 +41,14 @@ def rerun_from_replay(page: Any, url: str, run_id: str, registry: str) -> None:
     page.goto(f"{url}?run={run_id}")
     page.locator("#replay-chat").get_by_text("Answer:").first.wait_for(timeout=30_000)
     page.locator("#rerun-panel").get_by_text("Rerun…").first.click()
-    page.locator("#rerun-registry input").click()
-    page.get_by_role("option", name=registry).click()
+    # Typed and chosen with the keyboard, as a user may: a click on a listed option can miss while the page still
+    # settles after the deep link's scroll (Playwright: "element is not stable").
+    box = page.locator("#rerun-registry input")
+    box.click()
+    box.fill(registry.split()[0])
+    page.get_by_role("option", name=registry).wait_for(timeout=10_000)
+    box.press("Enter")
+    sync_api.expect(box).to_have_value(registry, timeout=10_000)
     page.click("#rerun-button")
     page.locator("#compare-table").wait_for(timeout=60_000)
 
