@@ -22,7 +22,7 @@ from agents.recorder import StorageRecorder
 from agents.registry import Registry, load_registry
 from agents.types import Event, Run
 from skills.answer_form import answer_form
-from skills.base import ToolCache, reusing_tool_outputs
+from skills.base import ToolCache, image_known_as, reusing_tool_outputs
 from storage import open_store
 from vision_tools.image import load_image
 
@@ -103,7 +103,7 @@ class Maestro:
             if on_event is not None:
                 on_event(event)
 
-        with reusing_tool_outputs(tool_cache):
+        with reusing_tool_outputs(tool_cache), image_known_as(decoded, ref.id):
             return run(question, decoded, registry=self.registry, policy=policy or self.policy, max_turns=turns,
                        on_event=sink, form=answer_form(question, expected_kind), cancel=cancel)
 

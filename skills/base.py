@@ -60,6 +60,22 @@ def reusing_tool_outputs(cache: ToolCache | None) -> Iterator[None]:
         _active_cache.reset(token)
 
 
+_known_images: ContextVar[dict[int, tuple[Image.Image, str]] | None] = ContextVar("maestro_known_images",
+                                                                                  default=None)
+
+
+@contextmanager
+def image_known_as(image: Image.Image, content_id: str) -> Iterator[None]:
+    """Inside, ``image`` (this very object) is keyed in tool calls by ``content_id`` (the SHA-256 of the file it was
+    decoded from, which fixes its pixels) instead of a hash of its pixels: a run's main image is hashed once, by
+    the image store, not again by every step (the largest fixed cost of a cached rerun)."""
+    token = _known_images.set({id(image): (image, f"file:{content_id}")})
+    try:
+        yield
+    finally:
+        _known_images.reset(token)
+
+
 class ToolTrace:
     """Runs tools and records each call (name, arguments, one-line summary, annotated image, time, error), and
     collects the model calls the skill makes (``skills.runner.ask_expert`` appends them).
@@ -73,7 +89,7 @@ class ToolTrace:
         self.calls: list[ToolCall] = []
         self.model_calls: list[ModelCall] = []  # every expert call inside the skill: exact prompt and raw reply
         self.cache = cache if cache is not None else _active_cache.get()
-        self._digests: dict[int, tuple[Image.Image, str]] = {}
+        self._digests: dict[int, tuple[Image.Image, str]] = dict(_known_images.get() or {})
 
     @property
     def total_ms(self) -> float:

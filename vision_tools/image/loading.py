@@ -20,6 +20,9 @@ MAX_PIXELS = 40_000_000
 MAX_BYTES = 50 * 1024 * 1024
 
 
+_ORIENTATION = 0x0112  # the EXIF tag saying how the camera was held
+
+
 class ImageError(ValueError):
     """An image that cannot be used, with a message meant for the person who supplied it."""
 
@@ -58,7 +61,8 @@ def load_image(source: str | Path | bytes | Image.Image, max_pixels: int = MAX_P
 
 def to_rgb(image: Image.Image) -> Image.Image:
     """Any PIL mode to 8-bit RGB: EXIF rotation applied, alpha composited on white, 16-bit scaled down."""
-    image = ImageOps.exif_transpose(image) or image
+    if image.getexif().get(_ORIENTATION, 1) != 1:  # exif_transpose copies even an upright image
+        image = ImageOps.exif_transpose(image) or image
     mode = image.mode
     if mode == "RGB":
         return image
