@@ -30,6 +30,7 @@ from agents.rerun import rerun, tools_mode
 from agents.tool_cache import StoredToolCache
 
 if TYPE_CHECKING:
+    from agents.runtime import Maestro
     from storage import Store
 
 #: A dataset's declared ``match`` kind -> the matching rule of ``agents.answers``.
@@ -78,7 +79,7 @@ def load_items(path: str | Path, limit: int | None = None) -> list[Item]:
     return items
 
 
-def evaluate(maestro: Any, dataset: str | Path, out_dir: str | Path, *, concurrency: int = 1,
+def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, concurrency: int = 1,
              limit: int | None = None, progress: bool = True, resume: bool = False,
              from_runs: str | Path | None = None, tools: str = "live",
              baseline: str | Path | None = None, sc: int | None = None) -> dict[str, Any]:

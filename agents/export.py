@@ -61,7 +61,8 @@ from agents.run_registry import RunRegistries, RunRegistry
 
 if TYPE_CHECKING:
     from agents.registry import Registry
-    from storage import Store
+    from agents.runtime import Maestro
+    from storage import RunRecord, Store
 
 __all__ = ["FORMATS", "Manifest", "default_export_dir", "export", "export_app", "load_export"]
 
@@ -107,7 +108,7 @@ class Manifest:
 class _Judged:
     """A run with what its latest whole-run rating makes of it."""
 
-    record: Any
+    record: RunRecord
     registry: RunRegistry  # the registry the run was made with
     good: bool = False  # usable as a positive example
     bad: bool = False  # a person said it is wrong
@@ -160,7 +161,7 @@ def _iter_runs(store: Store, *, since: datetime | None, until: datetime | None, 
         offset += _PAGE
 
 
-def _judge(record: Any, registry: RunRegistry, skipped: dict[str, int]) -> _Judged:
+def _judge(record: RunRecord, registry: RunRegistry, skipped: dict[str, int]) -> _Judged:
     judged = _Judged(record, registry)
     whole = [r for r in record.ratings if r.step_index is None]
     if len({r.verdict for r in whole}) > 1:
@@ -310,7 +311,7 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
     return manifest
 
 
-def _rating_row(record: Any, rating: Any) -> dict[str, Any]:
+def _rating_row(record: RunRecord, rating: Any) -> dict[str, Any]:
     """One live rating with its run's question, answer and status (flat, so parquet needs no nested schema)."""
     when = rating.updated_at or rating.created_at
     return {"run_id": record.id, "rater": rating.rater, "verdict": rating.verdict, "step_index": rating.step_index,
@@ -332,7 +333,7 @@ def _kto_rows(judged: Iterable[_Judged], images: _Images) -> list[dict[str, Any]
     return rows
 
 
-def _group_key(record: Any) -> tuple[str, str]:
+def _group_key(record: RunRecord) -> tuple[str, str]:
     return record.image_id, " ".join(record.question.split())
 
 
@@ -391,7 +392,7 @@ def _rl_prompts(judged: Sequence[_Judged], store: Store, dataset: str | None,
     return list(prompts.values())
 
 
-def _truth_source(record: Any) -> str:
+def _truth_source(record: RunRecord) -> str:
     latest = next((r for r in reversed(record.ratings) if r.step_index is None), None)
     if latest is not None and latest.corrected_answer:
         return "corrected"
@@ -411,7 +412,7 @@ def default_export_dir(data_dir: str | Path) -> Path:
     return target
 
 
-def export_app(app: Any, out_dir: str | Path | None = None, **options: Any) -> Manifest:
+def export_app(app: Maestro, out_dir: str | Path | None = None, **options: Any) -> Manifest:
     """Export from a running ``agents.runtime.Maestro`` (the web UI's Export tab): same options as ``export``."""
     target = Path(out_dir) if out_dir else default_export_dir(app.settings.data_dir)
     return export(app.store, app.registry, target, **options)

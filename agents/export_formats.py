@@ -23,6 +23,7 @@ from agents.protocol import Answer, parse_turn, render_information, render_turn,
 
 if TYPE_CHECKING:
     from agents.registry import Registry
+    from storage import RunRecord, Step
 
 #: ``data_source`` of verl rows; the reward function accepts any value, this names where rows came from.
 DATA_SOURCE = "maestro"
@@ -84,27 +85,27 @@ def protocol_turns(messages: Sequence[dict[str, Any]]) -> list[str]:
     return turns
 
 
-def run_columns(record: Any, conv: Any) -> dict[str, Any]:
+def run_columns(record: RunRecord, conv: Any) -> dict[str, Any]:
     """Where a trajectory row came from: its run's registry, where its prompt came from
     (``agents.export_prompts``), and its self-consistency vote as JSON (empty when it had none)."""
     return {"registry_hash": record.registry_hash or "", "prompt_source": conv.source,
             "vote": json.dumps(record.vote, sort_keys=True, ensure_ascii=False) if record.vote else ""}
 
 
-def sft_row(record: Any, conv: Any, images: list[str], *, source: str) -> dict[str, Any]:
+def sft_row(record: RunRecord, conv: Any, images: list[str], *, source: str) -> dict[str, Any]:
     """One SFT conversation (TRL ``messages`` + ``images``)."""
     return {"id": record.id, "run_id": record.id, "source": source, "messages": conv.messages, "images": images,
             **run_columns(record, conv)}
 
 
-def expert_sft_row(record: Any, step: Any, call: Any, conv: Any, images: list[str], index: int) -> dict[str, Any]:
+def expert_sft_row(record: RunRecord, step: Step, call: Any, conv: Any, images: list[str], index: int) -> dict[str, Any]:
     """One expert-level SFT row: the exact prompt an expert was sent and its raw reply as the target."""
     return {"id": f"{record.id}-{step.index}-{index}", "run_id": record.id, "step_index": step.index,
             "model": call.model, "skill": step.skill or "", "messages": conv.messages, "images": images,
             "registry_hash": record.registry_hash or ""}
 
 
-def kto_row(record: Any, conv: Any, images: list[str], *, label: bool) -> dict[str, Any]:
+def kto_row(record: RunRecord, conv: Any, images: list[str], *, label: bool) -> dict[str, Any]:
     """One KTO row: the prompt, one trajectory as the completion, and whether a person found it good."""
     return {"id": f"{record.id}-{'good' if label else 'bad'}", "run_id": record.id, "prompt": conv.prompt,
             "completion": conv.turns, "label": label, "images": images, **run_columns(record, conv)}

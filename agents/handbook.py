@@ -28,7 +28,7 @@ from storage.records import RunRecord
 
 if TYPE_CHECKING:
     from agents.registry import Registry
-    from storage import Store
+    from storage import Step, Store
 
 #: Verdict -> success value credited to the pairs the run used.
 VERDICT_SUCCESS = {"correct": 1.0, "partial": 0.5, "incorrect": 0.0}
@@ -77,7 +77,7 @@ def credits_for(run: RunRecord, registry: Registry | None = None) -> list[Credit
     return credits
 
 
-def _contributed(run: RunRecord, step: Any, last_ok: int | None) -> bool:
+def _contributed(run: RunRecord, step: Step, last_ok: int | None) -> bool:
     """Whether a search step could have earned the run's verdict (see module doc)."""
     if step.status != "ok":
         return False

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agents.answers import MatchKind, match_answer
 from agents.protocol import (
@@ -22,6 +22,9 @@ from agents.protocol import (
     render_information,
     validate_trajectory,
 )
+
+if TYPE_CHECKING:
+    from storage import RunRecord
 
 
 @dataclass
@@ -55,7 +58,7 @@ def trajectory_reward(turns: Sequence[str], ground_truth: str, models: Names, sk
     return Reward(r_ans, format_reward(violations), violations, answer, ground_truth)
 
 
-def stored_trajectory(record: Any) -> list[str]:
+def stored_trajectory(record: RunRecord) -> list[str]:
     """The protocol text of a stored run: each step's raw turn, and the ``<information>`` of each search."""
     turns: list[str] = []
     for step in record.steps:
@@ -65,7 +68,7 @@ def stored_trajectory(record: Any) -> list[str]:
     return turns
 
 
-def ground_truth_for(record: Any) -> str | None:
+def ground_truth_for(record: RunRecord) -> str | None:
     """The best ground truth a stored run has: latest rating first, then its dataset item's answer."""
     for rating in reversed(record.ratings):
         if rating.step_index is not None:
@@ -77,7 +80,7 @@ def ground_truth_for(record: Any) -> str | None:
     return record.expected
 
 
-def run_reward(record: Any, models: Names, skills: Names) -> Reward | None:
+def run_reward(record: RunRecord, models: Names, skills: Names) -> Reward | None:
     """R for a stored run, or None when the run has no ground truth to judge it by."""
     truth = ground_truth_for(record)
     if truth is None:

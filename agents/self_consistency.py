@@ -31,7 +31,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
@@ -41,6 +41,9 @@ from agents.loop import EventSink
 from agents.outcome import settle
 from agents.types import Run
 from skills.answer_form import answer_form
+
+if TYPE_CHECKING:
+    from agents.runtime import Maestro
 
 #: The paper samples rollouts at temperature 1.0 (appendix D.4).
 DEFAULT_TEMPERATURE = 1.0
@@ -144,7 +147,7 @@ def sampling_policy(policy: Any, temperature: float) -> Any:
     return sampled
 
 
-def ask_self_consistent(maestro: Any, image: str | Path | bytes | Image.Image, question: str, *, k: int,
+def ask_self_consistent(maestro: Maestro, image: str | Path | bytes | Image.Image, question: str, *, k: int,
                         temperature: float = DEFAULT_TEMPERATURE, concurrency: int = DEFAULT_CONCURRENCY,
                         on_event: EventSink | None = None, **ask_kwargs: Any) -> Run:
     """Ask ``question`` k times through ``maestro`` with a sampling copy of its policy; return the voted run.
@@ -178,7 +181,7 @@ def ask_self_consistent(maestro: Any, image: str | Path | bytes | Image.Image, q
     return voted
 
 
-def _voted_run(maestro: Any, runs: list[Run], vote: Vote, question: str, expected_kind: str | None) -> VotedRun:
+def _voted_run(maestro: Maestro, runs: list[Run], vote: Vote, question: str, expected_kind: str | None) -> VotedRun:
     """The carrier of the vote: the winning sample, settled again with the vote's agreement, and stored so."""
     chosen = runs[vote.winner_index] if vote.winner_index is not None else runs[0]
     fields = {name: getattr(chosen, name) for name in Run.__dataclass_fields__}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,6 +27,9 @@ from ui.cli_options import (
     open_store,
 )
 from ui.cli_sandbox import sandbox_app
+
+if TYPE_CHECKING:
+    from agents.runtime import Maestro
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Maestro: ask questions about images through (expert model, vision skill) pairs.")
@@ -106,7 +109,7 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
 
 
 
-def _warn_if_cannot_sample(maestro: Any, sc: int | None) -> None:
+def _warn_if_cannot_sample(maestro: Maestro, sc: int | None) -> None:
     """One line on stderr when self-consistency is asked of a policy that cannot sample (it is asked once)."""
     from agents.self_consistency import sampling_warning
 

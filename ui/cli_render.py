@@ -13,11 +13,13 @@ from ui.terminal import escape
 
 if TYPE_CHECKING:
     from agents.registry import Registry
+    from agents.types import Run
+    from storage import RunRecord, Step
 
 console = Console(highlight=False)
 
 
-def run_json(run: Any) -> dict[str, Any]:
+def run_json(run: Run | RunRecord) -> dict[str, Any]:
     """The ``--json`` shape of a finished run (the same keys for a live run and a stored one)."""
     return {
         "run_id": run.id,
@@ -54,7 +56,7 @@ def _model_call_json(call: Any) -> dict[str, Any]:
     return data
 
 
-def print_run(run: Any, *, model_calls: bool = False) -> None:
+def print_run(run: Run | RunRecord, *, model_calls: bool = False) -> None:
     """A readable trace: each step with its pair, Level-2 choice, tool calls and timings (and, with
     ``model_calls``, the exact prompt and raw reply of every model call), then the vote and the answer."""
     console.print(f"[dim]run {run.id}[/dim]  question: {escape(run.question)}")
@@ -77,7 +79,7 @@ def print_run(run: Any, *, model_calls: bool = False) -> None:
         console.print(f"[bold {colour}]No answer:[/] {escape(str(run.reason or run.error or run.status))}")
 
 
-def _print_step(step: Any) -> None:
+def _print_step(step: Step) -> None:
     head = f"[bold]step {step.index}[/] {step.kind}"
     if step.kind == "search":
         head += f"  [cyan]{escape(str(step.model))}@@{escape(str(step.skill))}[/]"
@@ -124,7 +126,7 @@ def _print_model_call(call: Any, step_index: int, shown: dict[str, int]) -> None
                   + escape(call.raw_reply or "(empty)").replace("\n", "\n      "))
 
 
-def _print_self_consistency(run: Any) -> None:
+def _print_self_consistency(run: Run | RunRecord) -> None:
     """The sc@k vote (answers, counts, agreement), or the warning of a call that could not sample."""
     vote = getattr(run, "vote", None) or {}
     if vote:
@@ -140,7 +142,7 @@ def _print_self_consistency(run: Any) -> None:
                       f"the vote is stored on the group's winning sample[/]")
 
 
-def print_stored_run(record: Any, as_json: bool) -> None:
+def print_stored_run(record: RunRecord, as_json: bool) -> None:
     if as_json:
         console.print_json(json.dumps(_plain(record), default=str))
         return

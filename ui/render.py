@@ -17,9 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
+
+if TYPE_CHECKING:
+    from storage import RunRecord, Step
 
 ImageFile = Callable[[str], Path | None]
 
@@ -66,7 +69,7 @@ def ms(value: float | None) -> str:
     return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.0f} ms"
 
 
-def step_title(step: Any) -> str:
+def step_title(step: Step) -> str:
     """The title of a step's collapsible message, e.g. ``🔍 Step 1 · Tools@@OCR · Text Recognition · 12+3 tok``."""
     parts = [f"{_KIND_ICON.get(step.kind, '•')} Step {step.index + 1}"]
     if step.kind == "search":
@@ -109,7 +112,7 @@ def _candidate_line(c: dict[str, Any], chosen: str | None) -> str:
     return f"- {md_escape(str(c.get('expert', '?')))}{mark}: " + " · ".join(parts)
 
 
-def routing_text(step: Any) -> str:
+def routing_text(step: Step) -> str:
     """The step's routing record as compact Markdown: policy, why this skill, why this expert, and for the
     learned router each candidate's posterior, cost, value and score with λ. Empty when nothing was recorded."""
     routing = getattr(step, "routing", None) or {}
@@ -144,12 +147,12 @@ def routing_text(step: Any) -> str:
     return "\n".join(lines)
 
 
-def _timings(step: Any) -> str:
+def _timings(step: Step) -> str:
     line = f"{ms(step.latency_ms)} (policy {ms(step.policy_ms)}, tools {ms(step.tool_ms)}, expert {ms(step.expert_ms)})"
     return f"*{line}{tokens_note(step.tokens_in, step.tokens_out)}*"
 
 
-def _step_body(step: Any) -> str:
+def _step_body(step: Step) -> str:
     lines: list[str] = []
     if step.think:
         lines.append(f"**Thinking:** {md_escape(step.think)}")
@@ -185,7 +188,7 @@ def _file(image_id: str | None, image_file: ImageFile) -> dict[str, str] | None:
     return {"path": str(path), "mime_type": "image/png"} if path is not None else None
 
 
-def _tool_messages(step: Any, parent: str) -> list[gr.ChatMessage]:
+def _tool_messages(step: Step, parent: str) -> list[gr.ChatMessage]:
     """One collapsible child per tool call (name, time, summary, error), nested inside the step."""
     out: list[gr.ChatMessage] = []
     for call in step.tool_calls:
@@ -198,7 +201,7 @@ def _tool_messages(step: Any, parent: str) -> list[gr.ChatMessage]:
     return out
 
 
-def _evidence_messages(step: Any, image_file: ImageFile) -> list[gr.ChatMessage]:
+def _evidence_messages(step: Step, image_file: ImageFile) -> list[gr.ChatMessage]:
     """The step's images as plain messages under it: Gradio 6 shows only text inside a collapsible message, and
     evidence is worth seeing without a click anyway."""
     out: list[gr.ChatMessage] = []
@@ -240,7 +243,7 @@ def question_messages(question: str, image: dict[str, str] | None) -> list[gr.Ch
     return out
 
 
-def render_run(run: Any, image_file: ImageFile, *, in_flight: bool = False, action: Any = None,
+def render_run(run: RunRecord, image_file: ImageFile, *, in_flight: bool = False, action: Any = None,
                resolve: Callable[[str], str | None] | None = None) -> list[gr.ChatMessage]:
     """Chat messages for ``run`` (a ``storage.RunRecord``): question and image, one collapsible message per step
     with its tool calls nested, then the answer or what went wrong. ``in_flight`` adds the pending next step,
@@ -266,7 +269,7 @@ def render_run(run: Any, image_file: ImageFile, *, in_flight: bool = False, acti
     return messages
 
 
-def outcome_text(run: Any) -> str:
+def outcome_text(run: RunRecord) -> str:
     """What the run came to, as one Markdown paragraph: the answer (as text, never markup) with its confidence,
     or the abstention with what is missing, or why it stopped or failed."""
     reason = plain_text(getattr(run, "reason", None) or run.error or "no reason was recorded")
@@ -286,7 +289,7 @@ def outcome_text(run: Any) -> str:
     return f"⚠️ **The run failed:** {reason}"
 
 
-def final_message(run: Any) -> gr.ChatMessage:
+def final_message(run: RunRecord) -> gr.ChatMessage:
     """The run's outcome as a plain (non-collapsible) message: ``outcome_text`` and a footer."""
     footer = (f"\n\n<sub>run {run.id} · {run.status} · {ms(run.latency_ms)}"
               f"{tokens_note(run.tokens_in, run.tokens_out)}</sub>")
@@ -317,7 +320,7 @@ def _prompt_text(call: Any, question_image: str | None, shown: set[str]) -> tupl
     return "\n\n".join(lines), others
 
 
-def model_call_messages(step: Any, parent: str, image_file: ImageFile, question_image: str | None = None,
+def model_call_messages(step: Step, parent: str, image_file: ImageFile, question_image: str | None = None,
                         shown: set[str] | None = None) -> list[gr.ChatMessage]:
     """Each model call of a step (the orchestrator's turn, an expert inside a skill) as a collapsible child of the
     step: the exact prompt, message by message, and the raw reply before any sanitising; then the images the
@@ -345,7 +348,7 @@ def model_call_messages(step: Any, parent: str, image_file: ImageFile, question_
     return out
 
 
-def self_consistency_messages(run: Any) -> list[gr.ChatMessage]:
+def self_consistency_messages(run: RunRecord) -> list[gr.ChatMessage]:
     """The sc@k vote of the run that carries it (answers, counts, agreement, the samples as links), the warning of
     a call whose policy could not sample, or which sample of a vote this run is."""
     vote = getattr(run, "vote", None) or {}

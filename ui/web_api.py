@@ -13,7 +13,7 @@ With accounts (or ``--auth``) the whole app needs a login, these endpoints inclu
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
@@ -22,8 +22,11 @@ from storage.db import jsonable
 from ui import cli_render, web_handbook
 from ui.web_ask import ASK_CONCURRENCY, ASK_GROUP, checked_image, rater_name
 
+if TYPE_CHECKING:
+    from agents.types import Run
 
-def answer_payload(run: Any) -> dict[str, Any]:
+
+def answer_payload(run: Run) -> dict[str, Any]:
     """The ``/answer`` reply for a finished run (the ``maestro ask --json`` fields)."""
     return jsonable(cli_render.run_json(run))
 

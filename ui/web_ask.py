@@ -21,7 +21,7 @@ import queue
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
@@ -30,6 +30,9 @@ from agents.types import Event
 from ui import render, web_handbook
 from ui.web_evidence import EvidencePanel
 from ui.web_upload import check_upload, discard, payload_name, payload_path
+
+if TYPE_CHECKING:
+    from storage import RunRecord
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +149,7 @@ def _drain(events: queue.Queue[Any]) -> list[Any]:
     return batch
 
 
-def _in_flight(record: Any) -> bool:
+def _in_flight(record: RunRecord) -> bool:
     """A running run has a step in flight unless its last step is the answer (only the finish is left)."""
     if record.status != "running":
         return False

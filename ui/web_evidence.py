@@ -11,18 +11,21 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
 from ui.render import ImageFile, ms
+
+if TYPE_CHECKING:
+    from storage import RunRecord
 
 BOX_HEADERS = ["step", "tool", "label", "x0", "y0", "x1", "y1", "score"]
 #: Keys whose value names what a box holds, in order of preference.
 _LABEL_KEYS = ("text", "label", "kind", "name", "target")
 
 
-def evidence_items(run: Any, image_file: ImageFile) -> list[tuple[str, str]]:
+def evidence_items(run: RunRecord, image_file: ImageFile) -> list[tuple[str, str]]:
     """(image path, caption) per tool image and skill artifact, in step order."""
     items: list[tuple[str, str]] = []
     for step in run.steps:
@@ -65,7 +68,7 @@ def _boxes(data: Any) -> list[tuple[str, list[float], Any]]:
     return found
 
 
-def box_rows(run: Any) -> list[list[Any]]:
+def box_rows(run: RunRecord) -> list[list[Any]]:
     """One row per box a tool reported: step, tool, label and the box in original-image pixels."""
     rows = []
     for step in run.steps:
@@ -84,7 +87,7 @@ class _Bar:
     kind: str
 
 
-def _bars(run: Any) -> list[_Bar]:
+def _bars(run: RunRecord) -> list[_Bar]:
     """Each step and each of its tool calls as a bar on one time line starting at the run's start. A step's row is
     committed when it ends, so it started ``latency_ms`` before ``created_at``; its tool calls follow its policy
     turn one after another."""
@@ -103,7 +106,7 @@ def _bars(run: Any) -> list[_Bar]:
     return bars
 
 
-def timeline_html(run: Any) -> str:
+def timeline_html(run: RunRecord) -> str:
     """A waterfall: one row per step and tool call, bars placed and sized by time, durations written out."""
     bars = _bars(run)
     if not bars:
@@ -152,7 +155,7 @@ class EvidencePanel:
         self.outputs = [gallery, boxes, timeline]
         return self
 
-    def values(self, run: Any | None) -> list[Any]:
+    def values(self, run: RunRecord | None) -> list[Any]:
         if run is None:
             return [[], [], ""]
         return [evidence_items(run, self.image_file), box_rows(run), timeline_html(run)]

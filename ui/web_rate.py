@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
@@ -28,6 +28,9 @@ from storage import run_agreement
 from ui import render, web_handbook
 from ui.web_ask import image_file, rater_name
 from ui.web_evidence import EvidencePanel
+
+if TYPE_CHECKING:
+    from storage import RunRecord
 
 VERDICTS = ["correct", "incorrect", "partial"]
 #: Marks an annotator can put on a step; stored in the rating's ``step_marks`` as {step index: [marks]}.
@@ -78,13 +81,13 @@ def save_guidelines(maestro: Maestro, text: str) -> str:
     return f"Saved the guidelines ({len(text)} characters) to `{path.name}` in the data directory."
 
 
-def step_choices(record: Any) -> list[tuple[str, str]]:
+def step_choices(record: RunRecord) -> list[tuple[str, str]]:
     return [(f"Step {s.index + 1} ({s.model}@@{s.skill}): {mark}" if s.kind == "search"
              else f"Step {s.index + 1} ({s.kind}): {mark}", f"{s.index}:{mark}")
             for s in record.steps for mark in STEP_MARKS]
 
 
-def header_text(record: Any, note: str = "") -> str:
+def header_text(record: RunRecord, note: str = "") -> str:
     answer = (f"**Answer:** {render.plain_text(record.answer)}" if record.status == "done"
               else f"**No answer ({record.status}):** {render.plain_text(record.reason or record.error)}")
     return (f"**Question:** {render.plain_text(record.question)}  \n{answer}  \n{MEANING.get(record.status, '')}"

@@ -12,11 +12,14 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
 from agents.runtime import Maestro
+
+if TYPE_CHECKING:
+    from agents.registry import ExpertSpec
 
 HEALTH_TIMEOUT_S = 3.0
 EXPERT_HEADERS = ["expert", "backend", "model / endpoint", "strengths", "reachable", "latency", "detail"]
@@ -31,12 +34,12 @@ SUCCESS_MEANS = ("**success** is the skill handbook's estimate for the pair, the
 _pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="maestro-health")
 
 
-def _where(spec: Any) -> str:
+def _where(spec: ExpertSpec) -> str:
     where = spec.model or spec.model_path or "-"
     return f"{where} @ {spec.base_url}" if spec.base_url else where
 
 
-def health_of(maestro: Maestro, spec: Any) -> tuple[str, str, str]:
+def health_of(maestro: Maestro, spec: ExpertSpec) -> tuple[str, str, str]:
     """(reachable, latency, detail) for one expert, within ``HEALTH_TIMEOUT_S``."""
     if spec.backend == "tools":
         return "✅ yes", "0 ms", "vision tools run in-process"

@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
@@ -24,6 +24,9 @@ from storage import run_agreement
 from ui import render
 from ui.web_ask import image_file
 from ui.web_evidence import EvidencePanel
+
+if TYPE_CHECKING:
+    from storage import RunRecord
 
 PAGE_SIZE = 20
 ANY = "(any)"
@@ -110,7 +113,7 @@ def open_run(maestro: Maestro, run_id: str) -> tuple[list[gr.ChatMessage], str]:
     return render.render_run(record, image_file(maestro)), info_text(record)
 
 
-def info_text(record: Any) -> str:
+def info_text(record: RunRecord) -> str:
     """The line above a replayed run: id, status, link, and every live rating with the annotators' agreement."""
     lines = [f"**Run** `{record.id}` · **{record.status}** · {record.created_at:%Y-%m-%d %H:%M:%S} · policy "
              f"{render.md_escape(record.policy)} · registry `{record.registry_hash}` · [link](?run={record.id})"]

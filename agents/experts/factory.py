@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agents.experts.base import Expert
 
+if TYPE_CHECKING:
+    from agents.registry import ExpertSpec
 
-def build_openai_expert(spec: Any) -> Expert:
+
+def build_openai_expert(spec: ExpertSpec) -> Expert:
     from agents.experts.openai_backend import OpenAIExpert
 
     api_key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
@@ -17,7 +20,7 @@ def build_openai_expert(spec: Any) -> Expert:
                         retries=spec.retries, box_frame=spec.box_frame)
 
 
-def build_transformers_expert(spec: Any) -> Expert:
+def build_transformers_expert(spec: ExpertSpec) -> Expert:
     from agents.experts.transformers_backend import TransformersExpert
 
     return TransformersExpert(spec.name, model_path=spec.model_path or spec.model, device=spec.device,

@@ -30,10 +30,13 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 import httpx
+
+if TYPE_CHECKING:
+    from agents.registry import ExpertSpec
 
 VLLM_MISSING = (
     "vLLM is not installed here: `vllm` is not on PATH and `import vllm` fails. Install it in its own virtual "
@@ -76,12 +79,12 @@ def servable(experts: Sequence[Any]) -> list[Any]:
     return [e for e in experts if e.serve is not None]
 
 
-def served_name(spec: Any) -> str:
+def served_name(spec: ExpertSpec) -> str:
     """The model id the server answers to: what the openai back end sends as ``model``."""
     return str(spec.model or spec.name)
 
 
-def build_command(spec: Any, executable: Sequence[str], host: str = "127.0.0.1") -> list[str]:
+def build_command(spec: ExpertSpec, executable: Sequence[str], host: str = "127.0.0.1") -> list[str]:
     """The argument list that serves ``spec`` with vLLM (weights from ``model_path`` when set, else ``model``)."""
     serve = spec.serve
     if serve is None:
@@ -310,7 +313,7 @@ class Reachability:
                 "detail": self.detail}
 
 
-def check_expert(spec: Any) -> Reachability:
+def check_expert(spec: ExpertSpec) -> Reachability:
     """Whether ``spec`` can answer now, and how fast it said so."""
     started = time.perf_counter()
     if spec.backend == "tools":
@@ -327,7 +330,7 @@ def check_expert(spec: Any) -> Reachability:
     return _check_transformers(spec, started)
 
 
-def _check_transformers(spec: Any, started: float) -> Reachability:
+def _check_transformers(spec: ExpertSpec, started: float) -> Reachability:
     from agents.experts.base import ExpertError
     from agents.experts.transformers_backend import _HUB_ID, _import_torch, resolve_weights
 
