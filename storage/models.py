@@ -231,11 +231,10 @@ class ImageRow(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class Rating(Base):
-    __tablename__ = "ratings"
+class _RatingVersion:
+    """The columns of one version of a rating, shared by the live row (``ratings``) and the versions it replaced
+    (``rating_history``): an edit moves the old values across unchanged."""
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    run_id: Mapped[str] = mapped_column(SafeString(32), ForeignKey("runs.id", ondelete="CASCADE"))
     step_index: Mapped[int | None] = mapped_column(Integer)
     rater: Mapped[str] = mapped_column(SafeString(200))
     verdict: Mapped[str] = mapped_column(SafeString(16))
@@ -246,6 +245,13 @@ class Rating(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # When this version was saved (an edit saves a new version in place; undo brings an older one back).
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Rating(_RatingVersion, Base):
+    __tablename__ = "ratings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(SafeString(32), ForeignKey("runs.id", ondelete="CASCADE"))
     # The ``rating_history`` row holding the version this one replaced: what undo restores (None: undo deletes).
     previous_id: Mapped[int | None] = mapped_column(Integer)
 
@@ -260,7 +266,7 @@ class Rating(Base):
 Index("uq_ratings_run_rater_step", Rating.run_id, Rating.rater, func.coalesce(Rating.step_index, -1), unique=True)
 
 
-class RatingHistory(Base):
+class RatingHistory(_RatingVersion, Base):
     """A version of a rating that stopped being live: replaced by an edit, or taken back by undo.
 
     Live ratings stay alone in ``ratings``, so every reader of that table (listings, the handbook, exports) sees
@@ -271,15 +277,6 @@ class RatingHistory(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     rating_id: Mapped[int] = mapped_column(Integer, index=True)  # the live row this version belonged to
     run_id: Mapped[str] = mapped_column(SafeString(32), ForeignKey("runs.id", ondelete="CASCADE"), index=True)
-    step_index: Mapped[int | None] = mapped_column(Integer)
-    rater: Mapped[str] = mapped_column(SafeString(200))
-    verdict: Mapped[str] = mapped_column(SafeString(16))
-    score: Mapped[float | None] = mapped_column(Float)
-    corrected_answer: Mapped[str | None]
-    comment: Mapped[str | None]
-    step_marks: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     replaced_at: Mapped[datetime] = mapped_column(default=utcnow)
     change: Mapped[str] = mapped_column(SafeString(16))  # "edited" | "undone"
     previous_id: Mapped[int | None] = mapped_column(Integer)  # the version before this one, for undo chains
