@@ -19,6 +19,7 @@ from PIL import Image
 from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
 from skills.chart.choices import MIN_CONFIDENCE, decide
+from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
 from skills.common import conclude
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
 
@@ -44,8 +45,8 @@ def run(ctx: SkillContext) -> SkillResult:
         result = conclude(ctx, [chart], None, note="The chart parser found no chart to read.")
         result.missing = f"the chart parser found no chart to read values from ({chart.reason})"
         return result
-    answer = answer_from_table(chart, ctx.question)
-    result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown())
+    answer, confidence = answer_from_table(chart, ctx.question)
+    result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown(), confidence=confidence)
     if result.answer is None and not getattr(ctx.expert, "neural", False):
         result.missing = "the question asks for more than a value, extreme, difference, total or average of the table"
     return result
@@ -75,30 +76,43 @@ def _choose(ctx: SkillContext, chart: ChartResult, form: AnswerForm) -> SkillRes
     return result
 
 
-def answer_from_table(chart: ChartResult, question: str) -> str | None:
-    """The answer a parsed chart settles for ``question``, or None when it needs reasoning beyond the table."""
+def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, float | None]:
+    """The answer a parsed chart settles for ``question`` and how sure it is (``skills.chart.confidence``), or
+    (None, None) when it needs reasoning beyond the table."""
     text = _norm(question)
     series = _mentioned(chart.series, text) if len(chart.series) > 1 else []
     one_series = series[0] if series else None
+    named_series = one_series or (chart.series[0] if len(chart.series) == 1 else None)
     categories = _mentioned(chart.categories, text)
     if re.search(r"\bhow many (categories|bars|slices|points|groups|items)\b", text):
-        return str(len(chart.categories))
+        return str(len(chart.categories)), count_confidence(chart)
     asks_which = re.search(r"\bwhich\b|\bwhat (category|slice|bar|month|day|year|item)\b", text)
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
-        return chart.extreme(highest=bool(_HIGH.search(text)), series=one_series)
+        highest = bool(_HIGH.search(text))
+        found = chart.extreme(highest=highest, series=one_series)
+        return found, None if found is None else extreme_confidence(chart, highest, named_series)
+    used: list[str] = []
+    answer = None
     if "difference" in text and len(categories) >= 2:
-        a, b = (chart.value(c, one_series) for c in categories[:2])
-        return None if a is None or b is None else _fmt(abs(a - b))
-    if re.search(r"\b(sum|total|combined|altogether)\b", text):
-        values = [chart.value(c, one_series) for c in (categories or chart.categories)]
-        return None if any(v is None for v in values) else _fmt(sum(values))
-    if re.search(r"\b(average|mean)\b", text):
-        values = [chart.value(c, one_series) for c in (categories or chart.categories)]
-        return None if not values or any(v is None for v in values) else _fmt(sum(values) / len(values))
-    if len(categories) == 1:
+        used = categories[:2]
+        a, b = (chart.value(c, one_series) for c in used)
+        answer = None if a is None or b is None else _fmt(abs(a - b))
+    elif re.search(r"\b(sum|total|combined|altogether)\b", text):
+        used = categories or chart.categories
+        values = [chart.value(c, one_series) for c in used]
+        answer = None if any(v is None for v in values) else _fmt(sum(v for v in values if v is not None))
+    elif re.search(r"\b(average|mean)\b", text):
+        used = categories or chart.categories
+        values = [chart.value(c, one_series) for c in used]
+        answer = None if not values or any(v is None for v in values) else \
+            _fmt(sum(v for v in values if v is not None) / len(values))
+    elif len(categories) == 1:
+        used = categories
         value = chart.value(categories[0], one_series)
-        return None if value is None else _fmt(value)
-    return None
+        answer = None if value is None else _fmt(value)
+    if answer is None:
+        return None, None
+    return answer, values_confidence(chart, used, named_series)
 
 
 def _mentioned(names: list[str], text: str) -> list[str]:

@@ -38,7 +38,7 @@ def run(ctx: SkillContext) -> SkillResult:
         search, box = located
         result = ctx.trace.call("ocr.read_text", read_text, ctx.image, region=box, backend=backend)
         text = result.text.replace("\n", " ").strip()
-        return conclude(ctx, [search, result], text or None,
+        return conclude(ctx, [search, result], text or None, confidence=reading_confidence(result.lines),
                         note=f"Text read inside the {search.target} region only." if text else
                         f"No text inside the {search.target} region.")
     asked = document_field(ctx.question)
@@ -64,7 +64,8 @@ def run(ctx: SkillContext) -> SkillResult:
     if ctx.level2.id in _TRANSCRIBING:
         text = " ".join(line.text for line in lines)
         return SkillResult(observation=f"OCR lines:\n{evidence}\nTranscription: {text}",
-                           answer=format_answer(ctx.question, text), evidence=data)
+                           answer=format_answer(ctx.question, text), evidence=data,
+                           confidence=reading_confidence(lines))
     return SkillResult(observation=f"OCR lines:\n{evidence}\nThe tools read the text but cannot answer this "
                                    "question without a reasoning expert.", evidence=data,
                        missing="the question needs a reasoning expert; the tools can only read the text")
@@ -91,6 +92,12 @@ def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer
     answer = format_answer(ctx.question, settled.answer)
     return SkillResult(observation=f"{found}\nAnswer from the tools: {answer}\n{lines}", answer=answer,
                        confidence=settled.confidence, evidence=data)
+
+
+def reading_confidence(lines: list[OcrLine]) -> float | None:
+    """How sure a transcription is: as sure as its least legible line (the recogniser's score), never certain
+    (a line the detector missed leaves no score behind)."""
+    return round(min(0.95, min(line.confidence for line in lines)), 3) if lines else None
 
 
 def _field_words(field: str) -> str:

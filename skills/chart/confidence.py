@@ -1,0 +1,82 @@
+"""How sure a value read from a chart's table is, from how each value was obtained.
+
+A value is surest when a number printed on the chart agrees with the mark's size measured against the axis (two
+independent readings); a printed number alone relies on OCR; a measurement alone relies on the axis fit, which is
+good when the tick labels sit on one straight line and weak when they do not (a log scale, a misread tick). A
+printed number that the geometry contradicts is kept (misleading charts are drawn out of proportion on purpose)
+but counted as less sure. Answers built from several values (a difference, a sum, an average) are as sure as their
+weakest value; "which is highest" also needs a clear gap between the first and the second.
+"""
+
+from __future__ import annotations
+
+from vision_tools.charts import ChartMark, ChartResult, match_name
+
+#: Confidence of one value by where it came from (``ChartMark.source``), before the checks below.
+_BY_SOURCE = {"label": 0.9, "printed": 0.92, "axis": 0.8, "angle": 0.8}
+#: Two readings of one value agree within this share of the value scale's span.
+AGREE_SHARE = 0.05
+#: "Which is highest/lowest" is called surely only when the top two differ by at least this share of the span.
+CLEAR_GAP_SHARE = 0.03
+
+
+def value_confidence(chart: ChartResult, category: str, series: str | None = None) -> float | None:
+    """How sure the table's value for ``category`` (in ``series``) is, or None when there is no such mark."""
+    mark = _mark(chart, category, series)
+    return None if mark is None else _mark_confidence(chart, mark)
+
+
+def values_confidence(chart: ChartResult, categories: list[str], series: str | None = None) -> float | None:
+    """The weakest of several values (what a difference, sum or average is built from)."""
+    found = [value_confidence(chart, c, series) for c in categories]
+    return None if not found or any(c is None for c in found) else min(c for c in found if c is not None)
+
+
+def extreme_confidence(chart: ChartResult, highest: bool, series: str | None = None) -> float | None:
+    """How sure "which category is highest (lowest)" is: its readings, and the gap to the runner-up."""
+    marks = [m for m in chart.marks if series is None or m.series == series]
+    if len(marks) < 2:
+        return None
+    ranked = sorted(marks, key=lambda m: m.value, reverse=highest)
+    first, second = ranked[0], ranked[1]
+    sure = min(_mark_confidence(chart, first), _mark_confidence(chart, second))
+    gap = abs(first.value - second.value)
+    return round(sure if gap >= CLEAR_GAP_SHARE * _span(chart) else 0.5 * sure, 3)
+
+
+def count_confidence(chart: ChartResult) -> float:
+    """How sure the number of categories is: every mark needs a readable label of its own."""
+    labelled = len(chart.categories) == len({m.category for m in chart.marks})
+    return 0.9 if labelled and not chart.warnings else 0.6
+
+
+def _mark(chart: ChartResult, category: str, series: str | None) -> ChartMark | None:
+    name = match_name(category, chart.categories)
+    wanted = None if series is None else match_name(series, chart.series)
+    for mark in chart.marks:
+        if mark.category == name and (wanted is None or mark.series == wanted):
+            return mark
+    return None
+
+
+def _mark_confidence(chart: ChartResult, mark: ChartMark) -> float:
+    confidence = _BY_SOURCE.get(mark.source, 0.6)
+    if mark.printed is not None and mark.measured is not None:
+        agree = abs(mark.printed - mark.measured) <= AGREE_SHARE * _span(chart)
+        confidence = 0.95 if agree else 0.7
+    elif mark.source == "axis" and chart.axis is not None and (
+            chart.axis.scale != "linear" or chart.axis.residual > AGREE_SHARE * _span(chart)):
+        confidence = 0.55  # measured against an axis whose ticks do not sit on one straight line
+    confidence -= 0.1 * len(chart.warnings)
+    return round(max(0.3, confidence), 3)
+
+
+def _span(chart: ChartResult) -> float:
+    """The range of the value scale: the axis ticks' values, else the values themselves (a pie: 100)."""
+    if chart.axis is not None and len(chart.axis.ticks) >= 2:
+        values = [v for _, v in chart.axis.ticks]
+        return max(values) - min(values) or 1.0
+    if chart.kind == "pie":
+        return 100.0
+    values = [m.value for m in chart.marks]
+    return (max(values) - min(values)) if len(values) >= 2 and max(values) != min(values) else 1.0
