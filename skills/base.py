@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import numpy as np
@@ -90,6 +91,9 @@ class ToolTrace:
         self.model_calls: list[ModelCall] = []  # every expert call inside the skill: exact prompt and raw reply
         self.cache = cache if cache is not None else _active_cache.get()
         self._digests: dict[int, tuple[Image.Image, str]] = dict(_known_images.get() or {})
+        # Each result of this trace's calls, by object: passed to a later call (as an argument, or as the object a
+        # bound method belongs to), it is keyed by the call that produced it.
+        self._produced: dict[int, tuple[Any, str]] = {}
 
     @property
     def total_ms(self) -> float:
@@ -103,6 +107,7 @@ class ToolTrace:
         stored = self.cache.get(tool, key) if self.cache is not None else None
         if stored is not None:
             self._record(tool, plain, stored.result, started, key, reused=True, image_id=stored.annotated_id)
+            self._remember(stored.result, key)
             return cast(T, stored.result)
         try:
             result = fn(*args, **kwargs)
@@ -112,7 +117,12 @@ class ToolTrace:
                                        cache_key=key))
             raise
         self._record(tool, plain, result, started, key)
+        self._remember(result, key)
         return result
+
+    def _remember(self, result: object, key: str) -> None:
+        if not (result is None or isinstance(result, str | bool | int | float)):  # plain values key as themselves
+            self._produced[id(result)] = (result, key)
 
     def _record(self, tool: str, plain: dict[str, Any], result: Any, started: float, key: str, *,
                 reused: bool = False, image_id: str | None = None) -> None:
@@ -133,12 +143,19 @@ class ToolTrace:
         their arguments are equal, so a rerun never reuses the output of a different call."""
         digest = hashlib.sha256(tool.encode())
         digest.update(f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}".encode())
+        owner = getattr(fn, "__self__", None)
+        if owner is not None and not isinstance(owner, type | ModuleType):
+            # A bound method's result depends on its object: reading.field("total") on two receipts differs.
+            digest.update(json.dumps(self._exact(owner), sort_keys=True).encode())
         digest.update(json.dumps([self._exact(a) for a in args], sort_keys=True).encode())
         digest.update(json.dumps({k: self._exact(v) for k, v in kwargs.items()}, sort_keys=True).encode())
         return digest.hexdigest()[:64]
 
     def _exact(self, value: Any) -> Any:
         """A JSON-able form of ``value`` that differs whenever the value does (images by their pixels)."""
+        produced = self._produced.get(id(value))
+        if produced is not None and produced[0] is value:
+            return {"output_of": produced[1]}
         if isinstance(value, Image.Image):
             return {"image": self._image_digest(value)}
         if isinstance(value, Enum):

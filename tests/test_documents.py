@@ -27,7 +27,7 @@ def page(rows: list[list[tuple[str, float]]], skew: float = 0.0, height: float =
             y = 50 + 40 * r + x * slope
             width = 14.0 * len(text)
             lines.append(OcrLine(text, Box(x, y, x + width, y + height + width * abs(slope)), confidence, skew))
-    return Layout(lines, (1000, 60 + 40 * len(rows)))
+    return Layout.of(lines, (1000, 60 + 40 * len(rows)))
 
 
 @pytest.mark.parametrize(("text", "printed", "value"), [

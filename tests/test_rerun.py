@@ -190,3 +190,16 @@ def test_find_run_takes_a_unique_prefix(maestro: Maestro) -> None:
     assert find_run(maestro.store, run.id[:12].upper()).id == run.id
     with pytest.raises(KeyError):
         find_run(maestro.store, "zzzzzz")
+
+
+def test_a_tool_called_on_an_earlier_tool_s_result_is_keyed_by_that_result(maestro: Maestro, sroie_dir: Path) -> None:
+    """The same question on two receipts: the field is read by a method of each receipt's reading, so its cache
+    key must follow the reading it belongs to. A rerun never hands one receipt's total to another."""
+    items = [json.loads(line) for line in (sroie_dir / "items.jsonl").read_text().splitlines()]
+    images = list(dict.fromkeys(item["image"] for item in items))[:2]
+    firsts = [maestro.ask(sroie_dir / image, "How much was paid in total?") for image in images]
+    assert firsts[0].answer and firsts[1].answer and firsts[0].answer != firsts[1].answer
+    for first in firsts:
+        again = maestro.store.get_run(rerun(maestro, first.id, tools="cached").id)
+        assert again.answer == first.answer
+        assert reuse_count(again).all_reused

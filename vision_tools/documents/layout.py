@@ -45,25 +45,33 @@ class Placed:
         return (self.y0 + self.y1) / 2
 
 
+@dataclass
 class Layout:
-    """Lines of one page in reading order, grouped into levelled rows."""
+    """Lines of one page in reading order, grouped into levelled rows (``Layout.of`` builds one from OCR lines).
 
-    def __init__(self, lines: list[OcrLine], image_size: tuple[int, int]) -> None:
-        self.image_size = image_size
-        self.skew = estimate_skew(lines)
-        levelled = [_levelled(line, self.skew, image_size) for line in lines]
-        rows = _group_rows(levelled)
-        self.rows: list[list[Placed]] = []
-        self.lines: list[Placed] = []
-        for r, row in enumerate(rows):
+    A plain dataclass of values, so a tool's result holding it can be stored and reused by a cached rerun."""
+
+    image_size: tuple[int, int]
+    skew: float  # degrees, as ``estimate_skew``
+    lines: list[Placed]  # reading order
+    rows: list[list[Placed]]  # the same lines, row by row
+    line_height: float  # median line height, in levelled pixels
+
+    @classmethod
+    def of(cls, lines: list[OcrLine], image_size: tuple[int, int]) -> Layout:
+        skew = estimate_skew(lines)
+        levelled = [_levelled(line, skew, image_size) for line in lines]
+        placed_rows: list[list[Placed]] = []
+        placed_lines: list[Placed] = []
+        for r, row in enumerate(_group_rows(levelled)):
             placed_row = []
             for line, (x0, y0, x1, y1) in row:
-                placed = Placed(line, len(self.lines), r, x0, y0, x1, y1)
-                self.lines.append(placed)
+                placed = Placed(line, len(placed_lines), r, x0, y0, x1, y1)
+                placed_lines.append(placed)
                 placed_row.append(placed)
-            self.rows.append(placed_row)
-        heights = [p.height for p in self.lines]
-        self.line_height = float(np.median(heights)) if heights else 0.0
+            placed_rows.append(placed_row)
+        heights = [p.height for p in placed_lines]
+        return cls(image_size, skew, placed_lines, placed_rows, float(np.median(heights)) if heights else 0.0)
 
     def row_text(self, row: int) -> str:
         return " ".join(p.text for p in self.rows[row])

@@ -103,7 +103,7 @@ def read_document(image: Image.Image, backend: str = "rapidocr", ocr: OcrResult 
             _readings.move_to_end(id(ocr))
             return reading
     preview, scale = shrink(image if image.mode == "RGB" else image.convert("RGB"), PREVIEW_SIDE)
-    reading = DocumentReading(ocr, Layout(ocr.lines, ocr.image_size), preview, scale)
+    reading = DocumentReading(ocr, Layout.of(ocr.lines, ocr.image_size), preview, scale)
     with _readings_lock:
         _readings[id(ocr)] = reading
         while len(_readings) > _READINGS_KEPT:
