@@ -90,3 +90,22 @@ def test_a_settled_answer_outside_the_offered_letters_is_not_given(registry) -> 
     assert outcome.status == "abstained" and outcome.answer is None
     step.settled_answer = "B."
     assert settle("B.", [step], form, min_confidence=0.5, expert_confidence=0.6).answer == "B"
+
+
+@pytest.mark.parametrize("policy_name", ["keyword", "router"])
+def test_a_chart_is_read_when_the_question_does_not_say_chart(registry, tmp_path, policy_name: str) -> None:
+    """"What is the value for Sales?" names no kind of image; both policies try the skill that recognises the
+    picture (after the skills the words name, or first for a choice), and never on a photograph."""
+    from agents.config import Settings
+    from agents.runtime import Maestro, build_policy
+
+    maestro = Maestro.open(Settings.resolve(data_dir=tmp_path))
+    maestro.policy = KeywordPolicy() if policy_name == "keyword" else build_policy(maestro.registry, maestro.store)
+    value = maestro.ask(chart_image(), "What is the value for Sales?")
+    assert value.status == "done" and value.confidence is not None
+    assert abs(float(value.answer or "nan") - 18) <= 0.02 * 18  # measured against the axis: 17.99 is 18
+    choice = maestro.ask(chart_image(), "Which team has the highest value?\nA. HR\nB. Sales\nC. Tech\n" + INSTRUCTION)
+    assert (choice.status, choice.answer) == ("done", "B")
+    on_photo = maestro.ask(photo_like(), "What is the value for Sales?")
+    assert on_photo.status == "abstained" and on_photo.answer is None
+    assert "Chart" not in [s.skill for s in on_photo.steps if s.kind == "search"]

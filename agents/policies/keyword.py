@@ -7,10 +7,10 @@ understand). Turn 1 searches with the best pair; the next turn answers from what
 expert said; when the skill found nothing (no chart, no text, the named object not found) or the call failed, it
 tries the next plausible pair once, then abstains saying what each pair was missing.
 
-A multiple-choice question often does not name the kind of image it is about ("Do HR employees have salaries
-above 18 thousand?"). For those, a skill that recognises its kind of image (a ``skill.py`` with
-``image_prior(image) -> (score, reason)``, e.g. Chart's quick look for axes) counts as plausible and is tried first
-when it recognises the image with a score of at least ``IMAGE_PRIOR_MIN``.
+A question often does not name the kind of image it is about ("Do HR employees have salaries above 18
+thousand?"). A skill that recognises the image by its pixels (``agents.policies.image_prior``, e.g. Chart's quick
+look for axes) is plausible too: tried first for a multiple-choice question, after the skills the words name
+otherwise.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 from agents.policies.answering import abstain_turn, answer_from_search, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
+from agents.policies.image_prior import Recognised, recognised_skill
 from agents.protocol import Search, render_turn
 from agents.registry import Registry
 from agents.skill_inference import SkillGuess, infer_skills
@@ -26,8 +27,6 @@ from skills.answer_form import answer_form
 
 #: Pairs tried per question at most (the first choice and one fallback).
 MAX_SEARCHES = 2
-#: Smallest ``image_prior`` score that puts a skill first for a multiple-choice question.
-IMAGE_PRIOR_MIN = 0.7
 
 
 class KeywordPolicy:
@@ -59,8 +58,8 @@ class KeywordPolicy:
         """Plausible (expert, skill, routing reason) pairs in order of preference."""
         registry = ctx.registry
         guesses = infer_skills(ctx.question, [s.spec for s in registry.skills])
-        if answer_form(ctx.question).kind == "choice":
-            guesses = _recognised_first(guesses, registry, ctx.image)
+        guesses = _recognised_first(guesses, recognised_skill(registry, ctx.image),
+                                    choice=answer_form(ctx.question).kind == "choice")
         plausible = [g for g in guesses if g.keyword_score > 0][:2]
         pairs: list[tuple[str, str, dict[str, Any]]] = []
         for guess in plausible:
@@ -77,23 +76,18 @@ class KeywordPolicy:
         return pairs
 
 
-def _recognised_first(guesses: list[SkillGuess], registry: Registry, image: Any) -> list[SkillGuess]:
-    """``guesses`` with the skill that best recognises ``image`` (``image_prior``) moved to the front and made
-    plausible, when one does with a score of at least ``IMAGE_PRIOR_MIN``."""
-    best: tuple[float, str, str] | None = None
-    for loaded in registry.skills:
-        prior = getattr(loaded.module, "image_prior", None)
-        if not callable(prior):
-            continue
-        score, why = prior(image)
-        if score >= IMAGE_PRIOR_MIN and (best is None or score > best[0]):
-            best = (score, loaded.spec.name, why)
-    if best is None:
+def _recognised_first(guesses: list[SkillGuess], recognised: Recognised | None, *, choice: bool) -> list[SkillGuess]:
+    """``guesses`` with the skill that recognises the image made plausible: moved to the front for a
+    multiple-choice question, kept in its place otherwise (``agents.policies.image_prior``)."""
+    if recognised is None:
         return guesses
-    score, name, why = best
-    front = [SkillGuess(g.skill, g.score, f"the image looks like its kind ({why}); {g.reason}",
-                        max(g.keyword_score, score)) for g in guesses if g.skill == name]
-    return front + [g for g in guesses if g.skill != name]
+    mine = [SkillGuess(g.skill, g.score, f"{recognised.describe()}; {g.reason}",
+                       max(g.keyword_score, recognised.score)) for g in guesses if g.skill == recognised.skill]
+    others = [g for g in guesses if g.skill != recognised.skill]
+    if choice:
+        return mine + others
+    text_plausible = [g for g in others if g.keyword_score > 0]
+    return text_plausible + mine + [g for g in others if g.keyword_score <= 0]
 
 
 def _experts_for(registry: Registry, skill: str) -> list[tuple[str, str]]:

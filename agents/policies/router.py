@@ -33,6 +33,7 @@ from agents import embeddings
 from agents.handbook import load_handbook, pool
 from agents.policies.answering import abstain_turn, answer_from_search, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
+from agents.policies.image_prior import Recognised, recognised_skill
 from agents.protocol import Search, render_turn
 from agents.routing_evidence import (
     EXPERT_PRIOR_STRENGTH,
@@ -42,6 +43,7 @@ from agents.routing_evidence import (
     skill_estimates,
 )
 from agents.skill_inference import infer_skills
+from skills.answer_form import answer_form
 from skills.runner import choose_level2
 from storage import handbook as tables
 from storage.handbook import HandbookRecord
@@ -91,7 +93,8 @@ class RouterPolicy:
             if answered is not None:
                 return answered
         tried = {(s.model, s.skill) for s in searches}
-        decision = None if ctx.force_answer or len(searches) >= 2 else self.decide(ctx.question, exclude=tried)
+        decision = None if ctx.force_answer or len(searches) >= 2 else self.decide(
+            ctx.question, exclude=tried, recognised=recognised_skill(ctx.registry, ctx.image))
         if decision is None:
             return abstain_turn(ctx, needs_expert_hint(ctx.registry))
         expert, skill = decision["expert"], decision["skill"]
@@ -103,13 +106,21 @@ class RouterPolicy:
         return PolicyTurn(render_turn(think, Search(expert, skill, ctx.question)), routing=decision)
 
     # -- decisions -----------------------------------------------------------------------------------------------
-    def decide(self, question: str, *, exclude: set[tuple[str | None, str | None]] | None = None
-               ) -> dict[str, Any] | None:
-        """The (expert, skill) to call for ``question`` and why, skipping pairs in ``exclude``; None if none left."""
+    def decide(self, question: str, *, exclude: set[tuple[str | None, str | None]] | None = None,
+               recognised: Recognised | None = None) -> dict[str, Any] | None:
+        """The (expert, skill) to call for ``question`` and why, skipping pairs in ``exclude``; None if none left.
+        ``recognised`` (the skill that recognises the image, ``agents.policies.image_prior``) is plausible too:
+        first for a multiple-choice question, after the skills the words name otherwise."""
         exclude = exclude or set()
         ranked, skill_scores, method, outcomes, weights = self._relevance(question)
         reasons = dict(ranked)
         plausible = [s for s, _ in ranked if _plausible(skill_scores.get(s))][:MAX_SKILLS]
+        if recognised is not None and recognised.skill in reasons:
+            reasons[recognised.skill] = f"{recognised.describe()}; {reasons[recognised.skill]}"
+            if answer_form(question).kind == "choice":
+                plausible = [recognised.skill] + [s for s in plausible if s != recognised.skill][:MAX_SKILLS - 1]
+            elif recognised.skill not in plausible and len(plausible) < MAX_SKILLS:
+                plausible.append(recognised.skill)
         estimates = skill_estimates(outcomes, weights, plausible)
         order = _learned_order(plausible, estimates)
         handbook = load_handbook(self.store) if self.store is not None else {}

@@ -1,0 +1,48 @@
+"""Which skill recognises an image by its pixels alone, for the routing policies.
+
+A skill may define ``image_prior(image) -> (score, reason)`` in its ``skill.py`` (Chart's quick look for axes and
+flat colour areas: milliseconds, no OCR). A question's words may not name the kind of image ("Which day had the
+most visitors?" under a bar chart), so the policies use the best such score of at least ``IMAGE_PRIOR_MIN``: first
+for a multiple-choice question (its options say nothing about the image), and otherwise as one more plausible
+skill when the words leave room. The recognising skill still answers only what its tools settle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PIL import Image
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
+
+#: Smallest ``image_prior`` score that makes a skill plausible on the image's looks alone.
+IMAGE_PRIOR_MIN = 0.7
+
+
+@dataclass(frozen=True)
+class Recognised:
+    """The skill that recognises the image, how strongly (0-1), and why."""
+
+    skill: str
+    score: float
+    reason: str
+
+    def describe(self) -> str:
+        return f"the image looks like its kind ({self.reason}, score {self.score:.2f})"
+
+
+def recognised_skill(registry: Registry, image: Image.Image | None) -> Recognised | None:
+    """The skill whose ``image_prior`` scores ``image`` highest, when that score is at least ``IMAGE_PRIOR_MIN``."""
+    if image is None:
+        return None
+    best: Recognised | None = None
+    for loaded in registry.skills:
+        prior = getattr(loaded.module, "image_prior", None)
+        if not callable(prior):
+            continue
+        score, why = prior(image)
+        if score >= IMAGE_PRIOR_MIN and (best is None or score > best.score):
+            best = Recognised(loaded.spec.name, float(score), str(why))
+    return best
