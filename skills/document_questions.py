@@ -37,13 +37,16 @@ _TOTAL = re.compile(
 _DATE = re.compile(r"\bwhen\b|\bdate\b|\bwhat\s+day\b|\bwhich\s+day\b|\bday\s+of\s+(?:the\s+)?purchase\b|"
                    r"\bpurchased\s+on\b|\bbought\s+on\b|\bdated\b", re.IGNORECASE)
 _PLACE = (r"(?:shop|store|business|company|seller|vendor|merchant|restaurant|outlet|retailer|supplier|"
-          r"establishment|issuer|place|shop's|store's|premises|branch)")
+          r"establishment|issuer|place|shop's|store's|premises|branch|cafe|café|coffee\s+shop|bakery|pub|"
+          r"bistro|diner|eatery|hotel|pharmacy|chemist|supermarket|minimart|kiosk|salon|clinic|garage|"
+          r"dealer|bookstore|bookshop|stationer)")
 _ADDRESS = re.compile(rf"\baddress\b|\blocated\b|\blocation\b|\bwhere\s+(?:is|was|are|'s)\s+(?:the\s+|this\s+|it\b)"
                       rf"(?:{_PLACE}\b)?|\bwhere's\s+(?:the\s+|this\s+)?{_PLACE}\b|\bwhere\s+can\s+i\s+find\b",
                       re.IGNORECASE)
 _COMPANY = re.compile(
     rf"\b(?:which|what)\s+(?:\w+\s+)?{_PLACE}\b|\bwho\s+(?:issued|sold|printed|is\s+the\s+(?:seller|vendor|"
     rf"merchant|issuer))\b|\bname\s+of\s+(?:the\s+|this\s+)?{_PLACE}|\b{_PLACE}\s*(?:'s)?\s+name\b|"
+    rf"\b(?:the|this)\s+{_PLACE}\s+called\b|"
     r"\bwhere\s+(?:did\s+i|did\s+we|was\s+(?:this|it))\s+(?:buy|bought|shop|purchased?|eat)\b|"
     r"\bissued\s+by\b|\bsold\s+by\b|\bfrom\s+which\b|\bwhich\b.*\b(?:is\s+this|was\s+this)\s+from\b",
     re.IGNORECASE)
