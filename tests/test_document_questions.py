@@ -18,7 +18,8 @@ RECEIPT_WORDINGS = [
     ("What day was this bought?", "date"), ("When did I buy this?", "date"), ("Date of purchase?", "date"),
     ("Which business issued this receipt?", "company"), ("What is the seller's name?", "company"),
     ("Which shop is this from?", "company"), ("Name of the store?", "company"), ("Who issued this receipt?", "company"),
-    ("Which company sold this?", "company"),
+    ("Which company sold this?", "company"), ("What is the name of the cafe?", "company"),
+    ("What is this bakery called?", "company"), ("What is the pharmacy's address?", "address"),
     ("Where is the shop located?", "address"), ("What is the seller's address?", "address"),
     ("Store address?", "address"), ("Where is the store?", "address"), ("Where is this business located?", "address"),
     ("What is the invoice number?", "invoice number"), ("Who was the cashier?", "cashier"),
@@ -34,7 +35,8 @@ def test_receipt_questions_name_their_field(question: str, field: str) -> None:
 
 
 @pytest.mark.parametrize("question", ["What is written on the sign?", "What does the sign say?",
-                                      "Transcribe the text.", "What word is written on the orange label?"])
+                                      "Transcribe the text.", "What word is written on the orange label?",
+                                      "Which bar is the tallest?", "Which market has the largest share?"])
 def test_transcription_questions_name_no_field(question: str) -> None:
     assert document_field(question) is None
 
