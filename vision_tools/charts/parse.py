@@ -37,6 +37,7 @@ from vision_tools.charts.pie import find_disk, parse_pie, slices
 from vision_tools.charts.pixels import Palette, Rect, border_colour, filled_rects, find_palette
 from vision_tools.charts.result import PIE_SERIES, AxisFit, ChartMark, ChartResult
 from vision_tools.image.boxes import Box
+from vision_tools.image.drawing import label_font
 from vision_tools.image.loading import require_rgb
 from vision_tools.text.ocr import read_text
 
@@ -49,7 +50,6 @@ WORK_SIDE = 1600
 OCR_SIDE = 800
 #: Smallest side that can hold a readable chart.
 MIN_SIDE = 48
-_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
 
 def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
@@ -204,10 +204,7 @@ def _draw(work: Image.Image, result: ChartResult) -> Image.Image:
     out = work.copy()
     draw = ImageDraw.Draw(out)
     size = max(11, min(18, round(max(out.size) / 60)))
-    try:
-        font = ImageFont.truetype(_FONT, size)
-    except OSError:
-        font = ImageFont.load_default()
+    font = label_font(size)
     colours = {"label": (0, 140, 0), "printed": (0, 140, 0), "axis": (200, 0, 160), "angle": (200, 0, 160)}
     for mark in result.marks:
         ink = colours.get(mark.source, (0, 0, 0))

@@ -20,13 +20,13 @@ from PIL import Image
 
 from vision_tools.detection.shapes import find_shapes, normalise_colour
 from vision_tools.image.boxes import Box
+from vision_tools.image.drawing import label_font
 from vision_tools.image.loading import require_rgb
 from vision_tools.image.shape_words import normalise_shape
 
 #: Smallest side an image may have for detection to mean anything.
 MIN_SIDE = 8
 ANNOTATED_MAX_SIDE = 1600
-_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
 
 @dataclass
@@ -104,7 +104,7 @@ def nms(boxes: list[Box], scores: list[float], iou_threshold: float = 0.5) -> li
 
 def annotate(rgb: np.ndarray, detections: list[Detection], outlines: list[np.ndarray] | None = None) -> Image.Image:
     """The image with each detection's box (and outline where known) and its number, long side <= 1600 px."""
-    from PIL import ImageDraw, ImageFont
+    from PIL import ImageDraw
 
     h, w = rgb.shape[:2]
     scale = min(1.0, ANNOTATED_MAX_SIDE / max(h, w))
@@ -114,10 +114,7 @@ def annotate(rgb: np.ndarray, detections: list[Detection], outlines: list[np.nda
     draw = ImageDraw.Draw(canvas)
     lw = max(2, round(max(canvas.size) / 500))
     size = max(11, min(28, round(max(canvas.size) / 45)))
-    try:
-        font: ImageFont.FreeTypeFont | ImageFont.ImageFont = ImageFont.truetype(_FONT, size)
-    except OSError:
-        font = ImageFont.load_default()
+    font = label_font(size)
     marks = ((230, 0, 120), (0, 140, 60), (255, 110, 0), (20, 90, 230), (140, 0, 200), (0, 150, 160))
     for i, det in enumerate(detections):
         colour = marks[i % len(marks)]

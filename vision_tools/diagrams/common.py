@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 
 import cv2
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from vision_tools.image.boxes import Box
 from vision_tools.image.colour import ALIASES
+from vision_tools.image.drawing import label_font
 from vision_tools.image.loading import require_rgb
 
 #: Smallest side a diagram may have; below this nothing can be measured.
@@ -24,7 +24,6 @@ MIN_SIDE = 8
 FAINT_INK_LEVEL = 0.6
 #: The annotated evidence image is at most this many pixels on its long side (UI budget).
 ANNOTATED_MAX_SIDE = 1600
-_FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
 #: Named colours as hue ranges in degrees (HSV); "black"/"gray" are handled by value/saturation instead.
 HUE_RANGES: dict[str, tuple[tuple[float, float], ...]] = {
@@ -161,14 +160,6 @@ def box_of(mask: np.ndarray) -> Box | None:
     return Box(float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
 
 
-@lru_cache(maxsize=8)
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    try:
-        return ImageFont.truetype(_FONT_PATH, size)
-    except OSError:
-        return ImageFont.load_default()
-
-
 def annotate(
     rgb: np.ndarray,
     boxes: Sequence[Box] = (),
@@ -187,7 +178,7 @@ def annotate(
     draw = ImageDraw.Draw(canvas)
     line_w = max(2, round(max(canvas.size) / 400))
     font_size = max(12, round(max(canvas.size) / 40))
-    font = _font(font_size)
+    font = label_font(font_size)
 
     def label(n: int, x: float, y: float, colour: tuple[int, int, int]) -> None:
         text = str(n)

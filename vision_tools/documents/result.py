@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from vision_tools.image.boxes import Box
+from vision_tools.image.drawing import label_font
 from vision_tools.image.loading import shrink
-
-_FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
 
 @dataclass(frozen=True)
@@ -71,10 +70,7 @@ class FieldAnswer:
             image, scale = shrink(image if image.mode == "RGB" else image.convert("RGB"), 1600)
         out = image.copy()
         draw = ImageDraw.Draw(out)
-        try:
-            font = ImageFont.truetype(_FONT_PATH, 14)
-        except OSError:
-            font = ImageFont.load_default()
+        font = label_font(14)
         if self.label_box is not None:
             draw.rectangle([v * scale for v in self.label_box.as_list()], outline=(30, 90, 220), width=3)
         for box in self.boxes:

@@ -20,9 +20,10 @@ from difflib import SequenceMatcher
 
 import cv2
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from vision_tools.image.boxes import Box
+from vision_tools.image.drawing import label_font
 from vision_tools.image.loading import require_rgb, shrink
 from vision_tools.text.backends import DetectingBackend, OcrBackendUnavailable, Quad, RawLine, get_backend
 
@@ -34,7 +35,6 @@ UPSCALE_TARGET = 640
 MAX_UPSCALE = 2.0
 #: Smallest side, in pixels, of an image or region that can hold a readable character.
 MIN_SIDE = 4
-_FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
 
 @dataclass(frozen=True)
@@ -251,10 +251,7 @@ def draw_lines(image: Image.Image, lines: list[OcrLine], region: Box | None = No
     out, scale = shrink(image if image.mode == "RGB" else image.convert("RGB"), 1600)
     out = out.copy()
     draw = ImageDraw.Draw(out)
-    try:
-        font = ImageFont.truetype(_FONT_PATH, 14)
-    except OSError:
-        font = ImageFont.load_default()
+    font = label_font(14)
     if region is not None:
         draw.rectangle([v * scale for v in region.as_list()], outline=(255, 0, 255), width=2)
     for number, line in enumerate(lines, start=1):
