@@ -11,7 +11,8 @@ from vision_tools.documents.dates import find_date
 from vision_tools.documents.header import company_text, find_address, find_company
 from vision_tools.documents.labels import find_label_value, variants_for
 from vision_tools.documents.layout import Layout, estimate_skew
-from vision_tools.documents.patterns import amounts_in, dates_in, repair_address, sole_amount
+from vision_tools.documents.name_words import repair_name
+from vision_tools.documents.patterns import amounts_in, damaged_tokens, dates_in, repair_address, sole_amount
 from vision_tools.documents.totals import classify_label, find_total
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
@@ -146,6 +147,27 @@ def test_faded_address_words_are_restored_only_when_one_word_fits() -> None:
         "NO.12,JALAN SS4C/5,PETALING JAYA SELANGOR DARUL EHSAN"
     assert repair_address("LOT G29 & G3O, AEON Ma11")[0] == "LOT G29 & G30, AEON Mall"
     assert repair_address("NO 18, 20, 22, JALAN BUNGA TANJONG 2/16")[1] == 0
+    assert repair_address("42-46, OJLN SULTAN AZLAN SHAH")[0] == "42-46, JLN SULTAN AZLAN SHAH"  # a speck
+    assert repair_address('DESA TEBRAU, TAMAN DESA "EBRAU.') == ("DESA TEBRAU, TAMAN DESA TEBRAU.", 1)
+    assert repair_address('TAMAN DESA "EBRAU.') == ('TAMAN DESA "EBRAU.', 0)  # nothing says what was printed
+
+
+def test_digits_read_as_capitals_mark_a_damaged_address() -> None:
+    assert damaged_tokens("TEMASYA INDUSTRIAL PARK AOOOI O SGOR") == ["AOOOI"]
+    assert damaged_tokens("OLIVIA BOUTIQUE, JALAN IPOH, ILLINOIS") == []
+
+
+def test_a_misread_letter_in_a_long_business_word_is_restored_and_lowers_confidence() -> None:
+    assert repair_name("TSH POWER HARDWÀRE TRADING") == ("TSH POWER HARDWARE TRADING", ["HARDWÀRE"])
+    assert repair_name("LAVENDER CONFECTEONERY & BAKERY S/B")[0] == "LAVENDER CONFECTIONERY & BAKERY S/B"
+    assert repair_name("Hardwake Store")[0] == "Hardware Store"
+    # Real words and real accents are printed as they are: short neighbours, plurals, names, a café.
+    for printed in ("BAKERS CORNER", "GRADING SDN BHD", "GROCERS PLACE", "CAFÉ DE PARIS", "KEDAI RUNCIT AH SENG"):
+        assert repair_name(printed) == (printed, [])
+    read = find_company(page([[("KEDAI HARDWAKE SDN BHD", 30.0)], [("NO 1, JALAN 2, 43000 KAJANG", 30.0)]]))
+    clean = find_company(page([[("KEDAI HARDWARE SDN BHD", 30.0)], [("NO 1, JALAN 2, 43000 KAJANG", 30.0)]]))
+    assert read.value == clean.value == "KEDAI HARDWARE SDN BHD"
+    assert read.confidence < clean.confidence and "'HARDWAKE'" in read.how
 
 
 def test_any_printed_label_gives_the_value_beside_it() -> None:

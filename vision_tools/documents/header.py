@@ -17,6 +17,7 @@ import re
 import numpy as np
 
 from vision_tools.documents.layout import Layout, Placed
+from vision_tools.documents.name_words import repair_name
 from vision_tools.documents.patterns import (
     ADDRESS_STOP,
     ADDRESS_WORD,
@@ -35,6 +36,8 @@ from vision_tools.documents.result import Candidate, FieldAnswer
 
 #: Confidence kept per word that looks damaged by faded print or a stamp (the reading may be wrong there).
 _DAMAGE_FACTOR = 0.6
+#: Confidence kept per misread word of the name restored from the lexicon (``name_words``).
+_RESTORED_FACTOR = 0.95
 #: Rows between the name and the address that may be passed over (registration number, branch name, date).
 _MAX_SKIPPED_ROWS = 3
 #: Rows of the page searched for the issuer's name.
@@ -184,12 +187,15 @@ def find_company(layout: Layout) -> FieldAnswer:
         return FieldAnswer("company", None, 0.0, missing="no name-like line at the top of the document")
     rows, strength, why = found
     lines = [p for r in rows for p in _row_lines(layout, r)]
-    text = company_text(" ".join(_row_text(layout, r) for r in rows))
+    text, restored = repair_name(company_text(" ".join(_row_text(layout, r) for r in rows)))
     if _letters(text) < 3:
         return FieldAnswer("company", None, 0.0, missing="no name-like line at the top of the document")
     ocr = float(np.mean([p.line.confidence for p in lines]))
     confidence = min(ocr, min(p.line.confidence for p in lines) + 0.1) * strength
     how = f"row {rows[0] + 1} from the top ({why})" + (f", joined over {len(rows)} rows" if len(rows) > 1 else "")
+    if restored:
+        confidence *= _RESTORED_FACTOR ** len(restored)
+        how += f"; misread word(s) restored: {', '.join(repr(w) for w in restored)}"
     damaged = damaged_tokens(text) + (["a leading connector"] if re.match(r"^\W", text) else [])
     if damaged:
         confidence *= _DAMAGE_FACTOR ** len(damaged)

@@ -181,26 +181,40 @@ _DAMAGE_MARK = re.compile(r"(?<=[A-Za-z])[:_|!\"`~^](?=[A-Za-z])|^[\"`~^_:|]+(?=
 # Only digits that pass for letters (l/I, O): "Uptown3" is a name, "Ma11" a misread "Mall".
 _GLUED_DIGITS = re.compile(r"[a-z][01]|[01][a-z]")
 _STRAY_MARKS = frozenset(['"', "`", "~", "^", "_", ":", "|"])
+#: What a speck or a bullet before a word is read as.
+_SPECKS = frozenset("OIL01|")
 _LOOKALIKES = str.maketrans({"1": "L", "0": "O", "5": "S", "8": "B", "|": "I"})
 _TOKEN = re.compile(r"[^\s,;()]+")
 
 
 def damaged_tokens(text: str) -> list[str]:
     """Words that look damaged by faded print or a stamp: a colon or underscore between letters ("JA:AN"), a
-    quote stuck to a word ('"EBRAU'), digits glued to a lowercase word ("Ma11")."""
+    quote stuck to a word ('"EBRAU'), digits glued to a lowercase word ("Ma11"), digits read as capitals
+    ("AOOOI" where a postcode was printed)."""
     out = []
     for match in _TOKEN.finditer(text):
         core = match.group(0).strip(".")
-        if _DAMAGE_MARK.search(core) or (_GLUED_DIGITS.search(core) and sum(c.isalpha() for c in core) >= 2):
+        glued = _GLUED_DIGITS.search(core) and sum(c.isalpha() for c in core) >= 2
+        misread_digits = _digits_read_as_capitals(core)
+        if _DAMAGE_MARK.search(core) or glued or misread_digits:
             out.append(core)
     return out
+
+
+def _digits_read_as_capitals(word: str) -> bool:
+    """"AOOOI" where "40150" was printed: a word of capitals that is at least 70 % O and I (OLIVIA is 50 %)."""
+    if not (len(word) >= 4 and word.isalpha() and word.isupper()) or word in ADDRESS_LEXICON:
+        return False
+    return sum(ch in "OI" for ch in word) >= 0.7 * len(word)
 
 
 def repair_address(text: str) -> tuple[str, int]:
     """``text`` with damaged address words restored where exactly one lexicon word fits ("JA:AN" -> "JALAN",
     "SE_ANGOR" -> "SELANGOR", "Ma11" -> "Mall"), a letter O among digits made a zero ("G3O" -> "G30"), and how
-    many words were restored."""
+    many words were restored. A word whose first letter a mark replaced is restored from the same word printed
+    elsewhere in ``text`` ('TAMAN DESA "EBRAU' after 'DESA TEBRAU')."""
     fixed = 0
+    printed = {w.upper() for w in re.findall(r"[A-Za-z]{4,}", text)}
 
     def repair(match: re.Match[str]) -> str:
         nonlocal fixed
@@ -210,6 +224,9 @@ def repair_address(text: str) -> tuple[str, int]:
         tail = core[len(core.rstrip(".")):]
         core = core[:len(core) - len(tail)]
         repaired = _repair_word(core)
+        if repaired is None and lead and core.isalpha():
+            whole = [w for w in printed if w[1:] == core.upper()]
+            repaired = (whole[0] if core.isupper() else whole[0].capitalize()) if len(whole) == 1 else None
         if repaired is None and re.fullmatch(r"[A-Z]*\d+[O0-9]*O[O0-9]*|[A-Z]?\d*O\d+", core):
             repaired = re.sub(r"(?<=\d)O|O(?=\d)", "0", core)
         if repaired is None or repaired == core:
@@ -229,6 +246,8 @@ def _repair_word(core: str) -> str | None:
         if ch in _STRAY_MARKS:  # one damaged character: try every letter in its place
             options |= {w for w in ADDRESS_LEXICON if len(w) == len(upper) and
                         all(a == b for j, (a, b) in enumerate(zip(upper, w, strict=True)) if j != i)}
+    if upper[0] in _SPECKS and upper[1:] in ADDRESS_LEXICON and len(upper) >= 4:
+        options.add(upper[1:])  # a speck read as a letter before a street word: "OJLN" -> "JLN"
     looked = upper.translate(_LOOKALIKES)
     if looked != upper and looked in ADDRESS_LEXICON and any(ch.islower() for ch in core):
         options.add(looked)
