@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
+from agents import embeddings
 from agents.config import Settings
 from agents.loop import EventSink, run
 from agents.policies.base import Policy
@@ -49,6 +50,7 @@ class Maestro:
         settings = settings or Settings.resolve()
         registry = load_registry(settings.registry_path, settings.skills_paths)
         store = open_store(settings.data_dir, settings.db_url)
+        embeddings.keep_on_disk(settings.data_dir / "cache" / "embeddings.sqlite3")
         return cls(settings, registry, store, policy or build_policy(registry, store))
 
     def ask(self, image: str | Path | bytes | Image.Image, question: str, *, on_event: EventSink | None = None,
@@ -56,13 +58,14 @@ class Maestro:
             expected: str | None = None, expected_kind: str | None = None, policy: Policy | None = None,
             run_config: dict[str, Any] | None = None, cancel: threading.Event | None = None,
             parent_run_id: str | None = None, tool_cache: ToolCache | None = None,
-            sc: int | None = None) -> Run:
+            sc: int | None = None, stored_image: bool = False) -> Run:
         """Answer ``question`` about ``image``; the run and its steps are stored as they happen.
 
         ``expected_kind`` is a dataset's declared answer kind (``choice``, ``relaxed``, ``text``…): it fixes the
         answer form when the wording alone would not. ``cancel``, when set, stops the run between turns (stored as
-        ``cancelled``). A rerun (``agents.rerun``) passes the run it repeats as ``parent_run_id`` and, to reuse
-        stored tool outputs, a ``tool_cache``.
+        ``cancelled``). A rerun (``agents.rerun``) passes the run it repeats as ``parent_run_id``, to reuse
+        stored tool outputs a ``tool_cache``, and ``stored_image`` (the bytes come from this data directory's
+        image store, so they are decoded only when a tool needs the pixels).
 
         With self-consistency k > 1 (``sc``, else the registry's ``orchestrator.self_consistency``) this samples k
         runs and returns the voted one (``agents.self_consistency``); ``policy`` and ``run_config`` (merged into
@@ -84,7 +87,7 @@ class Maestro:
         if len(question) > MAX_QUESTION_CHARS:
             raise InputError(f"question too long: {len(question)} characters (limit {MAX_QUESTION_CHARS})")
         try:
-            decoded = load_image(image)
+            decoded = load_image(image, lazy=stored_image)
         except ValueError as exc:
             raise InputError(str(exc)) from exc
         ref = self.store.images.put_bytes(_original_bytes(image, decoded))

@@ -12,13 +12,14 @@ from __future__ import annotations
 import io
 import logging
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
 from agents import tool_codec
 from skills.base import CachedOutput
-from storage import Step, load_outputs, save_outputs
+from storage import Step, ToolCall, load_outputs, save_outputs
 
 if TYPE_CHECKING:
     from storage import Store
@@ -41,8 +42,16 @@ def save_step_outputs(store: Store, step: Step) -> int:
             image_id = known[id(image)] = store.images.put_image(image).id
         return image_id
 
+    return save_call_outputs(store, step.tool_calls, save_image)
+
+
+def save_call_outputs(store: Store, calls: list[ToolCall],
+                      save_image: Callable[[Image.Image], str] | None = None) -> int:
+    """Keep the output of every live, successful call in ``calls`` (outside a step: the routing policy's look at
+    the image); returns how many were new."""
+    save_image = save_image or (lambda image: store.images.put_image(image).id)
     outputs: dict[str, tuple[str, dict[str, Any]]] = {}
-    for call in step.tool_calls:
+    for call in calls:
         if call.reused or call.error or call.output is None or not call.cache_key or call.cache_key in outputs:
             continue
         try:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageFile
 
 from vision_tools.image.loading import MAX_PIXELS, ImageError, load_image
 
@@ -113,6 +113,22 @@ def test_exif_rotation_is_applied() -> None:
     exif[0x0112] = 6  # "rotate 90 CW to display"
     image = load_image(_encode(wide, "JPEG", exif=exif.tobytes()))
     assert image.size == (20, 40)
+
+
+def test_a_stored_image_opened_lazily_is_decoded_only_when_read_and_still_turned_upright() -> None:
+    rng = np.random.default_rng(1)
+    png = _encode(Image.fromarray(rng.integers(0, 255, (30, 40, 3), dtype=np.uint8)))
+    lazy = load_image(png, lazy=True)
+    assert isinstance(lazy, ImageFile.ImageFile) and lazy.tile, "an upright RGB PNG is not decoded up front"
+    assert np.array_equal(np.asarray(lazy), np.asarray(load_image(png)))
+    # An eXIf chunk after the pixel data (where Pillow looks only after decoding) is still honoured.
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    data = exif.tobytes()
+    chunk = struct.pack(">I", len(data)) + b"eXIf" + data + struct.pack(">I", zlib.crc32(b"eXIf" + data))
+    iend = png.rindex(b"IEND") - 4
+    turned = load_image(png[:iend] + chunk + png[iend:], lazy=True)
+    assert turned.size == (30, 40)
 
 
 def test_truncated_png_is_refused(tmp_path: Path) -> None:

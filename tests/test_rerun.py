@@ -203,3 +203,25 @@ def test_a_tool_called_on_an_earlier_tool_s_result_is_keyed_by_that_result(maest
         again = maestro.store.get_run(rerun(maestro, first.id, tools="cached").id)
         assert again.answer == first.answer
         assert reuse_count(again).all_reused
+
+
+def test_a_cached_rerun_routes_without_decoding_its_image(maestro: Maestro, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The router's look at the image (Chart's image prior) is a stored tool output too, and a stored upright PNG
+    is opened undecoded: a rerun whose every tool output is reused never reads the pixels."""
+    from PIL import PngImagePlugin
+
+    image, question = CASES["diagram"]
+    first = maestro.ask(image(), question)
+    decoded: list[str] = []
+    real_load = PngImagePlugin.PngImageFile.load
+
+    def counting_load(self: PngImagePlugin.PngImageFile):  # type: ignore[no-untyped-def]
+        decoded.append("png")
+        return real_load(self)
+
+    monkeypatch.setattr(PngImagePlugin.PngImageFile, "load", counting_load)
+    again = rerun(maestro, first.id, tools="cached")
+    assert again.answer == first.answer and reuse_count(again).all_reused
+    assert decoded == [], "a fully cached rerun decoded its image"
+    live = rerun(maestro, first.id, tools="live")
+    assert live.answer == first.answer and decoded, "a live rerun reads the pixels"

@@ -5,6 +5,9 @@ flat colour areas: milliseconds, no OCR). A question's words may not name the ki
 most visitors?" under a bar chart), so the policies use the best such score of at least ``IMAGE_PRIOR_MIN``: first
 for a multiple-choice question (its options say nothing about the image), and otherwise as one more plausible
 skill when the words leave room. The recognising skill still answers only what its tools settle.
+
+Each look is a traced tool call (``skills.base.ToolTrace``, tool ``<skill>.image_prior``): under a rerun with
+``--tools cached`` its stored output is reused like any tool's, so a rerun need not decode the image to route.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PIL import Image
+
+from skills.base import ToolTrace
 
 if TYPE_CHECKING:
     from agents.registry import Registry
@@ -33,16 +38,21 @@ class Recognised:
         return f"the image looks like its kind ({self.reason}, score {self.score:.2f})"
 
 
-def recognised_skill(registry: Registry, image: Image.Image | None) -> Recognised | None:
-    """The skill whose ``image_prior`` scores ``image`` highest, when that score is at least ``IMAGE_PRIOR_MIN``."""
+def recognised_skill(registry: Registry, image: Image.Image | None,
+                     trace: ToolTrace | None = None) -> Recognised | None:
+    """The skill whose ``image_prior`` scores ``image`` highest, when that score is at least ``IMAGE_PRIOR_MIN``.
+
+    The looks run through ``trace`` (a fresh one if not given), which reuses stored outputs under a rerun and
+    records each call, so a caller with a store can keep their outputs (``agents.tool_cache.save_call_outputs``)."""
     if image is None:
         return None
+    trace = trace if trace is not None else ToolTrace()
     best: Recognised | None = None
     for loaded in registry.skills:
         prior = getattr(loaded.module, "image_prior", None)
         if not callable(prior):
             continue
-        score, why = prior(image)
+        score, why = trace.call(f"{loaded.spec.name}.image_prior", prior, image)
         if score >= IMAGE_PRIOR_MIN and (best is None or score > best.score):
             best = Recognised(loaded.spec.name, float(score), str(why))
     return best

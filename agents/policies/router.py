@@ -43,7 +43,9 @@ from agents.routing_evidence import (
     skill_estimates,
 )
 from agents.skill_inference import infer_skills
+from agents.tool_cache import save_call_outputs
 from skills.answer_form import answer_form
+from skills.base import ToolTrace
 from skills.runner import choose_level2
 from storage import handbook as tables
 from storage.handbook import HandbookRecord
@@ -94,7 +96,7 @@ class RouterPolicy:
                 return answered
         tried = {(s.model, s.skill) for s in searches}
         decision = None if ctx.force_answer or len(searches) >= 2 else self.decide(
-            ctx.question, exclude=tried, recognised=recognised_skill(ctx.registry, ctx.image))
+            ctx.question, exclude=tried, recognised=self._recognised(ctx))
         if decision is None:
             return abstain_turn(ctx, needs_expert_hint(ctx.registry))
         expert, skill = decision["expert"], decision["skill"]
@@ -104,6 +106,14 @@ class RouterPolicy:
             why = last.error if last.status == "error" else (last.missing or "it settled nothing")
             think = f"{last.model}@@{last.skill} did not settle it ({why}). Trying another pair. " + think
         return PolicyTurn(render_turn(think, Search(expert, skill, ctx.question)), routing=decision)
+
+    def _recognised(self, ctx: Context) -> Recognised | None:
+        """The skill that recognises the image; the looks' outputs are kept for reruns (``--tools cached``)."""
+        trace = ToolTrace()
+        recognised = recognised_skill(ctx.registry, ctx.image, trace)
+        if self.store is not None:
+            save_call_outputs(self.store, trace.calls)
+        return recognised
 
     # -- decisions -----------------------------------------------------------------------------------------------
     def decide(self, question: str, *, exclude: set[tuple[str | None, str | None]] | None = None,

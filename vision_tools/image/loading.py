@@ -27,8 +27,13 @@ class ImageError(ValueError):
     """An image that cannot be used, with a message meant for the person who supplied it."""
 
 
-def load_image(source: str | Path | bytes | Image.Image, max_pixels: int = MAX_PIXELS) -> Image.Image:
-    """Open ``source`` (a path, encoded bytes or a PIL image) as an 8-bit RGB image, or raise ``ImageError``."""
+def load_image(source: str | Path | bytes | Image.Image, max_pixels: int = MAX_PIXELS, *,
+               lazy: bool = False) -> Image.Image:
+    """Open ``source`` (a path, encoded bytes or a PIL image) as an 8-bit RGB image, or raise ``ImageError``.
+
+    ``lazy`` is for an image known to decode (one from the image store, checked when it was first stored): an
+    upright RGB file is then returned undecoded, and Pillow decodes it when something first reads its pixels. A
+    rerun whose tool outputs are all reused never does."""
     if isinstance(source, Image.Image):
         image = source
     else:
@@ -52,11 +57,32 @@ def load_image(source: str | Path | bytes | Image.Image, max_pixels: int = MAX_P
             f"image too large: {width}x{height} = {width * height / 1e6:.1f} MP exceeds the limit of "
             f"{max_pixels / 1e6:.0f} MP; downscale it first"
         )
+    if lazy and image.mode == "RGB" and _upright_without_decoding(image):
+        return image
     try:
         image.load()
     except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
         raise ImageError(f"broken image: the pixel data could not be decoded ({exc})") from exc
     return to_rgb(image)
+
+
+def _upright_without_decoding(image: Image.Image) -> bool:
+    """Whether ``image`` surely needs no EXIF rotation, found out without decoding it. Pillow's PNG reader
+    decodes the whole image to look for an eXIf chunk after the pixel data, so PNG chunks are walked instead."""
+    if image.format == "JPEG":
+        return image.getexif().get(_ORIENTATION, 1) == 1
+    if image.format != "PNG" or not isinstance(image.fp, io.BytesIO):
+        return False
+    with image.fp.getbuffer() as data:
+        at = 8  # after the signature: chunks of length (4), type (4), data, CRC (4)
+        while at + 8 <= len(data):
+            length, kind = int.from_bytes(data[at:at + 4], "big"), bytes(data[at + 4:at + 8])
+            if kind == b"eXIf":
+                return False
+            if kind == b"IEND":
+                return True
+            at += 12 + length
+    return False
 
 
 def to_rgb(image: Image.Image) -> Image.Image:
