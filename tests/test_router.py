@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -181,3 +182,24 @@ def test_router_runs_end_to_end_and_learns_from_a_rating(maestro: Maestro) -> No
     before = {c["expert"]: c for c in routing["candidates"]}
     after = {c["expert"]: c for c in maestro.policy.decide("please repeat hello")["candidates"]}
     assert after[search.model]["evidence"] == 1 and after[search.model]["mean"] > before[search.model]["mean"]
+
+
+@needs_embeddings
+def test_embeddings_are_kept_on_disk_so_a_new_process_need_not_load_the_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "cache" / "embeddings.sqlite3"
+    embeddings.keep_on_disk(path)
+    computed = embeddings.embed(["How many circles are there?", "What is the total?"])
+    assert path.is_file()
+    # As in a new process: nothing in memory, and no model to load.
+    monkeypatch.setattr(embeddings, "_cache", type(embeddings._cache)())
+    monkeypatch.setattr(embeddings, "_load", lambda: pytest.fail("the model was loaded for texts on disk"))
+    assert np.array_equal(embeddings.embed(["What is the total?", "How many circles are there?"]), computed[::-1])
+    # A text never seen still needs the model; a cache file that cannot be made is no error, only no cache.
+    with pytest.raises(pytest.fail.Exception):
+        embeddings.embed(["A question never asked before"])
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    embeddings.keep_on_disk(blocker / "embeddings.sqlite3")
+    monkeypatch.undo()
+    assert embeddings.embed(["What is the total?"]).shape == (1, 384)
