@@ -258,6 +258,7 @@ def _run_in_bubblewrap(code: str, view: policy.FilesystemView, config: dict[str,
         limits["RLIMIT_NPROC"] = (MAX_PROCESSES, MAX_PROCESSES)
         config["limits"] = limits
         protections.append(f"process limit: RLIMIT_NPROC {MAX_PROCESSES} in the run's own user namespace")
+    config["fd_ceiling"] = max(fds) + 1  # the prelude closes every passed descriptor, however high its number
     argv = [str(_bwrap()), "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
             "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
     if root:
@@ -320,6 +321,7 @@ def _run_direct(code: str, view: policy.FilesystemView, config: dict[str, object
             allowed = _processes_of(os.getuid()) + MAX_PROCESSES
             limits["RLIMIT_NPROC"] = (allowed, allowed)
             run_config["limits"] = limits
+        run_config["fd_ceiling"] = max(fds) + 1
         env = dict(_CHILD_ENV, HOME=workdir, TMPDIR=workdir)
         argv = [view.interpreter, "-I", "-S", "-B", "-c", _prelude_source(), json.dumps(run_config)]
         try:

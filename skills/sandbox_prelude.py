@@ -126,7 +126,9 @@ def _main() -> None:
         applied.append("audit hook (first line only)")
     if status_fd is not None:
         os.write(status_fd, json.dumps({"applied": applied, "missing": missing}).encode())
-    os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    # Up to the highest descriptor the app passed, not only the lowered RLIMIT_NOFILE: in a busy app the status
+    # pipe can be number 65, above a limit of 64, and code must not reach it.
+    os.closerange(3, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], int(config.get("fd_ceiling", 0))))
     with open(config["main"], "rb") as handle:
         source = handle.read()
     sys.argv = [config["main"]]

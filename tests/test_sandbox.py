@@ -12,6 +12,8 @@ import pytest
 from skills import sandbox
 from skills.sandbox import SandboxUnavailable, run_python
 
+HOSTILE_FDS = Path(__file__).parent / "sandbox_corpus" / "hostile" / "39_secrets_inherited_fds.py"
+
 strict_available = pytest.mark.skipif(bool(sandbox._missing_prerequisites()),
                                       reason=f"strict sandbox unavailable: {sandbox._missing_prerequisites()}")
 
@@ -130,3 +132,22 @@ def test_output_is_bounded_while_it_is_read() -> None:
     assert result.ok and len(result.stdout) < 1100 and "more characters cut" in result.stdout
     flood = run_python("import sys\nwhile True: sys.stdout.write('y' * 65536)", timeout_s=2, max_output=1000)
     assert flood.timed_out and len(flood.stdout) < 1100
+
+
+@pytest.mark.parametrize("mode", ["strict", "weak"])
+def test_no_descriptor_reaches_the_code_however_high_its_number(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a busy app the descriptors passed to the sandbox (the status pipe) get numbers above the sandbox's own
+    limit of open files; they must be closed all the same, with or without the audit hook."""
+    if mode == "weak":
+        monkeypatch.setenv("MAESTRO_SANDBOX", "weak")
+        monkeypatch.setattr(sandbox, "_bwrap", lambda: None)
+    spare = [os.open(os.devnull, os.O_RDONLY) for _ in range(100)]
+    try:
+        result = run_python(HOSTILE_FDS.read_text(), audit_hook=False)
+    except SandboxUnavailable as exc:  # root with an interpreter only root can read: weak mode is refused too
+        assert mode == "weak" and "uid 65534 cannot read the interpreter" in str(exc)
+        return
+    finally:
+        for fd in spare:
+            os.close(fd)
+    assert "inherited" not in result.stdout and not result.ok, result.stdout
