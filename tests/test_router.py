@@ -189,12 +189,13 @@ def test_embeddings_are_kept_on_disk_so_a_new_process_need_not_load_the_model(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "cache" / "embeddings.sqlite3"
     embeddings.keep_on_disk(path)
-    computed = embeddings.embed(["How many circles are there?", "What is the total?"])
+    fresh = [f"How many circles are there? ({tmp_path.name})", f"What is the total? ({tmp_path.name})"]
+    computed = embeddings.embed(fresh)  # texts no other test embedded: computed now, so written to the file
     assert path.is_file()
     # As in a new process: nothing in memory, and no model to load.
     monkeypatch.setattr(embeddings, "_cache", type(embeddings._cache)())
     monkeypatch.setattr(embeddings, "_load", lambda: pytest.fail("the model was loaded for texts on disk"))
-    assert np.array_equal(embeddings.embed(["What is the total?", "How many circles are there?"]), computed[::-1])
+    assert np.array_equal(embeddings.embed(fresh[::-1]), computed[::-1])
     # A text never seen still needs the model; a cache file that cannot be made is no error, only no cache.
     with pytest.raises(pytest.fail.Exception):
         embeddings.embed(["A question never asked before"])
