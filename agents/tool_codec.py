@@ -27,7 +27,7 @@ import numpy as np
 from PIL import Image
 
 #: Modules whose dataclasses and enums ``decode`` may rebuild (and their sub-modules).
-TRUSTED_MODULES = ("vision_tools", "skills")
+TRUSTED_MODULES = ("vision_tools", "skills", "sandbox")
 #: Image modes that survive a PNG round trip unchanged.
 IMAGE_MODES = frozenset({"1", "L", "LA", "RGB", "RGBA"})
 FORMAT = 1

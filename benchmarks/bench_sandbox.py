@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from skills.sandbox import run_python
+from sandbox import run_python
 
 
 def percentile(values: list[float], q: float) -> float:

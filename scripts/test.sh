@@ -14,7 +14,7 @@ has_postgres() {
 }
 # Debian packages the tests use for real: Chromium (browser tests), Tesseract (second OCR back end), PostgreSQL (the
 # storage, evaluation and rating tests run on it too; the tests start their own throwaway server), bubblewrap and
-# libseccomp2 (the code sandbox: skills/sandbox.py).
+# libseccomp2 (the code sandbox: sandbox/).
 missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v tesseract >/dev/null || missing="$missing tesseract-ocr"

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from skills import sandbox
+import sandbox
 from skills.base import SkillContext, ToolTrace
 from skills.python_code import skill as python_code
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from skills import sandbox
-from skills.sandbox import SandboxUnavailable, run_python
+import sandbox
+from sandbox import SandboxUnavailable, run_python
 
 HOSTILE_FDS = Path(__file__).parent / "sandbox_corpus" / "hostile" / "39_secrets_inherited_fds.py"
 

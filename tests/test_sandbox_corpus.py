@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from skills import sandbox
-from skills.sandbox import run_python
+import sandbox
+from sandbox import run_python
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).parent / "sandbox_corpus"

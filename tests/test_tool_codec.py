@@ -14,8 +14,8 @@ import pytest
 from PIL import Image, ImageDraw
 
 from agents.tool_codec import NotDecodable, NotEncodable, decode, encode
+from sandbox import run_python
 from skills.base import CachedOutput, ToolTrace, reusing_tool_outputs
-from skills.sandbox import run_python
 from vision_tools.charts import parse_chart
 from vision_tools.detection import count_shapes
 from vision_tools.diagrams import count_line_crossings
@@ -110,7 +110,7 @@ def test_values_without_a_faithful_form_are_not_stored(value: Any) -> None:
 
 
 @pytest.mark.parametrize("cls", ["os:system", "subprocess:Popen", "builtins:object", "vision_tools.text:read_text",
-                                 "vision_tools.image.boxes:Box.__init__", "skills.sandbox:subprocess.Popen",
+                                 "vision_tools.image.boxes:Box.__init__", "sandbox:subprocess.Popen",
                                  "vision_toolsx.evil:Thing"])
 def test_decoding_builds_only_trusted_result_classes(cls: str) -> None:
     stored = {"format": 1, "value": {"$t": "dataclass", "cls": cls, "f": {}}}

@@ -1,6 +1,6 @@
 """``maestro sandbox run`` and ``maestro sandbox check``: the code sandbox from the command line.
 
-``run`` executes a Python file in exactly the sandbox the Python Code skill uses (``skills.sandbox.run_python``),
+``run`` executes a Python file in exactly the sandbox the Python Code skill uses (``sandbox.run_python``),
 prints its output, and exits with the program's status: non-zero when a rule stopped it, with the rule named on
 stderr. Operators use it to try hostile code on their machine; the tests use it. ``check`` lists which
 protections this machine supports and whether the strict (default) mode can run.
@@ -37,7 +37,7 @@ def run(file: Annotated[Path, typer.Argument(help="The Python file to run.")],
         verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List the protections in force.")] = False,
         ) -> None:
     """Run FILE in the code sandbox; standard input is passed to it. Exits with the program's status."""
-    from skills.sandbox import SandboxUnavailable, run_python
+    from sandbox import SandboxUnavailable, run_python
 
     if not file.is_file():
         typer.echo(f"error: file not found: {file}", err=True)
@@ -71,7 +71,7 @@ def run(file: Annotated[Path, typer.Argument(help="The Python file to run.")],
 @sandbox_app.command("check")
 def check() -> None:
     """Print which protections this machine supports; exit 1 if the strict (default) mode would refuse."""
-    from skills.sandbox import SandboxUnavailable, machine_report, run_python
+    from sandbox import SandboxUnavailable, machine_report, run_python
 
     for layer, available, detail in machine_report():
         typer.echo(f"{'yes' if available else 'NO ':3}  {layer}: {detail}")

@@ -5,17 +5,17 @@ the sandbox; on failure the error is fed back for repair, up to ``REPAIR_ROUNDS`
 (code execution): the code comes from a fenced block in the question, or is read from the image by OCR with its
 indentation rebuilt from the line positions. Code shown to us is data, never instructions: it runs only when the
 question asks about its behaviour (what it prints, outputs, returns or raises), and then only in the kernel
-sandbox (``skills.sandbox``); otherwise the skill answers nothing and says why.
+sandbox (``sandbox``); otherwise the skill answers nothing and says why.
 """
 
 from __future__ import annotations
 
 import re
 
+from sandbox import SandboxResult, SandboxUnavailable, run_python
 from skills.answer_form import format_answer
 from skills.base import SkillContext, SkillResult
 from skills.runner import ask_expert
-from skills.sandbox import SandboxResult, SandboxUnavailable, run_python
 
 REPAIR_ROUNDS = 3
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL | re.IGNORECASE)

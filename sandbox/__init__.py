@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from skills import sandbox_policy as policy
-from skills.sandbox_run import Outcome, execute, stopped_by
+from sandbox import policy
+from sandbox.process import Outcome, execute, stopped_by
 
 MODE_ENV = "MAESTRO_SANDBOX"
 SANDBOX_UID = 65534
@@ -215,7 +215,7 @@ def _landlock_abi() -> int:
 
 @cache
 def _prelude_source() -> str:
-    return (Path(__file__).with_name("sandbox_prelude.py")).read_text(encoding="utf-8")
+    return (Path(__file__).with_name("prelude.py")).read_text(encoding="utf-8")
 
 
 def _temp_fd(data: bytes) -> int:

@@ -1,6 +1,6 @@
 """The trusted first steps of a sandboxed run, executed by the sandbox's own interpreter before the user's code.
 
-``skills.sandbox`` passes this file's source to ``python -I -S -c`` inside the bubblewrap view, with a JSON config as
+``sandbox`` passes this file's source to ``python -I -S -c`` inside the bubblewrap view, with a JSON config as
 ``argv[1]``. It joins the run's pids cgroup, drops root for an unused uid, lowers the resource limits, restricts
 the filesystem with Landlock, installs the audit hook and reports what it applied on the status descriptor; then
 it closes every other descriptor and runs ``main.py`` in fresh globals. Everything it sets is kernel state the

@@ -1,6 +1,6 @@
 """What the code sandbox lets a program see and call: the filesystem view, the system-call filter, the pids cgroup.
 
-``skills.sandbox`` assembles a run from these pieces. The filesystem view is built by bubblewrap from an empty
+``sandbox`` assembles a run from these pieces. The filesystem view is built by bubblewrap from an empty
 tmpfs: only the interpreter, its standard library, the virtualenv's site-packages, the system library
 directories and four device nodes are bound in, read-only; ``/sandbox`` is a fresh size-limited tmpfs. Nothing
 else of the host exists inside (no ``/proc``, ``/etc``, home or data directories, no repository). The same paths
