@@ -13,12 +13,17 @@ Nothing here depends on state the user's code can reach. Each run gets, in this 
   with namespace flags, bpf, keyrings, modules, io_uring, memfd and clock changes answer EPERM; no new privileges;
 * an **unprivileged user**: run as root, the prelude drops to uid/gid 65534 with no groups and no capabilities;
   otherwise bubblewrap's user namespace maps the caller's own uid;
-* a **process limit**: a pids cgroup (``pids.max`` 64) when root, ``RLIMIT_NPROC`` counted inside the run's own
-  user namespace otherwise; the cgroup is also swept with SIGKILL at the end;
-* **Landlock** rules mirroring the view (read-only paths, read-write ``/sandbox``, execute only the interpreter
-  and loader), a second fence should the view ever be wrong;
-* **resource limits**: CPU seconds, address space, file size, open files, no core files; output is cut at
-  ``max_output`` characters while it is read, and a wall-clock timeout kills the tree;
+* **a cgroup for the run** (``sandbox.cgroups``; v1 or v2) holding every process of it: ``memory_mb`` in total
+  with swap off, ``cpu_s`` CPU seconds in total at most one core's worth of time, at most 64 processes; the parent
+  watches its counters and ends the run when it reaches a limit, reads the kernel's account of the run (CPU
+  seconds, peak memory) and kills and removes it at the end; cgroups that a killed app left are swept at start.
+  Without a memory controller, processes x ``RLIMIT_AS`` is set to fit ``memory_mb``; without root,
+  ``RLIMIT_NPROC`` counted inside the run's own user namespace caps the processes;
+* **Landlock** rules mirroring the view (read-only paths, read-write ``/sandbox``, and no right to execute
+  anything: once the interpreter runs, no ``execve`` succeeds, ``ld.so /sandbox/x`` included), a second fence
+  should the view ever be wrong;
+* **resource limits** per process: CPU seconds, address space, file size, open files, no core files; output is
+  cut at ``max_output`` characters while it is read, and a wall-clock timeout kills the tree;
 * the Python **audit hook**, a first line only: it turns the common mistakes (subprocess, sockets, ctypes) into
   clear messages, and nothing relies on it.
 
@@ -28,6 +33,9 @@ ctypes binding, API-compatible with libseccomp's own) drives libseccomp (Debian 
 depends on), so the BPF program comes from the reference compiler; ``landlock`` (pure Python, MIT) wraps the
 three Landlock system calls. Each is small and has no compiled part of its own.
 
+Which rule stopped a program (``stopped_by``) comes from trusted accounts only, never from what the program prints
+(see ``sandbox.process``).
+
 If a layer is missing (no bubblewrap, a kernel without user namespaces, Landlock or seccomp, no pids cgroup as
 root) the run is refused with one line saying what is missing, unless the operator opts in to a weaker mode with
 ``MAESTRO_SANDBOX=weak`` (or ``maestro sandbox run --weak``); the result then lists what was left out. Never
@@ -36,70 +44,21 @@ silently weaker. The data directory is never bound into the view; a run whose vi
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import signal
-import stat
-import subprocess
-import tempfile
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from sandbox import policy
-from sandbox.process import Outcome, execute, stopped_by
+from sandbox import cgroups, launch, policy
+from sandbox.launch import MAX_PROCESSES, SANDBOX_UID, Budget
+from sandbox.result import SandboxResult, SandboxUnavailable
+
+__all__ = ["MAX_PROCESSES", "SANDBOX_UID", "SandboxResult", "SandboxUnavailable", "machine_report", "run_python",
+           "sandbox_mode"]
 
 MODE_ENV = "MAESTRO_SANDBOX"
-SANDBOX_UID = 65534
-MAX_PROCESSES = 64
-WORKSPACE_BYTES = 64 * 1024 * 1024
 FILE_BYTES = 16 * 1024 * 1024
 OPEN_FILES = 64
-_REFUSED_EXIT = 125
-_CHILD_ENV = {"PATH": "/usr/bin:/bin", "HOME": policy.WORKDIR, "TMPDIR": policy.WORKDIR, "LANG": "C.UTF-8",
-              "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
-              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-class SandboxUnavailable(RuntimeError):
-    """The sandbox cannot run code here as required; the message is one line saying what is missing."""
-
-
-@dataclass
-class SandboxResult:
-    """What the code did: its output, exit status, which protections were on, and which rule stopped it."""
-
-    stdout: str
-    stderr: str
-    returncode: int | None  # negative: killed by that signal
-    timed_out: bool
-    latency_ms: float
-    protections: tuple[str, ...] = ()
-    missing: tuple[str, ...] = ()
-    stopped_by: str | None = None
-    mode: str = "strict"
-    details: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out
-
-    @property
-    def network_isolated(self) -> bool:
-        return any(p.startswith("network namespace") for p in self.protections)
-
-    def summary(self) -> str:
-        state = "timed out" if self.timed_out else f"exit {self.returncode}"
-        out = (self.stdout.strip() or self.stderr.strip())[:200]
-        rule = f" (stopped by {self.stopped_by})" if self.stopped_by else ""
-        return f"python {state}{rule} in {self.latency_ms:.0f} ms: {out}"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"stdout": self.stdout, "stderr": self.stderr, "returncode": self.returncode,
-                "timed_out": self.timed_out, "network_isolated": self.network_isolated,
-                "stopped_by": self.stopped_by, "mode": self.mode, "protections": list(self.protections),
-                "missing": list(self.missing)}
 
 
 def sandbox_mode(mode: str | None = None) -> str:
@@ -128,13 +87,15 @@ def run_python(code: str, *, timeout_s: float = 10.0, cpu_s: int = 5, memory_mb:
         raise SandboxUnavailable(
             "sandbox refused: this machine lacks " + "; ".join(missing)
             + f" (install or enable it, or set {MODE_ENV}=weak / --weak to run with fewer protections)")
-    limits = {"RLIMIT_CPU": (cpu_s, cpu_s + 1), "RLIMIT_AS": (memory_mb * 2**20,) * 2,
-              "RLIMIT_FSIZE": (FILE_BYTES,) * 2, "RLIMIT_NOFILE": (OPEN_FILES,) * 2, "RLIMIT_CORE": (0, 0)}
+    # RLIMIT_AS and the process cap are fitted to the run's cgroup by ``launch`` (see ``Budget.fit``).
+    limits = {"RLIMIT_CPU": (cpu_s, cpu_s + 1), "RLIMIT_FSIZE": (FILE_BYTES,) * 2,
+              "RLIMIT_NOFILE": (OPEN_FILES,) * 2, "RLIMIT_CORE": (0, 0)}
+    budget = Budget(cpu_s=cpu_s, memory_mb=memory_mb, timeout_s=timeout_s, max_output=max_output)
     config: dict[str, object] = {"strict": mode == "strict", "limits": limits, "audit_hook": audit_hook,
-                                 "landlock": view.landlock, "max_processes": MAX_PROCESSES,
-                                 "site_dirs": view.site_dirs}
-    if _bwrap() is not None:
-        result = _run_in_bubblewrap(code, view, config, timeout_s, max_output, stdin)
+                                 "landlock": view.landlock, "site_dirs": view.site_dirs}
+    bwrap = _bwrap()
+    if bwrap is not None:
+        result = launch.in_bubblewrap(bwrap, code, view, config, budget, stdin)
         if result is not None or mode == "strict":
             if result is None:
                 raise SandboxUnavailable("sandbox refused: bubblewrap could not create the namespaces")
@@ -142,7 +103,7 @@ def run_python(code: str, *, timeout_s: float = 10.0, cpu_s: int = 5, memory_mb:
             result.mode = mode
             return result
         missing.append("namespaces (bubblewrap could not create them)")
-    result = _run_direct(code, view, config, timeout_s, max_output, stdin)
+    result = launch.direct(code, view, config, budget, stdin)
     result.missing = tuple(missing) + result.missing
     result.mode = mode
     return result
@@ -159,13 +120,21 @@ def machine_report() -> list[tuple[str, bool, str]]:
         rows.append(("seccomp (libseccomp)", False, str(exc)))
     abi = _landlock_abi()
     rows.append(("Landlock", abi > 0, f"ABI {abi}" if abi > 0 else "not enabled in this kernel"))
-    if os.geteuid() == 0:
-        cgroup = policy.PidsCgroup.create(MAX_PROCESSES)
-        rows.append(("pids cgroup", cgroup is not None, str(cgroup.path.parent) if cgroup else "not writable"))
-        if cgroup:
-            cgroup.kill_all_and_remove()
-    else:
-        rows.append(("process limit", True, "RLIMIT_NPROC inside the run's user namespace"))
+    found = cgroups.layout()
+    fallback = Budget(cpu_s=5, memory_mb=512, timeout_s=10, max_output=0).fit(False)
+    for controller, what, without in (
+            ("memory", "the run's memory in total (memory_mb, swap off)",
+             f"processes x RLIMIT_AS are set to fit memory_mb (512 MiB: {fallback.processes} processes x "
+             f"{fallback.process_memory_mb} MiB)"),
+            ("cpu", f"a CPU quota of {cgroups.CPU_CORES:g} core per run", "RLIMIT_CPU per process only"),
+            ("cpuacct", "the run's CPU seconds in total (cpu_s)", "RLIMIT_CPU per process only"),
+            ("pids", f"at most {MAX_PROCESSES} processes per run",
+             "RLIMIT_NPROC inside the run's user namespace" if os.geteuid() else "strict mode refuses as root")):
+        if found.has(controller):
+            rows.append((f"{controller} cgroup", True, f"v{found.version} {found.parents[controller]}: {what}"))
+        else:
+            rows.append((f"{controller} cgroup", False, f"{found.problems.get(controller, 'not usable')}; "
+                                                        f"without it: {without}"))
     return rows
 
 
@@ -184,7 +153,7 @@ def _missing_prerequisites() -> list[str]:
         missing.append(f"seccomp through libseccomp ({exc})")
     if _landlock_abi() < 1:
         missing.append("Landlock (Linux 5.13+ with landlock in the lsm= list)")
-    if os.geteuid() == 0 and policy._pids_parent() is None:
+    if os.geteuid() == 0 and not cgroups.layout().has("pids"):
         missing.append("a writable pids cgroup (needed as root for the process limit)")
     return missing
 
@@ -195,15 +164,6 @@ def _bwrap() -> str | None:
 
 
 @cache
-def _bwrap_supports(option: str) -> bool:
-    bwrap = _bwrap()
-    if bwrap is None:
-        return False
-    helped = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10)
-    return option in helped.stdout + helped.stderr
-
-
-@cache
 def _landlock_abi() -> int:
     try:
         from landlock.plumbing import landlock_abi_version
@@ -211,159 +171,3 @@ def _landlock_abi() -> int:
         return int(landlock_abi_version())
     except Exception:  # the library raises its own errors on kernels without Landlock
         return 0
-
-
-@cache
-def _prelude_source() -> str:
-    return (Path(__file__).with_name("prelude.py")).read_text(encoding="utf-8")
-
-
-def _temp_fd(data: bytes) -> int:
-    """An unlinked temporary file holding ``data``, positioned at its start (bubblewrap copies it in)."""
-    fd, path = tempfile.mkstemp(prefix="maestro-sandbox-")
-    os.unlink(path)
-    os.write(fd, data)
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-def _run_in_bubblewrap(code: str, view: policy.FilesystemView, config: dict[str, object], timeout_s: float,
-                       max_output: int, stdin: str) -> SandboxResult | None:
-    """One run inside bubblewrap; None when bubblewrap itself could not build the namespaces."""
-    root = os.geteuid() == 0
-    protections = [f"filesystem view: mount namespace with {len(view.binds)} read-only paths, "
-                   f"/sandbox tmpfs {WORKSPACE_BYTES // 2**20} MiB",
-                   "pid namespace (every process killed when the run ends)",
-                   "network namespace (no interfaces)", "ipc and uts namespaces"]
-    missing: list[str] = []
-    cgroup = policy.PidsCgroup.create(MAX_PROCESSES) if root else None
-    status_read, status_write = os.pipe()
-    fds = [status_write, _temp_fd(code.encode("utf-8"))]
-    try:
-        seccomp_fd: int | None = _temp_fd(policy.seccomp_program())
-        fds.append(seccomp_fd)
-        protections.append(f"seccomp filter ({len(policy.DENIED_SYSCALLS)} system calls and namespace clones "
-                           "refused, no new privileges)")
-    except (OSError, RuntimeError) as exc:
-        seccomp_fd = None
-        missing.append(f"seccomp ({exc})")
-    config = dict(config, status_fd=status_write, main=f"{policy.WORKDIR}/main.py")
-    if root:
-        config.update(uid=SANDBOX_UID, gid=SANDBOX_UID)
-        if cgroup is not None:
-            config["cgroup_fd"] = cgroup.open_procs()
-            fds.append(int(config["cgroup_fd"]))  # type: ignore[call-overload]
-    else:
-        limits = dict(config["limits"])  # type: ignore[call-overload]
-        limits["RLIMIT_NPROC"] = (MAX_PROCESSES, MAX_PROCESSES)
-        config["limits"] = limits
-        protections.append(f"process limit: RLIMIT_NPROC {MAX_PROCESSES} in the run's own user namespace")
-    config["fd_ceiling"] = max(fds) + 1  # the prelude closes every passed descriptor, however high its number
-    argv = [str(_bwrap()), "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
-            "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
-    if root:
-        argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-    else:
-        argv += ["--unshare-user", "--cap-drop", "ALL"]
-        if _bwrap_supports("--disable-userns"):
-            argv += ["--disable-userns"]
-    argv += view.bwrap_args()
-    argv += ["--perms", "0777", "--size", str(WORKSPACE_BYTES), "--tmpfs", policy.WORKDIR,
-             "--perms", "0644", "--file", str(fds[1]), f"{policy.WORKDIR}/main.py"]
-    if seccomp_fd is not None:
-        argv += ["--seccomp", str(seccomp_fd)]
-    argv += ["--chdir", policy.WORKDIR, "--", view.interpreter, "-I", "-S", "-B", "-c", _prelude_source(),
-             json.dumps(config)]
-    try:
-        outcome = execute(argv, env=_CHILD_ENV, stdin=stdin, pass_fds=tuple(fds), timeout_s=timeout_s,
-                          max_output=max_output, status_read=status_read, close_after_start=fds)
-    finally:
-        if cgroup is not None:
-            cgroup.kill_all_and_remove()
-    status = outcome.status
-    if not status and not outcome.timed_out and outcome.stderr.lstrip().startswith("bwrap:"):
-        return None
-    if "refused" in status:
-        raise SandboxUnavailable(f"sandbox refused: {status['refused']}")
-    returncode = outcome.returncode
-    if returncode is not None and returncode > 128:  # bubblewrap reports death by signal N as 128 + N
-        returncode = -(returncode - 128)
-    return _result(outcome, returncode, protections + list(status.get("applied", [])),
-                   missing + list(status.get("missing", [])))
-
-
-def _run_direct(code: str, view: policy.FilesystemView, config: dict[str, object], timeout_s: float,
-                max_output: int, stdin: str) -> SandboxResult:
-    """Weak mode without bubblewrap: Landlock, limits, a process limit and the audit hook, on a host temp dir."""
-    root = os.geteuid() == 0
-    if root and not _usable_by_others(view):
-        # Root's own processes are every process: code run as root could kill or read them all.
-        raise SandboxUnavailable(
-            "sandbox refused: even weak mode drops root, but uid 65534 cannot read the interpreter at "
-            f"{view.interpreter} (install bubblewrap, or use a Python installed where other users can read it)")
-    cgroup = policy.PidsCgroup.create(MAX_PROCESSES) if root else None
-    with tempfile.TemporaryDirectory(prefix="maestro-sandbox-") as workdir:
-        if root:
-            os.chown(workdir, SANDBOX_UID, SANDBOX_UID)
-        (Path(workdir) / "main.py").write_text(code, encoding="utf-8")
-        rules = {kind: [workdir if p == policy.WORKDIR else p for p in paths]
-                 for kind, paths in view.landlock.items()}
-        status_read, status_write = os.pipe()
-        fds = [status_write]
-        run_config = dict(config, landlock=rules, status_fd=status_write, main="main.py")
-        if root:
-            run_config.update(uid=SANDBOX_UID, gid=SANDBOX_UID)
-        if cgroup is not None:
-            run_config["cgroup_fd"] = cgroup.open_procs()
-            fds.append(int(run_config["cgroup_fd"]))  # type: ignore[call-overload]
-        elif not root:  # without a user namespace the count is all of this user's processes, so add ours
-            limits = dict(config["limits"])  # type: ignore[call-overload]
-            allowed = _processes_of(os.getuid()) + MAX_PROCESSES
-            limits["RLIMIT_NPROC"] = (allowed, allowed)
-            run_config["limits"] = limits
-        run_config["fd_ceiling"] = max(fds) + 1
-        env = dict(_CHILD_ENV, HOME=workdir, TMPDIR=workdir)
-        argv = [view.interpreter, "-I", "-S", "-B", "-c", _prelude_source(), json.dumps(run_config)]
-        try:
-            outcome = execute(argv, env=env, stdin=stdin, pass_fds=tuple(fds), timeout_s=timeout_s,
-                              max_output=max_output, status_read=status_read, close_after_start=fds, cwd=workdir)
-        finally:
-            if cgroup is not None:
-                cgroup.kill_all_and_remove()
-    status = outcome.status
-    missing = ["filesystem view, pid and network namespaces, seccomp (no bubblewrap)"]
-    if root and cgroup is None:
-        missing.append("process limit (no writable pids cgroup)")
-    return _result(outcome, outcome.returncode, ["own session (killed as a group at the end)"]
-                   + list(status.get("applied", [])), missing + list(status.get("missing", [])))
-
-
-def _usable_by_others(view: policy.FilesystemView) -> bool:
-    """Whether a user with no relation to the files may traverse to and read every path the view binds."""
-    for source in view.sources():
-        path = Path(source)
-        for ancestor in reversed(path.parents):
-            if not ancestor.stat().st_mode & stat.S_IXOTH:
-                return False
-        if not path.stat().st_mode & stat.S_IROTH:
-            return False
-    return True
-
-
-def _processes_of(uid: int) -> int:
-    count = 0
-    for entry in Path("/proc").iterdir():
-        try:
-            count += entry.name.isdigit() and entry.stat().st_uid == uid
-        except OSError:
-            continue
-    return count
-
-
-def _result(outcome: Outcome, returncode: int | None, protections: list[str],
-            missing: list[str]) -> SandboxResult:
-    cpu_killed = returncode in (-signal.SIGXCPU, -signal.SIGKILL) and not outcome.timed_out
-    return SandboxResult(stdout=outcome.stdout, stderr=outcome.stderr, returncode=returncode,
-                         timed_out=outcome.timed_out or cpu_killed, latency_ms=outcome.elapsed_ms,
-                         protections=tuple(protections), missing=tuple(missing),
-                         stopped_by=stopped_by(returncode, outcome.stderr, outcome.timed_out, cpu_killed))

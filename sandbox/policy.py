@@ -4,20 +4,20 @@
 tmpfs: only the interpreter, its standard library, the virtualenv's site-packages, the system library
 directories and four device nodes are bound in, read-only; ``/sandbox`` is a fresh size-limited tmpfs. Nothing
 else of the host exists inside (no ``/proc``, ``/etc``, home or data directories, no repository). The same paths
-become the Landlock rules the prelude applies inside, so a mistake in one layer is still caught by the other.
+become the Landlock rules the prelude applies inside, so a mistake in one layer is still caught by the other;
+Landlock grants no EXECUTE right at all, so once the interpreter runs nothing more can be executed (no
+``execve`` of the interpreter, of the loader, or of ``ld.so /sandbox/x``).
 The seccomp program is compiled by libseccomp (through ``pyseccomp``) in the parent and loaded by bubblewrap
 just before the interpreter starts.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import sys
 import sysconfig
 import tempfile
-import uuid
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -28,7 +28,10 @@ DEVICES_RO = ("/dev/urandom", "/dev/random")
 
 # System calls a computation never needs and that reach beyond the process: debugging other processes, mounts
 # and namespaces, kernel keyrings and modules, BPF, raw handles, io_uring (which bypasses this filter for the
-# operations it queues), clocks, and sockets of every family (the network namespace is empty anyway).
+# operations it queues), clocks, and sockets of every family (the network namespace is empty anyway). The last
+# lines are calls no computation needs and that each held kernel bugs: the x86 LDT (modify_ldt), page splicing
+# into pipes (vmsplice), obsolete or NUMA-placement calls (sysfs, ustat, remap_file_pages, the page migration and
+# memory-policy calls) and acting on other processes' memory (process_madvise).
 DENIED_SYSCALLS = (
     "socket", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
     "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "move_mount", "open_tree", "fsopen",
@@ -39,6 +42,9 @@ DENIED_SYSCALLS = (
     "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "fanotify_init", "vhangup", "uselib",
     "iopl", "ioperm", "personality", "clock_settime", "clock_adjtime", "settimeofday", "adjtimex",
     "sethostname", "setdomainname", "memfd_create", "memfd_secret",
+    "modify_ldt", "vmsplice", "sysfs", "ustat", "remap_file_pages", "move_pages", "migrate_pages", "mbind",
+    "set_mempolicy", "set_mempolicy_home_node", "process_madvise", "vm86", "vm86old", "_sysctl", "nfsservctl",
+    "create_module", "get_kernel_syms", "query_module",
 )
 # clone() flags that would create namespaces; clone3 hides its flags in memory, so it answers ENOSYS and the C
 # library falls back to clone, where the flags can be checked.
@@ -136,9 +142,11 @@ def filesystem_view() -> FilesystemView:
     # Real paths: only those are bound into the view (a venv reached through a symlink is bound at its target).
     view.site_dirs = list(dict.fromkeys(os.path.realpath(paths[key]) for key in ("purelib", "platlib")
                                         if os.path.isdir(paths[key])))
-    view.landlock = {"read_dirs": python_dirs_list, "exec_dirs": library_dirs, "read_files": read_files,
-                     "exec_files": [interpreter], "rw_files": list(DEVICES_RW), "rw_dirs": [WORKDIR]}
-    view.landlock["read_files"] += list(DEVICES_RO)
+    # No EXECUTE anywhere: the interpreter is already running when the rules apply, and Landlock's EXECUTE covers
+    # execve of a program and of its ELF loader, so no program (not even ``ld.so /sandbox/x``) starts after it.
+    view.landlock = {"read_dirs": python_dirs_list + library_dirs,
+                     "read_files": [*read_files, interpreter, *DEVICES_RO],
+                     "rw_files": list(DEVICES_RW), "rw_dirs": [WORKDIR]}
     return view
 
 
@@ -176,64 +184,3 @@ def seccomp_program() -> bytes:
         rules.export_bpf(compiled)
         compiled.seek(0)
         return compiled.read()
-
-
-class PidsCgroup:
-    """A pids cgroup for one run (v1 ``pids`` hierarchy, or a delegated v2 subtree): a hard process limit, and a
-    way to kill every process of the run even if one escaped the pid namespace's teardown."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    @classmethod
-    def create(cls, max_processes: int) -> PidsCgroup | None:
-        """A fresh cgroup with ``pids.max`` set, or None where this process may not create one."""
-        parent = _pids_parent()
-        if parent is None:
-            return None
-        path = parent / f"maestro-sandbox-{uuid.uuid4().hex[:12]}"
-        try:
-            path.mkdir()
-            (path / "pids.max").write_text(str(max_processes))
-        except OSError:
-            return None
-        return cls(path)
-
-    def open_procs(self) -> int:
-        return os.open(self.path / "cgroup.procs", os.O_WRONLY)
-
-    def kill_all_and_remove(self) -> None:
-        import signal
-        import time
-
-        for _ in range(50):
-            try:
-                pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
-            except OSError:
-                return
-            if not pids:
-                break
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.02)
-        with contextlib.suppress(OSError):
-            self.path.rmdir()
-
-
-def _pids_parent() -> Path | None:
-    """Where this process may create pids cgroups: the v1 hierarchy, or its own v2 cgroup if delegated."""
-    v1 = Path("/sys/fs/cgroup/pids")
-    if (v1 / "pids.max").exists() or (v1 / "cgroup.procs").exists():
-        return v1 if os.access(v1, os.W_OK) else None
-    try:
-        own = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in own:
-        if line.startswith("0::"):
-            base = Path("/sys/fs/cgroup") / line[3:].lstrip("/")
-            controls = base / "cgroup.subtree_control"
-            if controls.exists() and "pids" in controls.read_text().split() and os.access(base, os.W_OK):
-                return base
-    return None

@@ -1,7 +1,7 @@
 """The trusted first steps of a sandboxed run, executed by the sandbox's own interpreter before the user's code.
 
 ``sandbox`` passes this file's source to ``python -I -S -c`` inside the bubblewrap view, with a JSON config as
-``argv[1]``. It joins the run's pids cgroup, drops root for an unused uid, lowers the resource limits, restricts
+``argv[1]``. It joins the run's cgroup (memory, CPU and process limits for the whole run), drops root for an unused uid, lowers the resource limits, restricts
 the filesystem with Landlock, installs the audit hook and reports what it applied on the status descriptor; then
 it closes every other descriptor and runs ``main.py`` in fresh globals. Everything it sets is kernel state the
 user's code cannot undo (limits only go down, Landlock and seccomp only tighten, the uid has no capabilities); the
@@ -55,14 +55,13 @@ def _landlock(rules: dict[str, list[str]]) -> int:
     ruleset = Ruleset()
     file_read = FSAccess.READ_FILE
     dir_read = FSAccess.READ_FILE | FSAccess.READ_DIR
-    executable = FSAccess.READ_FILE | FSAccess.EXECUTE
     file_write = FSAccess.READ_FILE | FSAccess.WRITE_FILE | (FSAccess.TRUNCATE if abi >= 3 else 0)
-    # The working directory gets everything except device, socket and FIFO creation.
+    # The working directory gets everything except device, socket and FIFO creation and execution; no rule
+    # grants EXECUTE, so nothing can be executed any more (the ruleset handles every right, EXECUTE included).
     workdir = FSAccess.all() & ~(FSAccess.MAKE_CHAR | FSAccess.MAKE_BLOCK | FSAccess.MAKE_SOCK | FSAccess.MAKE_FIFO
                                  | FSAccess.EXECUTE)
-    for kind, access in (("read_dirs", dir_read), ("exec_dirs", dir_read | FSAccess.EXECUTE),
-                         ("read_files", file_read), ("exec_files", executable),
-                         ("rw_files", file_write), ("rw_dirs", workdir)):
+    for kind, access in (("read_dirs", dir_read), ("read_files", file_read), ("rw_files", file_write),
+                         ("rw_dirs", workdir)):
         for path in rules.get(kind, []):
             if os.path.exists(path):
                 ruleset.allow(path, rules=access)
@@ -80,14 +79,17 @@ def _apply(config: dict) -> tuple[list[str], list[str]]:
     missing: list[str] = []
     strict = config["strict"]
     status_fd = config.get("status_fd")
-    cgroup_fd = config.get("cgroup_fd")
-    if cgroup_fd is not None:
+    cgroup_fds = config.get("cgroup_fds") or []
+    joined = 0
+    for cgroup_fd in cgroup_fds:  # one per v1 hierarchy (memory, cpu, cpuacct, pids), one in all for v2
         try:
             os.write(cgroup_fd, b"0")  # "0" moves the writer itself; its children follow
-            applied.append(f"process limit: pids cgroup (at most {config['max_processes']} processes)")
+            joined += 1
         except OSError as exc:
-            missing.append(f"pids cgroup ({exc.strerror})")
+            missing.append(f"the run's cgroup ({exc.strerror})")
         os.close(cgroup_fd)
+    if cgroup_fds and joined == len(cgroup_fds):
+        applied.append(f"joined the run's cgroup ({joined} hierarchies)")
     if os.getuid() == 0 and config.get("uid") is not None:
         try:
             _drop_root(config["uid"], config["gid"])

@@ -2,8 +2,14 @@
 
 ``execute`` is the process plumbing shared by every sandbox mode: output is read while the child runs and kept
 only up to a bound (a program printing gigabytes costs the app nothing), the wall-clock timeout kills the whole
-process group, and the prelude's status line (what it applied) is read from its own pipe. ``stopped_by`` turns an
-exit status and the last line of stderr into the protection that stopped the program, for people and tests.
+process group, a monitor (the run's cgroup counters) may end the run early, and the prelude's status line (what it
+applied, or why it refused) is read from its own pipe.
+
+``stopped_by`` names the protection that ended a program from trusted accounts only: the status pipe (written by
+the prelude before any user code runs, then closed), the parent's own timer and monitor, the kernel's exit status
+and the run's cgroup counters. Nothing the program prints counts there, since a program can print anything.
+``stderr_hint`` reads the program's last error line for the rule it *looks like* it hit (a read-only path, a
+refused call): a hint for people and a reason for the Python Code skill to abstain, never an attribution.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -31,6 +38,7 @@ class Outcome:
     timed_out: bool
     elapsed_ms: float
     status: dict[str, object] = field(default_factory=dict)
+    stopped: str | None = None  # the monitor's reason for ending the run early
 
 
 class _BoundedReader(threading.Thread):
@@ -57,6 +65,9 @@ class _BoundedReader(threading.Thread):
         return text
 
 
+_POLL_S = 0.1
+
+
 def _feed(stream: IO[bytes], data: bytes) -> None:
     try:
         stream.write(data)
@@ -73,8 +84,13 @@ def _kill_group(pid: int) -> None:
 
 
 def execute(argv: list[str], *, env: dict[str, str], stdin: str, pass_fds: tuple[int, ...], timeout_s: float,
-            max_output: int, status_read: int, close_after_start: list[int], cwd: str | None = None) -> Outcome:
-    """Run ``argv`` in its own session; kill the group at ``timeout_s``; read the status pipe at the end."""
+            max_output: int, status_read: int, close_after_start: list[int], cwd: str | None = None,
+            monitor: Callable[[], str | None] | None = None, on_stop: Callable[[], None] | None = None) -> Outcome:
+    """Run ``argv`` in its own session; kill the group at ``timeout_s``; read the status pipe at the end.
+
+    ``monitor`` is asked every ``_POLL_S`` while the child runs; a reason it returns ends the run (the group is
+    killed and ``on_stop`` kills the rest, e.g. the run's cgroup) and is kept as ``Outcome.stopped``.
+    """
     started = time.perf_counter()
     try:
         child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -87,13 +103,21 @@ def execute(argv: list[str], *, env: dict[str, str], stdin: str, pass_fds: tuple
     feeder = threading.Thread(target=_feed, args=(child.stdin, stdin.encode("utf-8")), daemon=True)
     for thread in (*readers, feeder):
         thread.start()
-    timed_out = False
-    try:
-        child.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(child.pid)
-        child.wait()
+    timed_out, stopped = False, None
+    deadline = started + timeout_s
+    while True:
+        try:
+            child.wait(timeout=max(0.0, min(_POLL_S, deadline - time.perf_counter())))
+            break
+        except subprocess.TimeoutExpired:
+            stopped = monitor() if monitor is not None else None
+            timed_out = stopped is None and time.perf_counter() >= deadline
+            if stopped is not None or timed_out:
+                _kill_group(child.pid)
+                if on_stop is not None:
+                    on_stop()
+                child.wait()
+                break
     elapsed = (time.perf_counter() - started) * 1000
     for reader in readers:
         reader.join(timeout=5)
@@ -102,7 +126,7 @@ def execute(argv: list[str], *, env: dict[str, str], stdin: str, pass_fds: tuple
             reader.join(timeout=5)
     status = _read_status(status_read)
     return Outcome(readers[0].text(max_output), _clean_trace(readers[1].text(max_output)), child.returncode,
-                   timed_out, elapsed, status)
+                   timed_out, elapsed, status, stopped)
 
 
 def _read_status(fd: int) -> dict[str, object]:
@@ -128,6 +152,8 @@ def _clean_trace(stderr: str) -> str:
 
 
 _ERRNO_RULES = (
+    (r"sandbox: .* is not allowed", "audit hook"),
+    (r"MemoryError|Cannot allocate memory|\[Errno 12\]", "memory limit (RLIMIT_AS)"),
     (r"\[Errno 1\]|Operation not permitted", "seccomp filter or missing privilege (EPERM)"),
     (r"\[Errno 18\]|Invalid cross-device link", "filesystem view (separate mounts: no link or rename across)"),
     (r"can't start new thread", "process limit"),
@@ -143,26 +169,36 @@ _ERRNO_RULES = (
 )
 
 
-def stopped_by(returncode: int | None, stderr: str, timed_out: bool, cpu_killed: bool) -> str | None:
-    """The protection that ended the program, or None when it ended on its own (success or its own error)."""
-    if timed_out:
+def stopped_by(outcome: Outcome, returncode: int | None, *, cpu_limit_reached: bool, oom_kills: int,
+               forks_refused: int) -> str | None:
+    """The protection that ended the program, from trusted accounts only (see the module's docstring)."""
+    if "refused" in outcome.status:
+        return "sandbox refused to start"
+    if outcome.stopped:
+        return outcome.stopped
+    if outcome.timed_out:
         return "wall-clock timeout"
-    if cpu_killed:
-        return "CPU time limit"
-    if returncode == 0:
+    if oom_kills:
+        return f"memory limit (the kernel killed {oom_kills} process(es) of the run)"
+    if returncode == 0 or returncode is None:
         return None
+    if returncode == -signal.SIGXCPU or (returncode == -signal.SIGKILL and cpu_limit_reached):
+        return "CPU time limit"
     if returncode == -signal.SIGXFSZ:
         return "file size limit"
     if returncode == -signal.SIGSYS:
         return "seccomp filter (forbidden system call)"
+    if forks_refused:
+        return f"process limit (the kernel refused {forks_refused} fork(s))"
+    return None
+
+
+def stderr_hint(returncode: int | None, stderr: str) -> str | None:
+    """The rule the program's last error line looks like it hit: the program's own words, never trusted."""
+    if returncode == 0:
+        return None
     lines = [line for line in stderr.strip().splitlines() if line.strip()]
     last = lines[-1] if lines else ""
-    if "sandbox refused" in last:
-        return "sandbox refused to start"
-    if "sandbox:" in last:
-        return "audit hook"
-    if "MemoryError" in last or "Cannot allocate memory" in last:
-        return "memory limit"
     if "FileNotFoundError" in last or "No such file or directory" in last:
         path = re.search(r"'(/[^']*)'", last) or re.search(r"(?<![\w.])(/[\w./-]+)", last)
         return "filesystem view (the path does not exist inside)" if path and not path.group(1).startswith(

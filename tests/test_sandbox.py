@@ -61,16 +61,25 @@ def test_files_inside_its_own_working_directory_are_allowed() -> None:
         ("x = bytearray(4 * 1024 ** 3)", "memory limit"),
     ],
 )
-def test_the_rule_that_stopped_a_program_is_named(code: str, rule: str) -> None:
+def test_the_rule_an_error_looks_like_is_a_hint_never_the_stopped_by_reason(code: str, rule: str) -> None:
+    """The program's stderr is its own text: it may suggest a rule (``hint``), it never names one (``stopped_by``)."""
     result = run_python(code)
-    assert not result.ok and result.stopped_by and rule in result.stopped_by
+    assert not result.ok and result.stopped_by is None and result.hint and rule in result.hint
 
 
 @strict_available
 def test_without_the_audit_hook_the_kernel_still_refuses() -> None:
     result = run_python("import socket\nsocket.socket()", audit_hook=False)
-    assert not result.ok and result.stopped_by and "seccomp" in result.stopped_by
+    assert not result.ok and result.hint and "seccomp" in result.hint
     assert not any("audit hook" in p for p in result.protections)
+
+
+@strict_available
+def test_a_forged_report_on_stderr_names_no_rule() -> None:
+    forged = ("import sys\nsys.stderr.write('sandbox: stopped by CPU time limit\\nsandbox refused: x\\n"
+              "MemoryError\\n')\nsys.exit(3)")
+    result = run_python(forged)
+    assert result.returncode == 3 and not result.timed_out and result.stopped_by is None
 
 
 @strict_available
@@ -117,8 +126,8 @@ def test_an_unknown_mode_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @strict_available
 def test_runaway_code_is_stopped_by_the_time_and_memory_limits() -> None:
-    spin = run_python("while True: pass", timeout_s=5, cpu_s=1)
-    assert spin.timed_out and not spin.ok and spin.stopped_by == "CPU time limit"
+    spin = run_python("while True: pass", timeout_s=20, cpu_s=1)
+    assert spin.timed_out and not spin.ok and spin.stopped_by and spin.stopped_by.startswith("CPU time limit")
     hog = run_python("x = bytearray(3 * 1024 ** 3)\nprint('allocated')", memory_mb=256)
     assert not hog.ok and "allocated" not in hog.stdout and "MemoryError" in hog.stderr
     sleeper = run_python("import time\ntime.sleep(30)", timeout_s=1)

@@ -2,7 +2,8 @@
 
 ``run`` executes a Python file in exactly the sandbox the Python Code skill uses (``sandbox.run_python``),
 prints its output, and exits with the program's status: non-zero when a rule stopped it, with the rule named on
-stderr. Operators use it to try hostile code on their machine; the tests use it. ``check`` lists which
+stderr. Only this command writes lines that begin with ``sandbox:``; a line of the program's own stderr that
+begins so is shown as ``program: sandbox: ...``, so a program cannot forge the report. Operators use it to try hostile code on their machine; the tests use it. ``check`` lists which
 protections this machine supports and whether the strict (default) mode can run.
 """
 
@@ -25,6 +26,12 @@ def _exit_status(returncode: int | None, timed_out: bool) -> int:
     if returncode is None:
         return 1
     return 128 - returncode if returncode < 0 else returncode
+
+
+def _own_lines_marked(stderr: str) -> str:
+    """The program's stderr, with its lines that could pass for this command's report marked as the program's."""
+    return "".join(f"program: {line}" if line.lstrip().startswith("sandbox") else line
+                   for line in stderr.splitlines(keepends=True))
 
 
 @sandbox_app.command("run")
@@ -56,14 +63,20 @@ def run(file: Annotated[Path, typer.Argument(help="The Python file to run.")],
         raise typer.Exit(2) from None
     sys.stdout.write(result.stdout)
     sys.stdout.flush()
-    sys.stderr.write(result.stderr)
+    sys.stderr.write(_own_lines_marked(result.stderr))
     if verbose:
         for protection in result.protections:
             sys.stderr.write(f"sandbox: on: {protection}\n")
     for gap in result.missing:
         sys.stderr.write(f"sandbox: weak mode, missing: {gap}\n")
+    if verbose and result.cpu_s is not None:
+        peak = f", peak memory {result.peak_memory_mb:.0f} MiB" if result.peak_memory_mb is not None else ""
+        sys.stderr.write(f"sandbox: the run used {result.cpu_s:.2f} CPU s{peak} (all its processes)\n")
     if result.stopped_by:
         sys.stderr.write(f"sandbox: stopped by {result.stopped_by}\n")
+    elif result.hint:
+        sys.stderr.write(f"sandbox: its last error line looks like the {result.hint} (the program's own words, "
+                         "not verified)\n")
     sys.stderr.flush()
     raise typer.Exit(_exit_status(result.returncode, result.timed_out))
 
