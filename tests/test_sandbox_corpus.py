@@ -2,15 +2,26 @@
 hook, so the kernel's layers are tested alone): each must be stopped with no side effect. The side effects are
 checked on the host afterwards, not inferred from the exit status: files outside, the data directory, the
 virtualenv and the repository are unchanged; the test's TCP, UDP and UNIX servers received nothing; no process of
-the run is left (daemons are looked for by the marker they carry); a host process it tried to kill is alive; no
-secret appears in the output. Benign programs print exactly what plain ``python -I`` prints.
+the run is left; a host process it tried to kill is alive; no secret appears in the output; the run held at most
+its memory and used at most its CPU seconds in total (the kernel's account, from the run's cgroup). Benign
+programs print exactly what plain ``python -I`` prints.
+
+Only this test's own processes are looked at, so it passes while other programs on the machine use the sandbox:
+the test process becomes a child subreaper, so anything a run leaves behind (however it double-forks) is
+re-parented to it, and a leftover is a descendant of the test that was not there before the run.
+
+A program's header may say ``# must-not-print: TEXT`` (its escape would print TEXT) and ``# stopped-by: none``
+(it ends on its own and forges a reason on stderr: no rule may be named).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import ctypes
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -32,7 +43,8 @@ REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).parent / "sandbox_corpus"
 HOSTILE = sorted((CORPUS / "hostile").glob("*.py"))
 BENIGN = sorted((CORPUS / "benign").glob("*.py"))
-PRELUDE_MARK = "The trusted first steps of a sandboxed run"
+MEMORY_MB = 512  # run_python's default, which the CLI uses
+_PR_SET_CHILD_SUBREAPER = 36
 DATA_SECRET = "ratings-and-answers-" + uuid.uuid4().hex
 ENV_SECRET = "env-secret-" + uuid.uuid4().hex
 EVIL_C = r"""
@@ -100,6 +112,12 @@ class Arena:
     listeners: list[_Listener]
     victim: subprocess.Popen[bytes]
     watched: list[Path] = field(default_factory=list)
+    processes_before: set[int] = field(default_factory=set)
+
+    def start(self) -> dict[str, object]:
+        """Before a run: note this test's processes and return the state of everything watched."""
+        self.processes_before = _descendants()
+        return self.snapshot()
 
     def snapshot(self) -> dict[str, object]:
         state: dict[str, object] = {}
@@ -115,20 +133,53 @@ class Arena:
             f"a server outside received {[listener.received for listener in self.listeners]}"
         assert DATA_SECRET not in output and ENV_SECRET not in output, "a secret leaked into the output"
         assert self.victim.poll() is None, "the host process it tried to kill died"
-        left = _processes_with(PRELUDE_MARK) + _processes_with(str(self.config["token"]))
-        assert not left, f"processes of the run outlived it: {left}"
+        left = _descendants() - self.processes_before
+        deadline = time.monotonic() + 3  # a run killed at its timeout may still be dying (no memory, no cmdline)
+        while left and all(_cmdline(pid) in (b"", None) for pid in left) and time.monotonic() < deadline:
+            time.sleep(0.05)
+            left = _descendants() - self.processes_before
+        assert not left, f"processes of the run outlived it: {_describe(left)}"
 
 
-def _processes_with(marker: str) -> list[int]:
-    found = []
+def _descendants() -> set[int]:
+    """Live descendants of this test process (zombies re-parented to it are reaped, not counted)."""
+    parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                if marker.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
+        if not entry.name.isdigit():
+            continue
+        try:
+            state, parent = (entry / "stat").read_text().rpartition(")")[2].split()[:2]
+        except (OSError, ValueError):
+            continue
+        if state == "Z":
+            if int(parent) == os.getpid():
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(int(entry.name), os.WNOHANG)
+            continue
+        parents[int(entry.name)] = int(parent)
+    found: set[int] = set()
+    frontier = {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
     return found
+
+
+def _cmdline(pid: int) -> bytes | None:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return None
+
+
+def _describe(pids: set[int]) -> list[str]:
+    return [f"{pid}: {(_cmdline(pid) or b'(gone)')[:120]!r}" for pid in sorted(pids)]
+
+
+def _kill_leftovers(before: set[int]) -> None:
+    for pid in _descendants() - before:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, 9)
 
 
 def _compile_evil_so(outside: Path, port: int, work: Path) -> str:
@@ -174,7 +225,10 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
               "evil_so": _compile_evil_so(outside, tcp.sock.getsockname()[1], root)}
     arena = Arena(root, config, [tcp, udp, unix, abstract], victim,
                   watched=[outside, data_dir, Path(site_packages), REPO])
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # what a run leaves behind becomes our child: countable
     yield arena
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
     victim.kill()
     victim.wait()
     for listener in arena.listeners:
@@ -189,9 +243,24 @@ def _header(program: Path, key: str) -> str | None:
 
 
 def _settle(program: Path) -> None:
-    """Daemons act 1.5 s after the run: give them the chance to show they survived."""
-    if "daemon" in program.name:
+    """Daemons and orphans act 1.5 s after the run: give them the chance to show they survived."""
+    if "daemon" in program.name or "orphan" in program.name:
         time.sleep(2.5)
+
+
+def _assert_reported_honestly(program: Path, output: str, stopped_by: str | None) -> None:
+    forbidden = _header(program, "must-not-print")
+    assert not forbidden or forbidden not in output, f"{program.name} printed {forbidden!r}: it got through"
+    if _header(program, "stopped-by") == "none":
+        assert stopped_by is None, f"a rule was named from the program's own words: {stopped_by}"
+
+
+def _within_budget(program: Path, cpu_s: float | None, peak_memory_mb: float | None, budget_s: float) -> None:
+    """The kernel's account of the whole run: at most its memory at once, at most its CPU seconds (+ one look)."""
+    if peak_memory_mb is not None:
+        assert peak_memory_mb <= MEMORY_MB, f"{program.name}: the run held {peak_memory_mb:.0f} MiB at once"
+    if cpu_s is not None:
+        assert cpu_s <= budget_s + 0.5, f"{program.name}: the run used {cpu_s:.2f} CPU s of {budget_s}"
 
 
 def test_the_corpus_is_large_enough_and_says_what_each_program_attempts() -> None:
@@ -203,17 +272,23 @@ def test_the_corpus_is_large_enough_and_says_what_each_program_attempts() -> Non
 @pytest.mark.slow
 @pytest.mark.parametrize("program", HOSTILE, ids=[p.stem for p in HOSTILE])
 def test_hostile_program_is_stopped_through_the_cli(program: Path, arena: Arena) -> None:
-    before = arena.snapshot()
+    before = arena.start()
     timeout = _header(program, "timeout") or "10"
     env = dict(os.environ, MAESTRO_SECRET=ENV_SECRET, MAESTRO_HOME=str(Path(str(arena.config["data_file"])).parent))
-    done = subprocess.run([sys.executable, "-m", "ui.cli", "sandbox", "run", str(program), "--timeout", timeout],
-                          input=json.dumps(arena.config), capture_output=True, text=True, cwd=REPO, env=env,
-                          timeout=float(timeout) + 60)
+    done = subprocess.run([sys.executable, "-m", "ui.cli", "sandbox", "run", str(program), "--timeout", timeout,
+                           "--verbose"], input=json.dumps(arena.config), capture_output=True, text=True, cwd=REPO,
+                          env=env, timeout=float(timeout) + 60)
     _settle(program)
     if _header(program, "exit-status") != "any":
         assert done.returncode != 0, f"{program.name} was not stopped:\n{done.stdout}\n{done.stderr}"
     assert done.returncode != 2, f"the sandbox refused to run: {done.stderr}"
     arena.assert_untouched(before, done.stdout + done.stderr)
+    reported = re.findall(r"^sandbox: stopped by (.*)$", done.stderr, re.MULTILINE)
+    _assert_reported_honestly(program, done.stdout + done.stderr, reported[-1] if reported else None)
+    used = re.search(r"^sandbox: the run used ([\d.]+) CPU s(?:, peak memory (\d+) MiB)?", done.stderr, re.MULTILINE)
+    if used:
+        _within_budget(program, float(used.group(1)), float(used.group(2)) if used.group(2) else None,
+                       float(timeout))
 
 
 @pytest.mark.slow
@@ -221,7 +296,7 @@ def test_hostile_program_is_stopped_through_the_cli(program: Path, arena: Arena)
 def test_hostile_program_is_stopped_by_the_kernel_layers_alone(program: Path, arena: Arena,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAESTRO_SECRET", ENV_SECRET)
-    before = arena.snapshot()
+    before = arena.start()
     timeout = float(_header(program, "timeout") or 10)
     result = run_python(program.read_text(), timeout_s=timeout, cpu_s=int(timeout), audit_hook=False,
                         stdin=json.dumps(arena.config))
@@ -230,6 +305,8 @@ def test_hostile_program_is_stopped_by_the_kernel_layers_alone(program: Path, ar
         assert not result.ok, f"{program.name} was not stopped:\n{result.stdout}\n{result.stderr}"
     assert not any("audit hook" in p for p in result.protections)
     arena.assert_untouched(before, result.stdout + result.stderr)
+    _assert_reported_honestly(program, result.stdout + result.stderr, result.stopped_by)
+    _within_budget(program, result.cpu_s, result.peak_memory_mb, int(timeout))
 
 
 @pytest.mark.parametrize("program", BENIGN, ids=[p.stem for p in BENIGN])
@@ -251,14 +328,17 @@ def test_benign_program_prints_what_plain_python_prints(program: Path, tmp_path:
 
 def test_the_side_effect_checks_catch_a_real_escape(arena: Arena, tmp_path: Path) -> None:
     """The same harmless-to-the-host attacks run without any sandbox must be caught by the checks above."""
-    for name in ("05_write_open_outside", "14_read_data_dir", "20_net_tcp_connect"):
-        before = arena.snapshot()
+    for name in ("05_write_open_outside", "14_read_data_dir", "20_net_tcp_connect", "43_proc_survive_orphan"):
+        before = arena.start()
         program = CORPUS / "hostile" / f"{name}.py"
         done = subprocess.run([sys.executable, "-I", str(program)], input=json.dumps(arena.config),
                               capture_output=True, text=True, cwd=tmp_path, timeout=60)
         time.sleep(0.5)  # the TCP server records the connection from its own thread
         with pytest.raises(AssertionError):
             arena.assert_untouched(before, done.stdout + done.stderr)
+        if "orphan" in name:  # it has written nothing yet: caught as a live leftover of this test's run
+            assert _descendants() - arena.processes_before
+        _kill_leftovers(arena.processes_before)
         for created in Path(str(arena.config["outside"])).glob("pwned*"):
             created.unlink()
         for listener in arena.listeners:

@@ -67,6 +67,11 @@ def _report(question: str, code: str, result: SandboxResult, reading_confidence:
         return SkillResult(observation=f"Code:\n{code}\nThe sandbox stopped it ({result.stopped_by}).",
                            evidence=evidence,
                            missing=f"what the code does outside the sandbox: it was stopped by the {result.stopped_by}")
+    if result.hint is not None:  # the error looks like a sandbox rule: outside, the code may well run on
+        return SkillResult(observation=f"Code:\n{code}\nIt failed: {result.stderr.strip()[-800:]}",
+                           evidence=evidence,
+                           missing=f"what the code does outside the sandbox: it was probably stopped by the "
+                                   f"{result.hint} (so its error says; the sandbox cannot confirm it)")
     if not result.ok:
         last = (result.stderr.strip().splitlines() or [""])[-1]
         raised = _EXCEPTION_LINE.match(last)
