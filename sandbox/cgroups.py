@@ -41,6 +41,9 @@ class Layout:
     version: int  # 1 or 2; 0 when no controller is usable
     parents: dict[str, Path] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)  # controller -> why it is not usable
+    # v2 with the runs beside the app's own cgroup (under its parent): a process inside a cgroup namespace rooted
+    # at the app's cgroup could not join them, so the run gets no cgroup namespace of its own.
+    beside_own: bool = False
 
     def has(self, controller: str) -> bool:
         return controller in self.parents
@@ -91,6 +94,14 @@ def _ensure_dir(path: Path) -> None:
         path.mkdir()
 
 
+def _enabled(base: Path, wanted: list[str]) -> list[str]:
+    try:
+        on = set((base / "cgroup.subtree_control").read_text().split())
+    except OSError:
+        return []
+    return [name for name in wanted if name in on]
+
+
 def _enable(base: Path, wanted: list[str]) -> list[str]:
     """Turn on ``wanted`` controllers for ``base``'s children; returns those that are on afterwards."""
     try:
@@ -131,10 +142,12 @@ def layout() -> Layout:
         return Layout(0, problems={c: "no cgroup filesystem mounted" for c in _CONTROLLERS})
     wanted = ["memory", "cpu", "pids"]
     own = _own_v2_cgroup(v2)
-    for base in [own, own.parent if own and own != v2 else None]:
+    # Our own cgroup may be given the controllers (possible when it holds no process, or is the root); its parent
+    # is only used where they are already delegated there: a cgroup that is not ours is never changed.
+    for base, change in ((own, True), (own.parent if own and own != v2 else None, False)):
         if base is None or not base.is_dir():
             continue
-        on = _enable(base, wanted)
+        on = _enable(base, wanted) if change else _enabled(base, wanted)
         if not on:
             continue
         parent = base / PARENT
@@ -145,7 +158,7 @@ def layout() -> Layout:
         on = _enable(parent, on)
         found = {name: parent for name in on} | ({"cpuacct": parent} if "cpu" in on else {})
         missing = {c: f"not delegated to {base}" for c in _CONTROLLERS if c not in found}
-        return Layout(2, found, missing)
+        return Layout(2, found, missing, beside_own=not change)
     why = (f"not delegated to {own} or its parent (cgroup v2 enables a controller only for a cgroup without "
            "processes of its own: run the app in a leaf cgroup under a delegated one, e.g. systemd Delegate=yes)")
     return Layout(0, problems={c: why for c in _CONTROLLERS})

@@ -157,7 +157,9 @@ def in_bubblewrap(bwrap: str, code: str, view: policy.FilesystemView, config: di
         protections.append(f"process limit: RLIMIT_NPROC {budget.processes} in the run's own user namespace")
     config["fd_ceiling"] = max(fds) + 1  # the prelude closes every passed descriptor, however high its number
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
-            "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
+            "--unshare-ipc", "--unshare-uts", "--hostname", "sandbox"]
+    if not (cgroup is not None and layout().beside_own):
+        argv.append("--unshare-cgroup-try")
     if root:
         argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
