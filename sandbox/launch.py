@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import tempfile
@@ -127,8 +128,9 @@ def in_bubblewrap(bwrap: str, code: str, view: policy.FilesystemView, config: di
                   budget: Budget, stdin: str) -> SandboxResult | None:
     """One run inside bubblewrap; None when bubblewrap itself could not build the namespaces."""
     root = os.geteuid() == 0
+    prefix = _noexec_prefix()
     protections = [f"filesystem view: mount namespace with {len(view.binds)} read-only paths, "
-                   f"/sandbox tmpfs {WORKSPACE_BYTES // 2**20} MiB",
+                   f"/sandbox tmpfs {WORKSPACE_BYTES // 2**20} MiB" + (", noexec" if prefix else ""),
                    "pid namespace (every process killed when the run ends)",
                    "network namespace (no interfaces)", "ipc and uts namespaces"]
     missing: list[str] = []
@@ -167,8 +169,13 @@ def in_bubblewrap(bwrap: str, code: str, view: policy.FilesystemView, config: di
         if _bwrap_supports(bwrap, "--disable-userns"):
             argv += ["--disable-userns"]
     argv += view.bwrap_args()
-    argv += ["--perms", "0777", "--size", str(WORKSPACE_BYTES), "--tmpfs", policy.WORKDIR,
-             "--perms", "0644", "--file", str(fds[1]), f"{policy.WORKDIR}/main.py"]
+    workspace = tempfile.mkdtemp(prefix="maestro-sandbox-ws-") if prefix else None
+    if workspace is not None and prefix is not None:  # the noexec tmpfs is mounted on it by the prefix, privately
+        argv = [*prefix, f"noexec,nosuid,nodev,size={WORKSPACE_BYTES},mode=0777", workspace, *argv]
+        argv += ["--bind", workspace, policy.WORKDIR]
+    else:
+        argv += ["--perms", "0777", "--size", str(WORKSPACE_BYTES), "--tmpfs", policy.WORKDIR]
+    argv += ["--perms", "0644", "--file", str(fds[1]), f"{policy.WORKDIR}/main.py"]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     argv += ["--chdir", policy.WORKDIR, "--", view.interpreter, "-I", "-S", "-B", "-c", _prelude_source(),
@@ -179,6 +186,8 @@ def in_bubblewrap(bwrap: str, code: str, view: policy.FilesystemView, config: di
                           monitor=watch.monitor, on_stop=watch.stop)
     finally:
         watch.finish()
+        if workspace is not None:
+            os.rmdir(workspace)  # the tmpfs lived only in the run's private mount namespace: this is empty
     status = outcome.status
     if not status and not outcome.timed_out and outcome.stderr.lstrip().startswith("bwrap:"):
         return None
@@ -235,6 +244,28 @@ def direct(code: str, view: policy.FilesystemView, config: dict[str, object], bu
         missing.append("process limit (no writable pids cgroup)")
     return _result(outcome, outcome.returncode, ["own session (killed as a group at the end)", *bounds]
                    + list(status.get("applied", [])), missing + list(status.get("missing", [])), watch)
+
+
+# Run by util-linux's ``unshare --mount`` in a private mount namespace: a noexec tmpfs on the host directory "$2"
+# (which bubblewrap then binds as /sandbox, keeping its noexec flag), then bubblewrap itself in the same process.
+_NOEXEC_SCRIPT = 'mount -t tmpfs -o "$1" maestro-sandbox "$2" && shift 2 && exec "$@"'
+
+
+@cache
+def _noexec_prefix() -> list[str] | None:
+    """The command that gives /sandbox a noexec tmpfs (bubblewrap 0.8 cannot): as root, where a trial mount works.
+
+    noexec is what refuses ``mmap(PROT_EXEC)`` of a file written to /sandbox (a loaded ``.so``); Landlock only
+    governs ``execve``. None where it cannot be had; the protections then say "/sandbox tmpfs" without noexec.
+    """
+    unshare, shell = shutil.which("unshare"), shutil.which("sh")
+    if os.geteuid() != 0 or unshare is None or shell is None:
+        return None
+    prefix = [unshare, "--mount", "--propagation", "private", "--", shell, "-c", _NOEXEC_SCRIPT, "sh"]
+    with tempfile.TemporaryDirectory(prefix="maestro-sandbox-probe-") as probe:
+        tried = subprocess.run([*prefix, "noexec,nosuid,nodev,size=1m", probe, "true"], capture_output=True,
+                               timeout=30)
+    return prefix if tried.returncode == 0 else None
 
 
 @cache

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import sandbox
-from sandbox import SandboxUnavailable, run_python
+from sandbox import SandboxUnavailable, launch, run_python
 
 HOSTILE_FDS = Path(__file__).parent / "sandbox_corpus" / "hostile" / "39_secrets_inherited_fds.py"
 
@@ -160,3 +160,20 @@ def test_no_descriptor_reaches_the_code_however_high_its_number(mode: str, monke
         for fd in spare:
             os.close(fd)
     assert "inherited" not in result.stdout and not result.ok, result.stdout
+
+
+@strict_available
+def test_nothing_written_to_the_workspace_can_be_executed_or_mapped_executable() -> None:
+    """No ``execve`` after start (Landlock grants no execute right), and as root /sandbox is a noexec tmpfs, so even
+    the loader's own ``mmap(PROT_EXEC)`` of a library copied there is refused."""
+    loader = run_python("import os\nos.execv('/lib64/ld-linux-x86-64.so.2', ['ld.so', '--version'])", audit_hook=False)
+    assert not loader.ok and "ld.so" not in loader.stdout and "Permission denied" in loader.stderr
+    if launch._noexec_prefix() is None:
+        pytest.skip("no noexec workspace here (not root, or no util-linux unshare)")
+    library = os.path.realpath(f"/lib/{sysconfig.get_config_var('MULTIARCH')}/libm.so.6")  # in the view, readable
+    if not os.path.isfile(library):
+        pytest.skip(f"no {library} to copy")
+    copied = run_python(f"import ctypes\nopen('x.so', 'wb').write(open({library!r}, 'rb').read())\n"
+                        "ctypes.CDLL('./x.so')\nprint('loaded')", audit_hook=False)
+    assert not copied.ok and "loaded" not in copied.stdout and "failed to map segment" in copied.stderr
+    assert any("noexec" in p for p in copied.protections)
