@@ -52,6 +52,10 @@ _CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x1000
                           0x00000080)
 _PR_SET_PDEATHSIG = 1
 _TTY_INJECTION_IOCTLS = (0x5412, 0x541C)  # TIOCSTI, TIOCLINUX
+# Memory made executable after the fact (W^X): no mprotect to PROT_EXEC, no anonymous executable mapping. Code
+# comes only from files the loader maps (the read-only view; /sandbox is noexec as root), never from bytes the
+# program wrote into memory. Python, numpy and the loader never need it; a JIT (numba) would not work.
+_PROT_EXEC, _MAP_ANONYMOUS = 0x4, 0x20
 
 
 @dataclass
@@ -180,6 +184,10 @@ def seccomp_program() -> bytes:
     rules.add_rule(denied, "prctl", seccomp.Arg(0, seccomp.EQ, _PR_SET_PDEATHSIG))
     for request in _TTY_INJECTION_IOCTLS:
         rules.add_rule(denied, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
+    for name in ("mprotect", "pkey_mprotect"):
+        rules.add_rule(denied, name, seccomp.Arg(2, seccomp.MASKED_EQ, _PROT_EXEC, _PROT_EXEC))
+    rules.add_rule(denied, "mmap", seccomp.Arg(2, seccomp.MASKED_EQ, _PROT_EXEC, _PROT_EXEC),
+                   seccomp.Arg(3, seccomp.MASKED_EQ, _MAP_ANONYMOUS, _MAP_ANONYMOUS))
     with tempfile.TemporaryFile() as compiled:
         rules.export_bpf(compiled)
         compiled.seek(0)
