@@ -5,12 +5,13 @@ Nothing here depends on state the user's code can reach. Each run gets, in this 
 * a **filesystem view** built by bubblewrap in a fresh mount namespace: only the interpreter, its standard
   library, the virtualenv's site-packages, the system library directories and ``/dev/{null,zero,random,urandom}``
   exist, all read-only; ``/sandbox`` (the working directory, ``HOME`` and ``TMPDIR``) is a new tmpfs capped at
-  64 MiB. No ``/proc``, ``/etc``, home, repository or data directory exists inside;
+  64 MiB, ``noexec`` as root. No ``/proc``, ``/etc``, home, repository or data directory exists inside;
 * **pid, network, ipc and uts namespaces**: the program is alone (no other pids to signal, no interface but a
   down loopback), and when it exits or times out the namespace's init dies and the kernel kills every process
   left, daemons included;
 * a **seccomp filter** (compiled by libseccomp): sockets of every family, ptrace, mount, unshare/setns and clone
-  with namespace flags, bpf, keyrings, modules, io_uring, memfd and clock changes answer EPERM; no new privileges;
+  with namespace flags, bpf, keyrings, modules, io_uring, memfd, clock changes, modify_ldt, vmsplice, sysfs and
+  memory made executable (W^X) answer EPERM; no new privileges;
 * an **unprivileged user**: run as root, the prelude drops to uid/gid 65534 with no groups and no capabilities;
   otherwise bubblewrap's user namespace maps the caller's own uid;
 * **a cgroup for the run** (``sandbox.cgroups``; v1 or v2) holding every process of it: ``memory_mb`` in total
@@ -120,6 +121,9 @@ def machine_report() -> list[tuple[str, bool, str]]:
         rows.append(("seccomp (libseccomp)", False, str(exc)))
     abi = _landlock_abi()
     rows.append(("Landlock", abi > 0, f"ABI {abi}" if abi > 0 else "not enabled in this kernel"))
+    noexec = launch._noexec_prefix() is not None
+    rows.append(("noexec /sandbox", noexec, "a noexec tmpfs in a private mount namespace (util-linux unshare)" if noexec
+                 else "needs root and util-linux unshare: a library written to /sandbox could be loaded"))
     found = cgroups.layout()
     fallback = Budget(cpu_s=5, memory_mb=512, timeout_s=10, max_output=0).fit(False)
     for controller, what, without in (
