@@ -177,17 +177,26 @@ def _pid_namespace() -> int:
     return os.stat("/proc/self/ns/pid").st_ino
 
 
-def _own_name() -> str:
+def owner_tag() -> str:
+    """``<pid namespace>-<pid>-<start time>``: names this process, so that a later start can tell it is dead."""
     pid = os.getpid()
-    return f"run-{_pid_namespace()}-{pid}-{_start_time(pid) or 0}-{secrets.token_hex(6)}"
+    return f"{_pid_namespace()}-{pid}-{_start_time(pid) or 0}"
+
+
+def dead_owner(tag: str) -> bool:
+    """Whether ``owner_tag``'s process is gone (only decided in our own pid namespace; elsewhere: no)."""
+    namespace, pid, started = (int(part) for part in tag.split("-")[:3])
+    return namespace == _pid_namespace() and _start_time(pid) != started
+
+
+def _own_name() -> str:
+    return f"run-{owner_tag()}-{secrets.token_hex(6)}"
 
 
 def _stale(name: str, path: Path) -> bool:
     """A leftover of a dead owner in our pid namespace (or an ownerless one of an earlier version, empty, old)."""
-    match = _NAME.match(name)
-    if match:
-        namespace, pid, started = (int(g) for g in match.groups())
-        return namespace == _pid_namespace() and _start_time(pid) != started
+    if _NAME.match(name):
+        return dead_owner(name[len("run-"):])
     if _LEGACY.match(name):
         with contextlib.suppress(OSError):
             return not (path / "cgroup.procs").read_text().strip() and time.time() - path.stat().st_mtime > 60

@@ -8,6 +8,7 @@ removes it. ``sandbox.run_python`` decides the limits; this module only carries 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -19,7 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from sandbox import policy
-from sandbox.cgroups import RunCgroup, Usage, layout
+from sandbox.cgroups import RunCgroup, Usage, dead_owner, layout, owner_tag
 from sandbox.process import Outcome, execute, stderr_hint, stopped_by
 from sandbox.result import SandboxResult, SandboxUnavailable
 
@@ -169,7 +170,7 @@ def in_bubblewrap(bwrap: str, code: str, view: policy.FilesystemView, config: di
         if _bwrap_supports(bwrap, "--disable-userns"):
             argv += ["--disable-userns"]
     argv += view.bwrap_args()
-    workspace = tempfile.mkdtemp(prefix="maestro-sandbox-ws-") if prefix else None
+    workspace = tempfile.mkdtemp(prefix=f"{_WORKSPACE_PREFIX}{owner_tag()}-") if prefix else None
     if workspace is not None and prefix is not None:  # the noexec tmpfs is mounted on it by the prefix, privately
         argv = [*prefix, f"noexec,nosuid,nodev,size={WORKSPACE_BYTES},mode=0777", workspace, *argv]
         argv += ["--bind", workspace, policy.WORKDIR]
@@ -251,6 +252,21 @@ def direct(code: str, view: policy.FilesystemView, config: dict[str, object], bu
 _NOEXEC_SCRIPT = 'mount -t tmpfs -o "$1" maestro-sandbox "$2" && shift 2 && exec "$@"'
 
 
+_WORKSPACE_PREFIX = "maestro-sandbox-ws-"
+
+
+def sweep_workspaces() -> list[str]:
+    """Remove the empty mount points that runs of killed apps left in the temp directory (their owner is dead)."""
+    removed: list[str] = []
+    for entry in Path(tempfile.gettempdir()).glob(f"{_WORKSPACE_PREFIX}*-*-*-*"):
+        tag = entry.name[len(_WORKSPACE_PREFIX):]
+        if tag.split("-")[0].isdigit() and all(p.isdigit() for p in tag.split("-")[:3]) and dead_owner(tag):
+            with contextlib.suppress(OSError):  # not empty, or already gone: not ours to touch
+                entry.rmdir()
+                removed.append(str(entry))
+    return removed
+
+
 @cache
 def _noexec_prefix() -> list[str] | None:
     """The command that gives /sandbox a noexec tmpfs (bubblewrap 0.8 cannot): as root, where a trial mount works.
@@ -262,6 +278,7 @@ def _noexec_prefix() -> list[str] | None:
     if os.geteuid() != 0 or unshare is None or shell is None:
         return None
     prefix = [unshare, "--mount", "--propagation", "private", "--", shell, "-c", _NOEXEC_SCRIPT, "sh"]
+    sweep_workspaces()  # once per process, like the cgroups' sweep
     with tempfile.TemporaryDirectory(prefix="maestro-sandbox-probe-") as probe:
         tried = subprocess.run([*prefix, "noexec,nosuid,nodev,size=1m", probe, "true"], capture_output=True,
                                timeout=30)
