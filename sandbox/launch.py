@@ -136,6 +136,10 @@ def in_bubblewrap(bwrap: str, code: str, view: policy.FilesystemView, config: di
                    "network namespace (no interfaces)", "ipc and uts namespaces"]
     missing: list[str] = []
     cgroup, budget, config, bounds = _prepare(budget, config)
+    if root and cgroup is None:  # as root the cgroup is the only process limit (no user namespace counts them)
+        if config["strict"]:
+            raise SandboxUnavailable("sandbox refused: the run's cgroup could not be made (no process limit as root)")
+        missing.append("process limit (the run's cgroup could not be made)")
     protections += bounds
     watch = _Watch(cgroup, budget)
     status_read, status_write = os.pipe()
