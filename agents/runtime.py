@@ -87,7 +87,7 @@ class Maestro:
         if len(question) > MAX_QUESTION_CHARS:
             raise InputError(f"question too long: {len(question)} characters (limit {MAX_QUESTION_CHARS})")
         try:
-            decoded = load_image(image, lazy=stored_image)
+            decoded = load_image(image, lazy=stored_image, to_ask=True)
         except ValueError as exc:
             raise InputError(str(exc)) from exc
         ref = self.store.images.put_bytes(_original_bytes(image, decoded))

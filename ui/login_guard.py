@@ -139,6 +139,15 @@ def _cookies(scope: dict[str, Any]) -> SimpleCookie:
     return jar
 
 
+def cookie_user(scope: dict[str, Any]) -> str | None:
+    """The login name of the request's session cookie (None without a live session)."""
+    tokens: dict[str, str] = getattr(scope.get("app"), "tokens", None) or {}
+    for morsel in _cookies(scope).values():
+        if morsel.key.startswith("access-token") and morsel.value in tokens:
+            return tokens[morsel.value]
+    return None
+
+
 class Guard:
     """ASGI middleware: records the sessions logins start, and ends those whose account changed or went away."""
 
