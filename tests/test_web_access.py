@@ -24,12 +24,17 @@ PASSWORDS = {"alice": "alice-password", "bob": "bob-password", "carol": "carol-p
 ROLES = {"alice": "admin", "bob": "annotator", "carol": "reviewer"}
 
 
+def serve_with_accounts(data_dir: Path, passwords: dict[str, str], roles: dict[str, str] | None = None) -> Served:
+    """The app served on ``data_dir`` after writing these accounts to its users file."""
+    accounts = Accounts.of(data_dir)
+    for name, password in passwords.items():
+        accounts.add(name, password, (roles or {}).get(name))
+    return Served(Maestro.open(Settings.resolve(data_dir=data_dir)))
+
+
 @pytest.fixture
 def server(data_dir: Path) -> Iterator[Served]:
-    accounts = Accounts.of(data_dir)
-    for name, password in PASSWORDS.items():
-        accounts.add(name, password, ROLES[name])
-    served = Served(Maestro.open(Settings.resolve(data_dir=data_dir)))
+    served = serve_with_accounts(data_dir, PASSWORDS, ROLES)
     yield served
     served.close()
 

@@ -17,8 +17,8 @@ from PIL import Image
 
 from agents.config import Settings
 from agents.runtime import Maestro
+from tests.test_web_access import serve_with_accounts
 from tests.test_web_api import Served
-from ui.accounts import Accounts
 from ui.upload_quota import SERVER_ENV, USER_ENV
 
 PASSWORDS = {"alice": "alice-password", "bob": "bob-password", "carol": "carol-password"}
@@ -28,10 +28,7 @@ PASSWORDS = {"alice": "alice-password", "bob": "bob-password", "carol": "carol-p
 def server(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Served]:
     monkeypatch.setenv(USER_ENV, "1")  # MB per hour
     monkeypatch.setenv(SERVER_ENV, "2")
-    accounts = Accounts.of(data_dir)
-    for name, password in PASSWORDS.items():
-        accounts.add(name, password)
-    served = Served(Maestro.open(Settings.resolve(data_dir=data_dir)))
+    served = serve_with_accounts(data_dir, PASSWORDS)
     yield served
     served.close()
 

@@ -23,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ui.login_guard import cookie_user
+from ui.login_guard import cookie_user, posted_to
 
 WINDOW_S = 3600.0
 USER_ENV, SERVER_ENV = "MAESTRO_UPLOAD_MB_PER_USER", "MAESTRO_UPLOAD_MB_PER_SERVER"
@@ -100,8 +100,7 @@ class QuotaGuard:
         self.quota = quota
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        path = str(scope.get("path") or "").rstrip("/")
-        if scope["type"] != "http" or scope.get("method") != "POST" or not path.endswith("/upload"):
+        if not posted_to(scope, "/upload"):
             await self.app(scope, receive, send)
             return
         length = next((v for k, v in scope.get("headers") or [] if k == b"content-length"), None)
