@@ -74,6 +74,27 @@ def files(tmp_path: Path) -> Path:
 
 Case = tuple[str, Callable[[Path], list[str]], str]
 R = "--registry"
+#: ``maestro registry --registry FILE``: (case, file, what the line says).
+REGISTRY_FILES = [
+    ("registry missing", "nope.yaml", "registry file not found"),
+    ("registry is a folder", "folder", "registry file not found"),
+    ("registry empty", "empty.yaml", "empty.yaml"),
+    ("registry garbage", "garbage.yaml", "garbage.yaml: not a text file"),
+    ("registry deep list", "deep_list.yaml", "nested too deeply"),
+    ("registry deep map", "deep_map.yaml", "nested too deeply"),
+    ("registry deep block", "deep_block.yaml", "deep_block.yaml"),
+    ("registry a list", "list.yaml", "top level must be a mapping"),
+    ("registry wrong types", "wrong_types.yaml", "wrong_types.yaml: experts"),
+    ("registry bad backend", "bad_backend.yaml", "bad_backend.yaml: experts"),
+    ("registry tabs", "tabs.yaml", "not valid YAML"),
+    ("registry bad alias", "anchors.yaml", "not valid YAML"),
+]
+
+
+def registry_case(label: str, name: str, message: str) -> Case:
+    return label, lambda d: ["registry", R, str(d / name)], message
+
+
 CASES: list[Case] = [
     # ask: images
     ("missing image", lambda d: ["ask", str(d / "missing.png"), "What?"], "image not found"),
@@ -101,18 +122,7 @@ CASES: list[Case] = [
     ("missing question", lambda d: ["ask", str(d / "good.png")], "Missing argument"),
     ("unknown command", lambda d: ["frobnicate"], "No such command"),
     # registries
-    ("registry missing", lambda d: ["registry", R, str(d / "nope.yaml")], "registry file not found"),
-    ("registry is a folder", lambda d: ["registry", R, str(d / "folder")], "registry file not found"),
-    ("registry empty", lambda d: ["registry", R, str(d / "empty.yaml")], "empty.yaml"),
-    ("registry garbage", lambda d: ["registry", R, str(d / "garbage.yaml")], "garbage.yaml: not a text file"),
-    ("registry deep list", lambda d: ["registry", R, str(d / "deep_list.yaml")], "nested too deeply"),
-    ("registry deep map", lambda d: ["registry", R, str(d / "deep_map.yaml")], "nested too deeply"),
-    ("registry deep block", lambda d: ["registry", R, str(d / "deep_block.yaml")], "deep_block.yaml"),
-    ("registry a list", lambda d: ["registry", R, str(d / "list.yaml")], "top level must be a mapping"),
-    ("registry wrong types", lambda d: ["registry", R, str(d / "wrong_types.yaml")], "wrong_types.yaml: experts"),
-    ("registry bad backend", lambda d: ["registry", R, str(d / "bad_backend.yaml")], "bad_backend.yaml: experts"),
-    ("registry tabs", lambda d: ["registry", R, str(d / "tabs.yaml")], "not valid YAML"),
-    ("registry bad alias", lambda d: ["registry", R, str(d / "anchors.yaml")], "not valid YAML"),
+    *(registry_case(*row) for row in REGISTRY_FILES),
     ("ask with deep registry", lambda d: ["ask", str(d / "good.png"), "What?", R, str(d / "deep_list.yaml")],
      "nested too deeply"),
     ("prompt with garbage registry", lambda d: ["prompt", R, str(d / "garbage.yaml")], "garbage.yaml"),
