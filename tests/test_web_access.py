@@ -64,6 +64,7 @@ def test_only_admins_edit_guidelines_export_and_rebuild(server: Served) -> None:
     bob, carol, alice = client(server, "bob"), client(server, "carol"), client(server, "alice")
     assert bob.predict(api_name="/whoami") == {"name": "bob", "role": "annotator"}
     assert carol.predict(api_name="/whoami") == {"name": "carol", "role": "reviewer"}
+    assert alice.predict(api_name="/users") == [{"name": n, "role": ROLES[n]} for n in sorted(ROLES)]
     guidelines = Path(server.maestro.store.data_dir) / "guidelines.md"
     for who in (bob, carol):
         with pytest.raises(Exception, match=r"Only admins can edit the guidelines \(you are \w+, an? \w+\)"):
@@ -72,6 +73,8 @@ def test_only_admins_edit_guidelines_export_and_rebuild(server: Served) -> None:
             who.predict(["sft"], "", "", "(any)", "(any)", "(any)", "(any)", api_name="/export")
         with pytest.raises(Exception, match="Only admins can rebuild the handbook"):
             who.predict(False, api_name="/handbook_rebuild")
+        with pytest.raises(Exception, match="Only admins can list the accounts"):
+            who.predict(api_name="/users")
     assert not guidelines.exists(), "nothing was written"
     assert not (Path(server.maestro.store.data_dir) / "exports").exists() or not any(
         (Path(server.maestro.store.data_dir) / "exports").iterdir())
