@@ -18,6 +18,7 @@ token was never recorded, the token is deleted from ``App.tokens`` before Gradio
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import math
 import time
@@ -110,8 +111,6 @@ def login_check(access: Access, throttle: LoginThrottle | None = None) -> Callab
 
     It must be a plain ``async def``: Gradio awaits only what ``inspect.iscoroutinefunction`` recognises, and would
     take an un-awaited coroutine object for a successful login."""
-    import asyncio
-
     throttle = throttle or LoginThrottle()
 
     async def check(username: str, password: str) -> bool:
