@@ -182,12 +182,12 @@ def stopped_by(outcome: Outcome, returncode: int | None, *, cpu_limit_reached: b
         return f"memory limit (the kernel killed {oom_kills} process(es) of the run)"
     if returncode == 0 or returncode is None:
         return None
-    if returncode == -signal.SIGXCPU or (returncode == -signal.SIGKILL and cpu_limit_reached):
+    # A death by signal is no account of its own: bubblewrap reports signal N as exit status 128 + N, which a
+    # program may choose (``os._exit(152)``), and a program may raise any signal on itself. SIGXCPU counts only
+    # when the CPU account agrees; SIGXFSZ is ignored by Python (the limit shows as EFBIG, a hint) and the seccomp
+    # filter never kills (it answers EPERM), so a death by either is the program's own doing.
+    if returncode in (-signal.SIGXCPU, -signal.SIGKILL) and cpu_limit_reached:
         return "CPU time limit"
-    if returncode == -signal.SIGXFSZ:
-        return "file size limit"
-    if returncode == -signal.SIGSYS:
-        return "seccomp filter (forbidden system call)"
     if forks_refused:
         return f"process limit (the kernel refused {forks_refused} fork(s))"
     return None
