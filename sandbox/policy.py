@@ -55,7 +55,10 @@ _TTY_INJECTION_IOCTLS = (0x5412, 0x541C)  # TIOCSTI, TIOCLINUX
 # Memory made executable after the fact (W^X): no mprotect to PROT_EXEC, no anonymous executable mapping. Code
 # comes only from files the loader maps (the read-only view; /sandbox is noexec as root), never from bytes the
 # program wrote into memory. Python, numpy and the loader never need it; a JIT (numba) would not work.
-_PROT_EXEC, _MAP_ANONYMOUS = 0x4, 0x20
+# A file mapping is no exception: a private copy of a library mapped writable and executable, a shared executable
+# mapping of /dev/zero (aliased writable by mremap), and System V shared memory attached with SHM_EXEC each took
+# shellcode (hostile program 50). The loader maps code private and never writable at once.
+_PROT_WRITE, _PROT_EXEC, _MAP_SHARED, _MAP_ANONYMOUS, _SHM_EXEC = 0x2, 0x4, 0x1, 0x20, 0o100000
 
 
 @dataclass
@@ -186,8 +189,12 @@ def seccomp_program() -> bytes:
         rules.add_rule(denied, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
     for name in ("mprotect", "pkey_mprotect"):
         rules.add_rule(denied, name, seccomp.Arg(2, seccomp.MASKED_EQ, _PROT_EXEC, _PROT_EXEC))
-    rules.add_rule(denied, "mmap", seccomp.Arg(2, seccomp.MASKED_EQ, _PROT_EXEC, _PROT_EXEC),
-                   seccomp.Arg(3, seccomp.MASKED_EQ, _MAP_ANONYMOUS, _MAP_ANONYMOUS))
+    writable_code = _PROT_WRITE | _PROT_EXEC
+    rules.add_rule(denied, "mmap", seccomp.Arg(2, seccomp.MASKED_EQ, writable_code, writable_code))
+    for flag in (_MAP_ANONYMOUS, _MAP_SHARED):
+        rules.add_rule(denied, "mmap", seccomp.Arg(2, seccomp.MASKED_EQ, _PROT_EXEC, _PROT_EXEC),
+                       seccomp.Arg(3, seccomp.MASKED_EQ, flag, flag))
+    rules.add_rule(denied, "shmat", seccomp.Arg(2, seccomp.MASKED_EQ, _SHM_EXEC, _SHM_EXEC))
     with tempfile.TemporaryFile() as compiled:
         rules.export_bpf(compiled)
         compiled.seek(0)
