@@ -2,11 +2,12 @@
 
 ``run`` executes a Python file in exactly the sandbox the Python Code skill uses (``sandbox.run_python``),
 prints its output, and exits with the program's status: non-zero when a rule stopped it, with the rule named on
-stderr. Only this command writes lines that begin with ``sandbox:``; a line of the program's own stderr (and
-of its stdout, when that is a terminal) that begins so is shown as ``program: sandbox: ...``, and its control and invisible characters (escape sequences that
-move the cursor or erase lines, zero-width spaces, bidi overrides) are shown as ``\\xNN`` escapes, so a program
-cannot forge the report, even on a terminal. Operators use it to try hostile code on their machine; the tests use
-it. ``check`` lists which protections this machine supports and whether the strict (default) mode can run.
+stderr. Only this command writes lines that begin with ``sandbox:``; a line of the program's own stderr (and of
+its stdout, when that is a terminal) that begins so is shown as ``program: sandbox: ...``, and its control and
+invisible characters (escape sequences that move the cursor or erase lines, zero-width spaces, bidi overrides) are
+shown as ``\\xNN`` escapes, so a program cannot forge the report, even on a terminal. Operators use it to try
+hostile code on their machine; the tests use it. ``check`` lists which protections this machine supports and
+whether the strict (default) mode can run.
 """
 
 from __future__ import annotations
