@@ -176,6 +176,9 @@ def seccomp_program() -> bytes:
 
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
     denied = seccomp.ERRNO(errno.EPERM)
+    # Another ABI's calls (x32 numbers, int 0x80) would bypass the rules below: refused too, with EPERM rather than
+    # libseccomp's default kill, so that the filter never kills and a death by SIGSYS is never its doing.
+    rules.set_attr(seccomp.Attr.ACT_BADARCH, denied)
     for name in DENIED_SYSCALLS:
         try:
             rules.add_rule(denied, name)

@@ -185,7 +185,8 @@ def stopped_by(outcome: Outcome, returncode: int | None, *, cpu_limit_reached: b
     # A death by signal is no account of its own: bubblewrap reports signal N as exit status 128 + N, which a
     # program may choose (``os._exit(152)``), and a program may raise any signal on itself. SIGXCPU counts only
     # when the CPU account agrees; SIGXFSZ is ignored by Python (the limit shows as EFBIG, a hint) and the seccomp
-    # filter never kills (it answers EPERM), so a death by either is the program's own doing.
+    # filter never kills (it answers EPERM, for calls under another ABI too), so a death by either is the program's own
+    # doing.
     if returncode in (-signal.SIGXCPU, -signal.SIGKILL) and cpu_limit_reached:
         return "CPU time limit"
     if forks_refused:
