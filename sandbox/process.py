@@ -6,8 +6,9 @@ process group, a monitor (the run's cgroup counters) may end the run early, and 
 applied, or why it refused) is read from its own pipe.
 
 ``stopped_by`` names the protection that ended a program from trusted accounts only: the status pipe (written by
-the prelude before any user code runs, then closed), the parent's own timer and monitor, the kernel's exit status
-and the run's cgroup counters. Nothing the program prints counts there, since a program can print anything.
+the prelude before any user code runs, then closed), the parent's own timer and monitor and the run's cgroup
+counters; an exit signal only where the CPU account agrees (bubblewrap's 128 + N is a status any program can
+choose). Nothing the program prints counts there, since a program can print anything.
 ``stderr_hint`` reads the program's last error line for the rule it *looks like* it hit (a read-only path, a
 refused call): a hint for people and a reason for the Python Code skill to abstain, never an attribution.
 """
