@@ -51,6 +51,9 @@ DENIED_SYSCALLS = (
 _CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
                           0x00000080)
 _PR_SET_PDEATHSIG = 1
+# The uid change leaves the program non-dumpable; made dumpable again, a crash would start the host's core-dump
+# helper where core_pattern is a pipe (as root, outside every namespace; RLIMIT_CORE 0 does not stop a pipe).
+_PR_SET_DUMPABLE = 4
 _TTY_INJECTION_IOCTLS = (0x5412, 0x541C)  # TIOCSTI, TIOCLINUX
 # Memory made executable after the fact (W^X): no mprotect to PROT_EXEC, no anonymous executable mapping. Code
 # comes only from files the loader maps (the read-only view; /sandbox is noexec as root), never from bytes the
@@ -187,7 +190,8 @@ def seccomp_program() -> bytes:
     for flag in _CLONE_NAMESPACE_FLAGS:
         rules.add_rule(denied, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
-    rules.add_rule(denied, "prctl", seccomp.Arg(0, seccomp.EQ, _PR_SET_PDEATHSIG))
+    for option in (_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE):
+        rules.add_rule(denied, "prctl", seccomp.Arg(0, seccomp.EQ, option))
     for request in _TTY_INJECTION_IOCTLS:
         rules.add_rule(denied, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
     for name in ("mprotect", "pkey_mprotect"):
