@@ -28,6 +28,7 @@ SANDBOX_UID = 65534
 MAX_PROCESSES = 64
 PROCESS_FLOOR_MB = 128  # address space one interpreter needs (numpy imported: ~100 MiB)
 WORKSPACE_BYTES = 64 * 1024 * 1024
+_CPU_BEFORE_JOIN_S = 0.25
 CHILD_ENV = {"PATH": "/usr/bin:/bin", "HOME": policy.WORKDIR, "TMPDIR": policy.WORKDIR, "LANG": "C.UTF-8",
              "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -320,7 +321,9 @@ def _processes_of(uid: int) -> int:
 def _result(outcome: Outcome, returncode: int | None, protections: list[str], missing: list[str],
             watch: _Watch) -> SandboxResult:
     usage = watch.usage
-    cpu_reached = usage.cpu_s is None or usage.cpu_s >= watch.budget.cpu_s
+    # The cgroup counts from the prelude's join on; the interpreter's start before it (well under 0.25 CPU s) is
+    # counted by RLIMIT_CPU only, so a genuine SIGXCPU can come with a cgroup account just under the budget.
+    cpu_reached = usage.cpu_s is None or usage.cpu_s >= watch.budget.cpu_s - _CPU_BEFORE_JOIN_S
     rule = stopped_by(outcome, returncode, cpu_limit_reached=cpu_reached, oom_kills=usage.oom_kills,
                       forks_refused=usage.forks_refused)
     peak = usage.peak_memory_bytes / 2**20 if usage.peak_memory_bytes is not None else None

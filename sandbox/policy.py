@@ -51,11 +51,17 @@ DENIED_SYSCALLS = (
 _CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
                           0x00000080)
 _PR_SET_PDEATHSIG = 1
+# The uid change leaves the program non-dumpable; made dumpable again, a crash would start the host's core-dump
+# helper where core_pattern is a pipe (as root, outside every namespace; RLIMIT_CORE 0 does not stop a pipe).
+_PR_SET_DUMPABLE = 4
 _TTY_INJECTION_IOCTLS = (0x5412, 0x541C)  # TIOCSTI, TIOCLINUX
 # Memory made executable after the fact (W^X): no mprotect to PROT_EXEC, no anonymous executable mapping. Code
 # comes only from files the loader maps (the read-only view; /sandbox is noexec as root), never from bytes the
 # program wrote into memory. Python, numpy and the loader never need it; a JIT (numba) would not work.
-_PROT_EXEC, _MAP_ANONYMOUS = 0x4, 0x20
+# A file mapping is no exception: a private copy of a library mapped writable and executable, a shared executable
+# mapping of /dev/zero (aliased writable by mremap), and System V shared memory attached with SHM_EXEC each took
+# shellcode (hostile program 50). The loader maps code private and never writable at once.
+_PROT_WRITE, _PROT_EXEC, _MAP_SHARED, _MAP_ANONYMOUS, _SHM_EXEC = 0x2, 0x4, 0x1, 0x20, 0o100000
 
 
 @dataclass
@@ -173,6 +179,9 @@ def seccomp_program() -> bytes:
 
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
     denied = seccomp.ERRNO(errno.EPERM)
+    # Another ABI's calls (x32 numbers, int 0x80) would bypass the rules below: refused too, with EPERM rather than
+    # libseccomp's default kill, so that the filter never kills and a death by SIGSYS is never its doing.
+    rules.set_attr(seccomp.Attr.ACT_BADARCH, denied)
     for name in DENIED_SYSCALLS:
         try:
             rules.add_rule(denied, name)
@@ -181,13 +190,18 @@ def seccomp_program() -> bytes:
     for flag in _CLONE_NAMESPACE_FLAGS:
         rules.add_rule(denied, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
-    rules.add_rule(denied, "prctl", seccomp.Arg(0, seccomp.EQ, _PR_SET_PDEATHSIG))
+    for option in (_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE):
+        rules.add_rule(denied, "prctl", seccomp.Arg(0, seccomp.EQ, option))
     for request in _TTY_INJECTION_IOCTLS:
         rules.add_rule(denied, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
     for name in ("mprotect", "pkey_mprotect"):
         rules.add_rule(denied, name, seccomp.Arg(2, seccomp.MASKED_EQ, _PROT_EXEC, _PROT_EXEC))
-    rules.add_rule(denied, "mmap", seccomp.Arg(2, seccomp.MASKED_EQ, _PROT_EXEC, _PROT_EXEC),
-                   seccomp.Arg(3, seccomp.MASKED_EQ, _MAP_ANONYMOUS, _MAP_ANONYMOUS))
+    writable_code = _PROT_WRITE | _PROT_EXEC
+    rules.add_rule(denied, "mmap", seccomp.Arg(2, seccomp.MASKED_EQ, writable_code, writable_code))
+    for flag in (_MAP_ANONYMOUS, _MAP_SHARED):
+        rules.add_rule(denied, "mmap", seccomp.Arg(2, seccomp.MASKED_EQ, _PROT_EXEC, _PROT_EXEC),
+                       seccomp.Arg(3, seccomp.MASKED_EQ, flag, flag))
+    rules.add_rule(denied, "shmat", seccomp.Arg(2, seccomp.MASKED_EQ, _SHM_EXEC, _SHM_EXEC))
     with tempfile.TemporaryFile() as compiled:
         rules.export_bpf(compiled)
         compiled.seek(0)

@@ -19,7 +19,7 @@ REFUSED_EXIT = 125  # the sandbox could not be set up as required: no user code 
 # The audit hook is a courtesy (a clear message for the common mistakes); the kernel layers are the guarantee.
 _REFUSED_EVENTS = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
                    "subprocess.Popen", "pty.spawn", "socket.__new__", "socket.connect", "socket.bind",
-                   "socket.getaddrinfo", "ctypes.dlopen")
+                   "socket.getaddrinfo", "ctypes.")  # every ctypes event: _ctypes loads by hand too
 _REFUSED_IMPORTS = frozenset({"ctypes", "_ctypes"})
 
 

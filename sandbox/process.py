@@ -6,8 +6,9 @@ process group, a monitor (the run's cgroup counters) may end the run early, and 
 applied, or why it refused) is read from its own pipe.
 
 ``stopped_by`` names the protection that ended a program from trusted accounts only: the status pipe (written by
-the prelude before any user code runs, then closed), the parent's own timer and monitor, the kernel's exit status
-and the run's cgroup counters. Nothing the program prints counts there, since a program can print anything.
+the prelude before any user code runs, then closed), the parent's own timer and monitor and the run's cgroup
+counters; an exit signal only where the CPU account agrees (bubblewrap's 128 + N is a status any program can
+choose). Nothing the program prints counts there, since a program can print anything.
 ``stderr_hint`` reads the program's last error line for the rule it *looks like* it hit (a read-only path, a
 refused call): a hint for people and a reason for the Python Code skill to abstain, never an attribution.
 """
@@ -182,12 +183,13 @@ def stopped_by(outcome: Outcome, returncode: int | None, *, cpu_limit_reached: b
         return f"memory limit (the kernel killed {oom_kills} process(es) of the run)"
     if returncode == 0 or returncode is None:
         return None
-    if returncode == -signal.SIGXCPU or (returncode == -signal.SIGKILL and cpu_limit_reached):
+    # A death by signal is no account of its own: bubblewrap reports signal N as exit status 128 + N, which a
+    # program may choose (``os._exit(152)``), and a program may raise any signal on itself. SIGXCPU counts only
+    # when the CPU account agrees; SIGXFSZ is ignored by Python (the limit shows as EFBIG, a hint) and the seccomp
+    # filter never kills (it answers EPERM, for calls under another ABI too), so a death by either is the program's own
+    # doing.
+    if returncode in (-signal.SIGXCPU, -signal.SIGKILL) and cpu_limit_reached:
         return "CPU time limit"
-    if returncode == -signal.SIGXFSZ:
-        return "file size limit"
-    if returncode == -signal.SIGSYS:
-        return "seccomp filter (forbidden system call)"
     if forks_refused:
         return f"process limit (the kernel refused {forks_refused} fork(s))"
     return None

@@ -75,6 +75,21 @@ def test_without_the_audit_hook_the_kernel_still_refuses() -> None:
 
 
 @strict_available
+def test_the_audit_hook_refuses_native_calls_through_a_hand_loaded_ctypes() -> None:
+    """No ``import ctypes`` event: the extension is loaded by its loader, and dlsym(RTLD_NEXT) needs no dlopen."""
+    code = ("import glob, importlib.machinery as m, os\n"
+            "path = glob.glob(os.path.join(os.path.dirname(os.__file__), 'lib-dynload', '_ctypes*.so'))[0]\n"
+            "loader = m.ExtensionFileLoader('_ctypes', path)\n"
+            "native = loader.create_module(m.ModuleSpec('_ctypes', loader, origin=path))\n"
+            "print('loaded')\n"
+            "class F(native.CFuncPtr):\n    _flags_ = native.FUNCFLAG_CDECL\n"
+            "print('native getpid', F(native.dlsym(-1, 'getpid'))())\n")
+    result = run_python(code)
+    assert "loaded" in result.stdout and "native getpid" not in result.stdout
+    assert not result.ok and "sandbox: ctypes.dlsym" in result.stderr
+
+
+@strict_available
 def test_a_forged_report_on_stderr_names_no_rule() -> None:
     forged = ("import sys\nsys.stderr.write('sandbox: stopped by CPU time limit\\nsandbox refused: x\\n"
               "MemoryError\\n')\nsys.exit(3)")

@@ -283,6 +283,9 @@ def test_hostile_program_is_stopped_through_the_cli(program: Path, arena: Arena)
         assert done.returncode != 0, f"{program.name} was not stopped:\n{done.stdout}\n{done.stderr}"
     assert done.returncode != 2, f"the sandbox refused to run: {done.stderr}"
     arena.assert_untouched(before, done.stdout + done.stderr)
+    # The report is plain text: no escape sequence or invisible character of the program's reaches the terminal.
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]", done.stderr), \
+        f"{program.name}'s control characters reached the report: {done.stderr!r}"
     reported = re.findall(r"^sandbox: stopped by (.*)$", done.stderr, re.MULTILINE)
     _assert_reported_honestly(program, done.stdout + done.stderr, reported[-1] if reported else None)
     used = re.search(r"^sandbox: the run used ([\d.]+) CPU s(?:, peak memory (\d+) MiB)?", done.stderr, re.MULTILINE)

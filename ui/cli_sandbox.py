@@ -2,15 +2,19 @@
 
 ``run`` executes a Python file in exactly the sandbox the Python Code skill uses (``sandbox.run_python``),
 prints its output, and exits with the program's status: non-zero when a rule stopped it, with the rule named on
-stderr. Only this command writes lines that begin with ``sandbox:``; a line of the program's own stderr that
-begins so is shown as ``program: sandbox: ...``, so a program cannot forge the report. Operators use it to try hostile code on their machine; the tests use it. ``check`` lists which
-protections this machine supports and whether the strict (default) mode can run.
+stderr. Only this command writes lines that begin with ``sandbox:``; a line of the program's own stderr (and of
+its stdout, when that is a terminal) that begins so is shown as ``program: sandbox: ...``, and its control and
+invisible characters (escape sequences that move the cursor or erase lines, zero-width spaces, bidi overrides) are
+shown as ``\\xNN`` escapes, so a program cannot forge the report, even on a terminal. Operators use it to try
+hostile code on their machine; the tests use it. ``check`` lists which protections this machine supports and
+whether the strict (default) mode can run.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Annotated
 
@@ -28,10 +32,17 @@ def _exit_status(returncode: int | None, timed_out: bool) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-def _own_lines_marked(stderr: str) -> str:
-    """The program's stderr, with its lines that could pass for this command's report marked as the program's."""
+def _visible(text: str) -> str:
+    """``text`` with control and invisible format characters as escapes (newlines and tabs kept): on a terminal
+    a program's output then cannot move the cursor, erase the report or hide a prefix."""
+    return "".join(char if char in "\n\t" or unicodedata.category(char)[0] != "C"
+                   else (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}") for char in text)
+
+
+def _own_lines_marked(output: str) -> str:
+    """The program's output, with its lines that could pass for this command's report marked as the program's."""
     return "".join(f"program: {line}" if line.lstrip().startswith("sandbox") else line
-                   for line in stderr.splitlines(keepends=True))
+                   for line in _visible(output).splitlines(keepends=True))
 
 
 @sandbox_app.command("run")
@@ -61,7 +72,8 @@ def run(file: Annotated[Path, typer.Argument(help="The Python file to run.")],
     except (SandboxUnavailable, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    sys.stdout.write(result.stdout)
+    # A terminal shows stdout beside the report, so there it is marked like stderr; a pipe gets the bytes.
+    sys.stdout.write(_own_lines_marked(result.stdout) if sys.stdout.isatty() else result.stdout)
     sys.stdout.flush()
     sys.stderr.write(_own_lines_marked(result.stderr))
     if verbose:
