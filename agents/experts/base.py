@@ -55,6 +55,12 @@ class ExpertReply:
     pixel_text: str | None = None
     #: What the model reasoned before replying (kept apart from ``text``; None when it gave none).
     reasoning: str | None = None
+    #: The reply's content exactly as the server returned it, a ``<think>`` block included (None: same as ``text``).
+    raw: str | None = None
+
+    @property
+    def raw_text(self) -> str:
+        return self.text if self.raw is None else self.raw
 
 
 @runtime_checkable

@@ -161,7 +161,8 @@ class OpenAIExpert:
             text, reasoning = split_reasoning(raw, reasoning)
             boxes = self._boxes(text, messages)
             return ExpertReply(text=text, tokens_in=tokens_in, tokens_out=tokens_out, latency_ms=latency_ms,
-                               boxes=boxes, pixel_text=rewrite_in_pixels(text, boxes), reasoning=reasoning)
+                               boxes=boxes, pixel_text=rewrite_in_pixels(text, boxes), reasoning=reasoning,
+                               raw=raw if raw != text else None)
         raise ExpertError(f"{last} ({tries} attempt{'s' if tries != 1 else ''})")
 
     def _boxes(self, text: str, messages: list[ChatMessage]) -> list[ExpertBox]:

@@ -269,7 +269,8 @@ class TransformersExpert:
         prompt_len = int(inputs["input_ids"].shape[1])
         new_tokens = output[0, prompt_len:]
         latency_ms = (time.perf_counter() - started) * 1000
-        text, reasoning = split_reasoning(loaded.processor.batch_decode(new_tokens[None], skip_special_tokens=True)[0])
+        raw = loaded.processor.batch_decode(new_tokens[None], skip_special_tokens=True)[0]
+        text, reasoning = split_reasoning(raw)
         input_size = None
         if images and "image_grid_thw" in inputs:
             # grid = (t, h, w) in patches; the processor resized the first image to h*patch x w*patch pixels.
@@ -281,7 +282,8 @@ class TransformersExpert:
                              declared_frame=self.box_frame, input_size=input_size)
         return ExpertReply(text=text.strip(), tokens_in=prompt_len, tokens_out=int(new_tokens.numel()),
                            latency_ms=latency_ms, input_size=input_size, boxes=boxes,
-                           pixel_text=rewrite_in_pixels(text.strip(), boxes), reasoning=reasoning)
+                           pixel_text=rewrite_in_pixels(text.strip(), boxes), reasoning=reasoning,
+                           raw=raw.strip() if raw.strip() != text.strip() else None)
 
 
 def clear_cache() -> None:
