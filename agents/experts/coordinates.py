@@ -30,6 +30,13 @@ QWEN25_MIN_PIXELS = 56 * 56
 QWEN25_MAX_PIXELS = 28 * 28 * 16384
 
 
+#: Qwen3-VL's processor: 16-pixel patches merged 2x2, shortest_edge 65,536 and longest_edge 16,777,216 pixels.
+QWEN3_MIN_PIXELS = 65_536
+QWEN3_MAX_PIXELS = 16_777_216
+#: GLM-4.xV's processor: 14-pixel patches merged 2x2; 112x112 pixels at least.
+GLM4V_MIN_PIXELS = 12_544
+
+
 class ModelFamily(StrEnum):
     """Model families whose box frame is fixed by how they were trained."""
 
@@ -46,6 +53,14 @@ _FAMILY_FRAMES = {
     ModelFamily.QWEN3_VL: BoxFrame.RELATIVE_1000,
     # GLM-4.5V / 4.6V write <|begin_of_box|>[x0,y0,x1,y1]<|end_of_box|> in 0-1000 units.
     ModelFamily.GLM4V: BoxFrame.RELATIVE_1000,
+}
+
+#: The smallest image area each known family's processor resizes to (its ``min_pixels`` default).
+FAMILY_MIN_PIXELS = {
+    ModelFamily.QWEN2_VL: QWEN25_MIN_PIXELS,
+    ModelFamily.QWEN25_VL: QWEN25_MIN_PIXELS,
+    ModelFamily.QWEN3_VL: QWEN3_MIN_PIXELS,
+    ModelFamily.GLM4V: GLM4V_MIN_PIXELS,
 }
 
 # Order matters: "qwen2.5-vl" also contains "qwen2", so the more specific patterns are tried first.
