@@ -41,13 +41,17 @@ def corrected_app(tmp_path_factory: pytest.TempPathFactory) -> Maestro:
     app = Maestro.open(Settings.resolve(data_dir=root / "home", registry_path=FIXTURES / "registry_echo.yaml"),
                        policy=ScriptedPolicy([]))
     for i in range(RUNS):
-        image = Image.new("RGB", (56, 56), "white")
-        ImageDraw.Draw(image).text((4, 18), str(60 + i), fill="black", font=ImageFont.truetype(FONT, 16))
         turns = [f"<think>Read it.</think>\n<search> Tools@@Echo: repeat {60 + i} </search>",
                  f"<think>The echo settled it: {60 + i}.1.</think>\n<answer>{60 + i}.1</answer>"]
-        run = app.ask(image, f"What number is shown in picture {i}?", policy=ScriptedPolicy(turns))
+        run = app.ask(number_image(60 + i), f"What number is shown in picture {i}?", policy=ScriptedPolicy(turns))
         app.store.add_rating(run.id, rater="ann", verdict="incorrect", corrected_answer=str(60 + i))
     return app
+
+
+def number_image(number: int) -> Image.Image:
+    image = Image.new("RGB", (56, 56), "white")
+    ImageDraw.Draw(image).text((4, 18), str(number), fill="black", font=ImageFont.truetype(FONT, 16))
+    return image
 
 
 def test_a_corrected_turn_never_argues_for_the_answer_it_replaces() -> None:
