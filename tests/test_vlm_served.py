@@ -238,3 +238,14 @@ def test_reasoning_is_stored_apart_and_never_parsed(stored: dict[str, Any]) -> N
     first = stored["steps"][0]
     assert first["raw_text"].startswith("<think>I should locate the circle first.</think>")
     assert calls[0]["reasoning"] == "I should locate the circle first."
+
+
+def test_the_run_records_what_reproduces_it(stored: dict[str, Any]) -> None:
+    record = stored["config"]["reproducibility"]
+    assert record["registry"]["hash"] == stored["registry_hash"]
+    assert record["experts"]["Qwen3"]["top_k"] == 20 and record["experts"]["Qwen3"]["image_format"] == "jpeg"
+    assert record["experts"]["Orchestrator"]["extra_body"]["chat_template_kwargs"] == {"enable_thinking": True}
+    assert record["seeds"] == {"Orchestrator": 1234, "Qwen3": None}
+    assert record["sampling"]["policy"] == "vlm" and record["sampling"]["max_turns"] == 3
+    assert record["packages"]["python"] == sys.version.split()[0] and record["packages"]["httpx"]
+    assert record["engine_flags"] == {}  # no entry has a serve: block, so no engine flags are claimed
