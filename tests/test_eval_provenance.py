@@ -52,9 +52,9 @@ def test_spread() -> None:
 def test_eval_shuffles_repeats_and_records(tmp_path: Path) -> None:
     folder = tmp_path / "set"
     (folder / "images").mkdir(parents=True)
-    names = {"red": (220, 30, 30), "blue": (30, 60, 220), "green": (30, 160, 60)}
+    colours = [(220, 30, 30), (30, 60, 220), (30, 160, 60)]  # red, blue, green: options A, B, C of QUESTION
     lines = []
-    for i, (name, rgb) in enumerate(names.items()):
+    for i, rgb in enumerate(colours):
         image = Image.new("RGB", (300, 200), "white")
         ImageDraw.Draw(image).ellipse((100, 50, 200, 150), fill=rgb)
         image.save(folder / "images" / f"{i}.png")
