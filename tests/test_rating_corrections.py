@@ -6,23 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from agents.config import Settings
 from agents.runtime import Maestro
 from storage import open_store
 from tests.test_cli_rate import EXAMPLES, maestro
 from ui.web_rate import submit_rating
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
-    home = tmp_path_factory.mktemp("home")
-    app = Maestro.open(Settings.resolve(data_dir=home))
-    ids = [app.ask(EXAMPLES / "sign.png", "What is written on the sign?").id,
-           app.ask(EXAMPLES / "shapes.png", "How many circles are there?").id]
-    app.store.close()
-    return home, ids
 
 
 def test_the_form_asks_for_a_correction_or_no_correction_known(tmp_path: Path) -> None:
