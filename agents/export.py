@@ -20,6 +20,8 @@ why). Which runs feed which format (the latest whole-run rating decides):
   are prompts for rollouts to come, so they use the registry loaded now (the experts the rollouts can call).
 - DPO from an evaluation comparison (``comparison=``): items where one run was right and the other wrong
   (``agents.export_comparison``).
+- grounding: each expert call that gave boxes, in runs rated correct, as an SFT row whose target is the boxes
+  (``agents.exporting.grounding``).
 - ratings: every live rating of the exported runs, one row each (who, verdict, corrected answer, comment, step),
   for annotation audits and agreement studies.
 
@@ -66,7 +68,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMATS", "Manifest", "default_export_dir", "export", "export_app", "load_export"]
 
-FORMATS = ("sft", "sft_experts", "dpo", "kto", "grpo", "verl", "ratings")
+FORMATS = ("sft", "sft_experts", "dpo", "kto", "grpo", "verl", "ratings", "grounding")
 #: Statuses of runs that ended as the policy meant them to: only these can be good examples.
 _FINISHED = ("done", "abstained")
 _PAGE = 500
@@ -288,6 +290,11 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
         rows["sft_experts"] = [fmt.expert_sft_row(j.record, step, call, conv, images.paths(conv), i)
                                for j in judged if j.good and not j.corrected and j.record.status == "done"
                                for i, (step, call, conv) in enumerate(expert_conversations(j.record))]
+    if "grounding" in formats:
+        from agents.exporting.grounding import grounding_rows
+
+        rows["grounding"] = grounding_rows((j.record for j in judged if j.good and not j.corrected),
+                                           images.relative)
     if "kto" in formats:
         rows["kto"] = _kto_rows(judged, images)
     if "dpo" in formats:

@@ -167,7 +167,7 @@ def stored(server: tuple[str, Script], picture: Path, tmp_path_factory: pytest.T
     run_id = json.loads(asked.stdout)["run_id"]
     shown = maestro("runs", "show", run_id, "--json", home=home)
     assert shown.returncode == 0, shown.stderr
-    return json.loads(shown.stdout)
+    return {**json.loads(shown.stdout), "_home": str(home)}
 
 
 def test_registry_sampling_stop_and_extra_body_arrive(stored: dict[str, Any], server: tuple[str, Script]) -> None:
@@ -249,3 +249,41 @@ def test_the_run_records_what_reproduces_it(stored: dict[str, Any]) -> None:
     assert record["sampling"]["policy"] == "vlm" and record["sampling"]["max_turns"] == 3
     assert record["packages"]["python"] == sys.version.split()[0] and record["packages"]["httpx"]
     assert record["engine_flags"] == {}  # no entry has a serve: block, so no engine flags are claimed
+
+
+def test_expert_boxes_are_drawn_and_listed_in_the_evidence_viewer(stored: dict[str, Any]) -> None:
+    from storage import open_store
+    from ui.web_evidence import box_rows, evidence_items
+
+    with open_store(Path(stored["_home"])) as store:
+        record = store.get_run(stored["id"])
+        assert record is not None
+        rows = box_rows(record)
+        items = evidence_items(record, store.images.path)
+    assert [1, "expert.boxes", "red circle", *CIRCLE, ""] in rows
+    [(path, caption)] = [(p, c) for p, c in items if "expert.boxes" in c]
+    assert caption.startswith("Step 1 · expert.boxes · 1 box ·")
+    drawn = Image.open(path).convert("RGB")
+    assert drawn.size == (800, 600)
+    # The outline is drawn on the box's edge (blue), around the red disc.
+    assert drawn.getpixel((CIRCLE[0], 225)) == (0, 170, 255) and drawn.getpixel((300, 225)) == (220, 30, 30)
+
+
+def test_expert_boxes_export_for_grounding_sft(stored: dict[str, Any], tmp_path: Path) -> None:
+    home = Path(stored["_home"])
+    rated = maestro("rate", stored["id"], "--verdict", "correct", home=home)
+    assert rated.returncode == 0, rated.stderr
+    out = tmp_path / "export"
+    done = maestro("export", "--format", "grounding", "--out", str(out), home=home)
+    assert done.returncode == 0, done.stderr
+    [row] = [json.loads(line) for line in (out / "grounding.jsonl").read_text().splitlines()]
+    assert (row["run_id"], row["step_index"], row["model"], row["skill"]) == (stored["id"], 0, "Qwen3", "Perception")
+    assert row["image_size"] == [800, 600] and [b["box"] for b in row["boxes"]] == [list(CIRCLE)]
+    assert row["target_frame"] == "relative_1000" and row["checked"] == "answer"
+    target = row["messages"][-1]
+    assert target["role"] == "assistant" and target["train"] is True
+    assert json.loads(target["content"][0]["text"].strip("`").removeprefix("json")) == [
+        {"bbox_2d": CIRCLE_1000, "label": "red circle"}]
+    prompt = row["messages"][0]
+    assert prompt["train"] is False and prompt["content"][0]["type"] == "image"
+    assert Image.open(out / row["images"][0]).size == (800, 600)  # the question's image, first
