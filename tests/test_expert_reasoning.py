@@ -96,3 +96,19 @@ def test_the_resize_rule_is_imported_when_the_back_end_is_built(server: tuple[st
         assert load_resize_rule.cache_info().currsize == 0  # 0-1000 boxes need no resize rule
     with OpenAIExpert("q", base_url=url, model="Qwen/Qwen2.5-VL-7B-Instruct"):
         assert load_resize_rule.cache_info().currsize == 1  # loaded now, not during the first call
+
+
+def test_an_image_is_encoded_once_and_sent_alike_on_every_turn(server: tuple[str, ServerState]) -> None:
+    from PIL import Image
+
+    url, state = server
+    state.default, state.requests[:] = "field", []
+    photo = Image.effect_noise((900, 700), 60).convert("RGB")  # noise: slow to compress, as photos are
+    with OpenAIExpert("q", base_url=url, model="m", image_format="jpeg", jpeg_quality=80) as expert:
+        for turn in range(3):
+            expert.generate([{"role": "user", "content": [image_part(photo), text_part(f"turn {turn}")]}])
+        first = expert.data_url(photo)
+        assert expert.data_url(photo) is first  # the same string object: encoded once
+        assert expert.data_url(photo.copy()) is not first  # another image object is encoded on its own
+    sent = [r["messages"][0]["content"][0]["image_url"]["url"] for r in state.requests]
+    assert sent == [first] * 3 and first.startswith("data:image/jpeg;base64,")

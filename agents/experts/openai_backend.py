@@ -19,7 +19,9 @@ import base64
 import io
 import json
 import math
+import threading
 import time
+import weakref
 from typing import Any
 
 import httpx
@@ -88,6 +90,11 @@ class OpenAIExpert:
         self.sampling: dict[str, Any] = {k: v for k, v in {
             "top_p": top_p, "top_k": top_k, "presence_penalty": presence_penalty, "seed": seed,
             "stop": list(stop) if stop else None}.items() if v is not None}
+        # Each image object's data URL, encoded once: the orchestrator sends the question's image on every turn,
+        # and encoding a photo costs far more than the request. Keyed by object identity, checked through a weak
+        # reference (PIL images are unhashable); images handed to an expert are never changed in place.
+        self._encoded: dict[int, tuple[weakref.ref[Image.Image], str]] = {}
+        self._encoded_lock = threading.Lock()
         if needs_resize_rule(model, box_frame):
             load_resize_rule()  # transformers is imported now, not during the first call (and its latency)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -111,8 +118,7 @@ class OpenAIExpert:
             parts: list[dict[str, Any]] = []
             for part in content or []:
                 if part.get("type") == "image":
-                    url = encode_image(part["image"], max_pixels=self.max_pixels, image_format=self.image_format,
-                                       jpeg_quality=self.jpeg_quality)
+                    url = self.data_url(part["image"])
                     parts.append({"type": "image_url", "image_url": {"url": url}})
                 elif part.get("type") == "text":
                     parts.append({"type": "text", "text": str(part.get("text", ""))})
@@ -126,6 +132,26 @@ class OpenAIExpert:
         return {"max_tokens": int(max_tokens or self.max_tokens),
                 "temperature": float(temperature if temperature else self.temperature),
                 **self.sampling, **self.extra_body}
+
+    def data_url(self, image: Image.Image) -> str:
+        """``image`` as this expert sends it (format, quality, downscale), encoded once per image object."""
+        key = id(image)
+        with self._encoded_lock:
+            known = self._encoded.get(key)
+        if known is not None and known[0]() is image:
+            return known[1]
+        url = encode_image(image, max_pixels=self.max_pixels, image_format=self.image_format,
+                           jpeg_quality=self.jpeg_quality)
+
+        def forget(_: object, key: int = key) -> None:
+            with self._encoded_lock:
+                entry = self._encoded.get(key)
+                if entry is not None and entry[0]() is None:
+                    del self._encoded[key]
+
+        with self._encoded_lock:
+            self._encoded[key] = (weakref.ref(image, forget), url)
+        return url
 
     def generate(self, messages: list[ChatMessage], *, max_tokens: int | None = None,
                  temperature: float | None = 0.0) -> ExpertReply:
