@@ -253,6 +253,7 @@ def test_the_run_records_what_reproduces_it(stored: dict[str, Any]) -> None:
 
 def test_expert_boxes_are_drawn_and_listed_in_the_evidence_viewer(stored: dict[str, Any]) -> None:
     from storage import open_store
+    from ui.render import model_call_messages
     from ui.web_evidence import box_rows, evidence_items
 
     with open_store(Path(stored["_home"])) as store:
@@ -260,6 +261,10 @@ def test_expert_boxes_are_drawn_and_listed_in_the_evidence_viewer(stored: dict[s
         assert record is not None
         rows = box_rows(record)
         items = evidence_items(record, store.images.path)
+        calls = model_call_messages(record.steps[0], "step-0", store.images.path)
+    # Replay shows the expert's reasoning apart from its reply, and its boxes in pixels.
+    [expert] = [m.content for m in calls if "expert call" in (m.metadata or {}).get("title", "")]
+    assert "**Reasoning**" in expert and DECOY in expert and "red circle [200, 150, 400, 300]" in expert
     assert [1, "expert.boxes", "red circle", *CIRCLE, ""] in rows
     [(path, caption)] = [(p, c) for p, c in items if "expert.boxes" in c]
     assert caption.startswith("Step 1 · expert.boxes · 1 box ·")
