@@ -50,3 +50,22 @@ def test_maestro_rate_needs_a_correction_or_no_correction(runs: tuple[Path, list
     assert maestro("rate", "--from", str(lines), home=home).returncode == 0
     with open_store(home) as store:
         assert [(r.verdict, r.corrected_answer) for r in store.ratings_for(shapes)] == [("incorrect", None)]
+
+
+def test_the_served_rate_form_passes_no_correction_known(data_dir: Path) -> None:
+    from tests.test_web_api import Served
+
+    served = Served(Maestro.open(Settings.resolve(data_dir=data_dir)))
+    try:
+        run_id = served.maestro.ask(EXAMPLES / "sign.png", "What is written on the sign?").id
+        client = served.client()
+        anyf = ("(any)",) * 4
+        assert client.predict(*anyf, "oldest", api_name="/rate_next")[0] == run_id
+        out = client.predict(run_id, "incorrect", "", [], "", *anyf, "oldest", False, api_name="/rate_save")
+        assert "No correction known" in out[0] and served.maestro.store.ratings_for(run_id) == []
+        out = client.predict(run_id, "incorrect", "", [], "", *anyf, "oldest", True, api_name="/rate_save")
+        assert out[0].startswith("Saved **incorrect**")
+        [rating] = served.maestro.store.ratings_for(run_id)
+        assert (rating.verdict, rating.corrected_answer) == ("incorrect", None)
+    finally:
+        served.close()
