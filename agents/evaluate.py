@@ -26,6 +26,8 @@ from agents.answers import MatchKind, match_answer
 from agents.eval_compare import compare_folders
 from agents.eval_results import ResultsFile, read_rows
 from agents.handbook import record_feedback
+from agents.provenance.fingerprint import evaluation_record
+from agents.provenance.options import prepared
 from agents.rerun import rerun, tools_mode
 from agents.tool_cache import StoredToolCache
 
@@ -106,7 +108,8 @@ def _item(path: Path, row: Any) -> Item:
 def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, concurrency: int = 1,
              limit: int | None = None, progress: bool = True, resume: bool = False,
              from_runs: str | Path | None = None, tools: str = "live",
-             baseline: str | Path | None = None, sc: int | None = None) -> dict[str, Any]:
+             baseline: str | Path | None = None, sc: int | None = None,
+             shuffle_options: int | None = None) -> dict[str, Any]:
     """Run every item, write results and summary into ``out_dir``, return the summary.
 
     Each item's row is appended to ``results.jsonl`` the moment it ends (``agents.eval_results``); ``resume``
@@ -115,7 +118,9 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
     question; ``agents.rerun``); ``tools="cached"`` reuses stored tool outputs. ``baseline`` (default: the
     ``from_runs`` folder) compares item by item with that folder: ``comparison.json`` (``agents.eval_compare``),
     its counts also in the summary. ``sc`` > 1 samples each new item k times and votes
-    (``agents.self_consistency``); rows then carry the vote's agreement."""
+    (``agents.self_consistency``); rows then carry the vote's agreement. ``shuffle_options`` (a seed) shuffles
+    each multiple-choice item's options (``agents.provenance.options``); every run and the summary record what is
+    needed to reproduce them (``agents.provenance``)."""
     tools = tools_mode(tools)
     items = load_items(dataset, limit)
     out = Path(out_dir)
@@ -135,6 +140,7 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
 
     def one(item: Item) -> dict[str, Any]:
         source = None
+        item, provenance = prepared(item, shuffle_options)
         try:
             source = maestro.store.get_run(sources[item.id]) if item.id in sources else None
             if source is not None:
@@ -142,7 +148,8 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
                                expected=item.answer)
             else:
                 result = maestro.ask(item.image, item.question, dataset=name, item_id=item.id,
-                                     expected=item.answer, expected_kind=item.match, tool_cache=cache, sc=sc)
+                                     expected=item.answer, expected_kind=item.match, tool_cache=cache, sc=sc,
+                                     provenance=provenance)
         except ValueError as exc:  # bad item: recorded as failed, the evaluation goes on
             return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                     "status": "failed", "answer": None, "reason": str(exc), "confidence": None, "correct": False,
@@ -160,7 +167,8 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
                 "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "pairs": pairs,
                 "skill_expected": item.skill, "tool_calls": len(calls),
                 "reused_tool_calls": sum(1 for c in calls if c.reused), "rerun_of": source.id if source else None,
-                "vote_agreement": (result.vote or {}).get("agreement")}
+                "vote_agreement": (result.vote or {}).get("agreement"),
+                **({"option_order": provenance["option_order"]} if provenance else {})}
 
     pending = [item for item in items if item.id not in finished]
     try:
@@ -179,6 +187,8 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
     results.finish(rows)
     summary = summarize(rows)
     summary["dataset"] = str(dataset)
+    summary["reproducibility"] = evaluation_record(maestro, shuffle_options=shuffle_options, sc=sc,
+                                                   concurrency=concurrency, tools=tools)
     if resume:
         summary["resumed"] = {"kept": len(items) - len(pending), "ran": len(pending),
                               "dropped_lines": results.dropped_lines}

@@ -20,6 +20,8 @@ why). Which runs feed which format (the latest whole-run rating decides):
   are prompts for rollouts to come, so they use the registry loaded now (the experts the rollouts can call).
 - DPO from an evaluation comparison (``comparison=``): items where one run was right and the other wrong
   (``agents.export_comparison``).
+- grounding: each expert call that gave boxes, in runs rated correct, as an SFT row whose target is the boxes
+  (``agents.exporting.grounding``).
 - ratings: every live rating of the exported runs, one row each (who, verdict, corrected answer, comment, step),
   for annotation audits and agreement studies.
 
@@ -66,7 +68,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMATS", "Manifest", "default_export_dir", "export", "export_app", "load_export"]
 
-FORMATS = ("sft", "sft_experts", "dpo", "kto", "grpo", "verl", "ratings")
+FORMATS = ("sft", "sft_experts", "dpo", "kto", "grpo", "verl", "ratings", "grounding")
 #: Statuses of runs that ended as the policy meant them to: only these can be good examples.
 _FINISHED = ("done", "abstained")
 _PAGE = 500
@@ -88,6 +90,7 @@ class Manifest:
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> runs
     run_registry_hashes: list[str] = field(default_factory=list)
     prompt_sources: dict[str, int] = field(default_factory=dict)  # stored_prompt | run_snapshot | fallback -> runs
+    pair_lengths: dict[str, Any] = field(default_factory=dict)  # DPO pairs measured with a processor (see below)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -99,6 +102,10 @@ class Manifest:
         lines.append(f"  images: {self.images}")
         if self.prompt_sources:
             lines.append("  prompts from: " + ", ".join(f"{k} {v}" for k, v in sorted(self.prompt_sources.items())))
+        if self.pair_lengths:
+            lines.append(f"  dpo pairs: longest {self.pair_lengths['longest_tokens']} tokens; "
+                         f"{self.pair_lengths['dropped']} identical within max_length "
+                         f"{self.pair_lengths['max_length']} dropped")
         if self.skipped:
             lines.append("  skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(self.skipped.items())))
         return "\n".join(lines)
@@ -187,7 +194,8 @@ def _judge(record: RunRecord, registry: RunRegistry, skipped: dict[str, int]) ->
     elif record.status == "abstained" and final_answer_turn and abstention_reason(last.answer) is None:
         # The policy answered, but the answer was withheld (weak evidence, wrong form): the rated-correct outcome
         # is the abstention, so that is what the final turn must teach.
-        judged.final_text = fmt.final_turn_with(last.raw_text, abstention(record.reason or "the evidence is weak"))
+        judged.final_text = fmt.final_turn_with(last.raw_text, abstention(record.reason or "the evidence is weak"),
+                                                withheld=True)
     turns = stored_trajectory(record)
     if judged.final_text is not None:
         turns[-1] = judged.final_text
@@ -229,9 +237,14 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
            since: str | date | datetime | None = None, until: str | date | datetime | None = None,
            rating: str | None = None, skill: str | None = None, model: str | None = None,
            dataset: str | None = None, max_pairs_per_prompt: int = 8,
-           comparison: str | Path | None = None) -> Manifest:
+           comparison: str | Path | None = None, processor: str | None = None,
+           max_length: int | None = None) -> Manifest:
     """Write the chosen training formats for the runs matching every filter into ``out_dir``; see module doc.
-    ``comparison`` (an evaluation's ``comparison.json``) adds its right-vs-wrong items as DPO pairs."""
+    ``comparison`` (an evaluation's ``comparison.json``) adds its right-vs-wrong items as DPO pairs. With
+    ``processor`` (a model folder or id), DPO pairs are measured in its tokens and those identical within
+    ``max_length`` tokens are dropped and reported (``agents.exporting.pair_length``)."""
+    if max_length is not None and not processor:
+        raise ValueError("--max-length needs --processor: the tokens are counted with the trainer's processor")
     formats = list(dict.fromkeys(formats or FORMATS))
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
@@ -277,6 +290,11 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
         rows["sft_experts"] = [fmt.expert_sft_row(j.record, step, call, conv, images.paths(conv), i)
                                for j in judged if j.good and not j.corrected and j.record.status == "done"
                                for i, (step, call, conv) in enumerate(expert_conversations(j.record))]
+    if "grounding" in formats:
+        from agents.exporting.grounding import grounding_rows
+
+        rows["grounding"] = grounding_rows((j.record for j in judged if j.good and not j.corrected),
+                                           images.relative)
     if "kto" in formats:
         rows["kto"] = _kto_rows(judged, images)
     if "dpo" in formats:
@@ -285,6 +303,14 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
             known = {row["id"] for row in rows["dpo"]}
             rows["dpo"] += [row for row in comparison_pairs(store, registries, compared, image_paths=images.paths,
                                                             skipped=manifest.skipped) if row["id"] not in known]
+        if processor:
+            from agents.exporting.pair_length import check_pairs, load_processor
+
+            rows["dpo"], lengths = check_pairs(rows["dpo"], load_processor(processor), max_length, image_root=out,
+                                               processor_name=processor)
+            manifest.pair_lengths = lengths.to_dict()
+            if lengths.dropped:
+                _count(manifest.skipped, "dpo_pair_identical_within_max_length", len(lengths.dropped))
     if "ratings" in formats:
         rows["ratings"] = [_rating_row(j.record, r) for j in judged for r in j.record.ratings]
     if "grpo" in formats or "verl" in formats:

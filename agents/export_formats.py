@@ -15,6 +15,7 @@ system, question, observations and notes are context, never targets. Images are 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -45,12 +46,30 @@ def prompt_messages(system: str, question: str) -> list[dict[str, Any]]:
             _message("user", [{"type": "image", "text": None}, _text(f"Question: {question}")], False)]
 
 
-def final_turn_with(raw: str, answer: str) -> str | None:
-    """``raw`` (a final answer turn) with its answer replaced by ``answer``, its reasoning kept; None if unusable."""
+#: The reasoning of a corrected final turn whose own reasoning argued for the answer it replaces: the row must not
+#: teach "settled it: 65.1" followed by <answer>65</answer>. It claims nothing beyond what the turn concludes.
+CORRECTED_THINK = "Weighing the evidence above, the answer is {answer}."
+WITHHELD_THINK = "The evidence above does not settle the question."
+
+
+def final_turn_with(raw: str, answer: str, *, withheld: bool = False) -> str | None:
+    """``raw`` (a final answer turn) with its answer replaced by ``answer``; None if unusable.
+
+    Its reasoning is kept when it does not name the answer being replaced; when it does (it argued for that
+    answer), it is replaced by a short one consistent with ``answer`` (``withheld``: the answer is an abstention)."""
     parsed = parse_turn(raw)
     if not isinstance(parsed.action, Answer) or parsed.think is None or not answer.strip():
         return None
-    return render_turn(parsed.think, Answer(answer))
+    think = parsed.think
+    old = parsed.action.text.strip()
+    if old and _names(think, old) and " ".join(old.split()).lower() != " ".join(answer.split()).lower():
+        think = WITHHELD_THINK if withheld else CORRECTED_THINK.format(answer=answer.strip())
+    return render_turn(think, Answer(answer))
+
+
+def _names(text: str, answer: str) -> bool:
+    """Whether ``text`` states ``answer`` as a whole token (65 is not named by 65.1, nor "cat" by "category")."""
+    return re.search(r"(?<![\w.])" + re.escape(answer) + r"(?![\w]|\.\d)", text, re.IGNORECASE) is not None
 
 
 def policy_messages(steps: Sequence[Any], observation_budget: int, *,

@@ -52,6 +52,8 @@ class ServeSpec(BaseModel):
     gpu_memory_utilization: float = Field(0.85, gt=0, le=1)
     max_model_len: int | None = Field(None, ge=256)
     max_images_per_prompt: int = Field(4, ge=1)
+    reasoning_parser: str | None = Field(None, description="vLLM --reasoning-parser (default: the model family's, "
+                                         "e.g. glm45 for GLM-4.xV, deepseek_r1 for Qwen3-VL Thinking; 'none': off).")
     extra_args: list[str] = Field(default_factory=list)
 
 
@@ -71,8 +73,21 @@ class ExpertSpec(BaseModel):
     max_tokens: int = Field(1024, ge=1)
     timeout_s: float = Field(60.0, gt=0)
     retries: int = Field(2, ge=0, le=10)
-    max_pixels: int = Field(1_003_520, ge=3136)
-    min_pixels: int | None = Field(None, ge=3136, description="transformers: smallest image area after resizing.")
+    max_pixels: int = Field(1_003_520, ge=3136, description="Largest image area: images are downscaled to it "
+                            "before sending, the server's processor is started with it (serve-experts), and "
+                            "resized-pixel boxes are converted with it.")
+    min_pixels: int | None = Field(None, ge=3136, description="Smallest image area after the processor's resize "
+                                   "(None: the model family's default); used like max_pixels.")
+    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0: greedy).")
+    top_p: float | None = Field(None, gt=0, le=1)
+    top_k: int | None = Field(None, ge=-1, description="-1 or None: no top-k cut.")
+    presence_penalty: float | None = Field(None, ge=-2, le=2)
+    seed: int | None = Field(None, description="Sampling seed sent with each request (reproducible sampling).")
+    stop: list[str] = Field(default_factory=list, description="Stop strings sent with each request.")
+    extra_body: dict[str, Any] = Field(default_factory=dict, description="Extra request fields passed through "
+                                       "as they are, e.g. {chat_template_kwargs: {enable_thinking: false}}.")
+    image_format: Literal["png", "jpeg"] = Field("png", description="How images are encoded in requests.")
+    jpeg_quality: int = Field(90, ge=1, le=95, description="JPEG quality when image_format is jpeg.")
     device: str = Field("auto", description="transformers: auto | cpu | cuda | cuda:N.")
     dtype: str = Field("auto", description="transformers: auto | float32 | bfloat16 | float16.")
     box_frame: Literal["pixels", "relative_1", "relative_1000", "resized_pixels"] = Field(
@@ -98,6 +113,11 @@ class ExpertSpec(BaseModel):
             raise ValueError("the openai back end needs both base_url and model")
         if self.backend == "transformers" and not (self.model_path or self.model):
             raise ValueError("the transformers back end needs model_path or model")
+        if self.min_pixels is not None and self.min_pixels > self.max_pixels:
+            raise ValueError(f"min_pixels ({self.min_pixels}) is larger than max_pixels ({self.max_pixels})")
+        reserved = {"model", "messages", "stream"} & set(self.extra_body)
+        if reserved:
+            raise ValueError(f"extra_body cannot set {', '.join(sorted(reserved))} (the client sets it)")
         return self
 
 

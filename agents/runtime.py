@@ -19,6 +19,7 @@ from agents import embeddings
 from agents.config import Settings
 from agents.loop import EventSink, run
 from agents.policies.base import Policy
+from agents.provenance.fingerprint import fingerprint
 from agents.recorder import StorageRecorder
 from agents.registry import Registry, load_registry
 from agents.types import Event, Run
@@ -63,7 +64,7 @@ class Maestro:
             expected: str | None = None, expected_kind: str | None = None, policy: Policy | None = None,
             run_config: dict[str, Any] | None = None, cancel: threading.Event | None = None,
             parent_run_id: str | None = None, tool_cache: ToolCache | None = None,
-            sc: int | None = None, stored_image: bool = False) -> Run:
+            sc: int | None = None, stored_image: bool = False, provenance: dict[str, Any] | None = None) -> Run:
         """Answer ``question`` about ``image``; the run and its steps are stored as they happen.
 
         ``expected_kind`` is a dataset's declared answer kind (``choice``, ``relaxed``, ``text``…): it fixes the
@@ -75,7 +76,8 @@ class Maestro:
         With self-consistency k > 1 (``sc``, else the registry's ``orchestrator.self_consistency``) this samples k
         runs and returns the voted one (``agents.self_consistency``); ``policy`` and ``run_config`` (merged into
         the stored run config) are how it asks for each sample, and passing ``run_config`` asks for exactly one
-        run."""
+        run. Every run stores its reproducibility record (``agents.provenance.fingerprint``) in
+        ``config["reproducibility"]``, with ``provenance`` (an evaluation's option order, repetition) added."""
         spec = self.registry.orchestrator
         k = spec.self_consistency if sc is None else int(sc)
         if k < 1:
@@ -85,7 +87,8 @@ class Maestro:
 
             return ask_self_consistent(self, image, question, k=k, concurrency=spec.self_consistency_concurrency,
                                        on_event=on_event, max_turns=max_turns, dataset=dataset, item_id=item_id,
-                                       expected=expected, expected_kind=expected_kind, cancel=cancel)
+                                       expected=expected, expected_kind=expected_kind, cancel=cancel,
+                                       provenance=provenance)
         question = (question or "").strip()
         if not has_text(question):
             raise InputError("empty question: ask something about the image")
@@ -100,9 +103,11 @@ class Maestro:
         snapshot = self.registry.snapshot()
         digest = self.registry.snapshot_hash()
         self.store.save_registry_snapshot(digest, snapshot)
+        record = fingerprint(self.registry, policy or self.policy, extra=provenance, registry_hash=digest)
         recorder = StorageRecorder(self.store, image_id=ref.id, registry_hash=digest,
                                    config={"max_turns": turns, "policy": (policy or self.policy).name,
-                                           "registry": str(self.registry.path), **(run_config or {})},
+                                           "registry": str(self.registry.path), "reproducibility": record,
+                                           **(run_config or {})},
                                    dataset=dataset, item_id=item_id, expected=expected,
                                    parent_run_id=parent_run_id)
 

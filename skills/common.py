@@ -38,16 +38,19 @@ def evidence_of(results: list[Any]) -> str:
 
 
 def conclude(ctx: SkillContext, results: list[Any], answer: str | None, *, note: str = "",
-             confidence: float | None = None, missing: str | None = None) -> SkillResult:
+             confidence: float | None = None, missing: str | None = None,
+             images: list[Any] | None = None) -> SkillResult:
     """Finish a skill call: ask the neural expert with the evidence, or settle (or decline) with the tools.
 
     ``confidence`` is how far the evidence supports ``answer`` (0-1); ``missing`` says what is missing when there
-    is no answer (``note`` is used when it is not given)."""
+    is no answer (``note`` is used when it is not given); ``images`` replaces the results' annotated images as
+    what the neural expert is shown besides the question's image (a zoomed crop)."""
     evidence = evidence_of(results)
     if note:
         evidence += f"\n{note}"
     if getattr(ctx.expert, "neural", False):
-        images = [r.annotated for r in results if getattr(r, "annotated", None) is not None]
+        if images is None:
+            images = [r.annotated for r in results if getattr(r, "annotated", None) is not None]
         reply = ask_expert(ctx, evidence, extra_images=images[:3])
         if answer is not None:  # the tools' own reading travels with the expert's reply, to be checked against it
             reply.answer, reply.confidence = format_answer(ctx.question, answer), confidence

@@ -10,13 +10,16 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from PIL import Image
 
 from skills.base import PairedExpert, SkillContext, SkillResult, ToolTrace
 from skills.question_text import task_text
 from skills.spec import Level2Spec, LoadedSkill
-from storage.records import ModelCall
+from storage.records import ModelCall, ToolCall
+from vision_tools.image import Box
+from vision_tools.image.drawing import draw_boxes
 
 
 @dataclass
@@ -74,14 +77,47 @@ def ask_expert(ctx: SkillContext, evidence: str, extra_images: list[Image.Image]
     started = time.perf_counter()
     call = ModelCall(role="expert", model=str(getattr(ctx.expert, "name", "")), messages=messages, raw_reply="")
     ctx.trace.model_calls.append(call)
+    params = getattr(ctx.expert, "request_params", None)
+    call.params = params() if callable(params) else {}
     try:
         reply = ctx.expert.generate(messages)
     except Exception as exc:
         call.error, call.latency_ms = f"{type(exc).__name__}: {exc}", (time.perf_counter() - started) * 1000
         raise
-    elapsed = (time.perf_counter() - started) * 1000
-    call.raw_reply, call.tokens_in, call.tokens_out, call.latency_ms = reply.text, reply.tokens_in, \
-        reply.tokens_out, elapsed
+    # The server's time when the back end measured it: image encoding and box conversion are not the model's.
+    elapsed = getattr(reply, "latency_ms", 0.0) or (time.perf_counter() - started) * 1000
+    call.raw_reply = getattr(reply, "raw_text", reply.text)  # exactly as returned, a <think> block included
+    call.tokens_in, call.tokens_out, call.latency_ms = reply.tokens_in, reply.tokens_out, elapsed
+    call.reasoning = getattr(reply, "reasoning", None)
     text = reply.text.strip() or "(the expert returned no text)"
+    boxes = list(getattr(reply, "boxes", None) or [])
+    if boxes:
+        call.boxes = [{"box": [round(v, 1) for v in b.box.as_list()], "label": b.label} for b in boxes]
+        record_expert_boxes(ctx, call)
+        text = expert_text_in_pixels(reply, ctx.image.size)
     return SkillResult(observation=text, evidence={"tools": evidence}, expert_ms=elapsed,
                        tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, extra_images=extra_images or [])
+
+
+def expert_text_in_pixels(reply: Any, size: tuple[int, int]) -> str:
+    """The reply as the orchestrator sees it: every box in one declared frame, original-image pixels, which is the
+    frame a following zoom or crop call takes (``[x0, y0, x1, y1]`` in the query)."""
+    frame = f"Boxes are [x0, y0, x1, y1] in pixels of the original {size[0]}x{size[1]} image."
+    rewritten = getattr(reply, "pixel_text", None)
+    if rewritten:
+        return f"{rewritten.strip()}\n{frame}"
+    # The literals could not be paired with the converted boxes: show the converted boxes only, never two frames.
+    listed = "; ".join(f"{b.label or 'box'} {[round(v) for v in b.box.as_list()]}" for b in reply.boxes)
+    return f"The expert gave {len(reply.boxes)} box(es): {listed}.\n{frame}"
+
+
+def record_expert_boxes(ctx: SkillContext, call: ModelCall) -> None:
+    """The expert's boxes as evidence of the step: a recorded call with the boxes (original pixels) drawn on the
+    question's image, which the evidence viewer lists and shows like any tool's boxes."""
+    started = time.perf_counter()
+    drawn = draw_boxes(ctx.image, [(Box(*b["box"]), str(b["label"] or "")) for b in call.boxes])
+    listed = "; ".join(f"{b['label'] or 'box'} {[round(v) for v in b['box']]}" for b in call.boxes[:6])
+    ctx.trace.calls.append(ToolCall(
+        len(ctx.trace.calls), "expert.boxes", {"expert": call.model}, f"{len(call.boxes)} box(es) from "
+        f"{call.model} in original pixels: {listed}", (time.perf_counter() - started) * 1000,
+        data={"frame": "pixels", "image_size": list(ctx.image.size), "boxes": call.boxes}, image=drawn))

@@ -77,11 +77,19 @@ class ModelCall:
     latency_ms: float = 0.0
     error: str | None = None
     params: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, seed…
+    reasoning: str | None = None  # the model's reasoning, kept apart from ``raw_reply`` (never parsed)
+    #: Boxes the reply gave, in original pixels of the question's image: [{"box": [x0, y0, x1, y1], "label"}].
+    boxes: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "model": self.model, "messages": self.messages, "raw_reply": self.raw_reply,
-                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "latency_ms": self.latency_ms,
-                "error": self.error, "params": self.params}
+        out = {"role": self.role, "model": self.model, "messages": self.messages, "raw_reply": self.raw_reply,
+               "tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "latency_ms": self.latency_ms,
+               "error": self.error, "params": self.params}
+        if self.reasoning is not None:
+            out["reasoning"] = self.reasoning
+        if self.boxes:
+            out["boxes"] = self.boxes
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelCall:
@@ -89,7 +97,8 @@ class ModelCall:
                    messages=list(data.get("messages") or []), raw_reply=str(data.get("raw_reply", "")),
                    tokens_in=int(data.get("tokens_in") or 0), tokens_out=int(data.get("tokens_out") or 0),
                    latency_ms=float(data.get("latency_ms") or 0.0), error=data.get("error"),
-                   params=dict(data.get("params") or {}))
+                   params=dict(data.get("params") or {}), reasoning=data.get("reasoning"),
+                   boxes=list(data.get("boxes") or []))
 
 
 @dataclass

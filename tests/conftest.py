@@ -111,3 +111,18 @@ def sroie_dir() -> Path:
     if not (SROIE / "items.jsonl").exists():
         pytest.skip(f"SROIE receipts dev set not found at {SROIE}")
     return SROIE
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A data directory holding two stored runs (a sign read, circles counted) to rate: (home, [sign, shapes])."""
+    from agents.config import Settings
+    from agents.runtime import Maestro
+
+    examples = Path(__file__).resolve().parent.parent / "assets" / "examples"
+    home = tmp_path_factory.mktemp("home")
+    app = Maestro.open(Settings.resolve(data_dir=home))
+    ids = [app.ask(examples / "sign.png", "What is written on the sign?").id,
+           app.ask(examples / "shapes.png", "How many circles are there?").id]
+    app.store.close()
+    return home, ids

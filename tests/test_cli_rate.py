@@ -12,10 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from agents.config import Settings
-from agents.runtime import Maestro
 from storage import open_store
 from tests.test_cli import REPO
 from ui.accounts import Accounts
@@ -28,16 +24,6 @@ def maestro(*args: str, home: Path, stdin: str | None = None, rater: str = "shel
     env = {**os.environ, "MAESTRO_HOME": str(home), "MAESTRO_RATER": rater, "COLUMNS": "200"}
     return subprocess.run([sys.executable, "-m", "ui.cli", *args], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=300, input=stdin)
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
-    home = tmp_path_factory.mktemp("home")
-    app = Maestro.open(Settings.resolve(data_dir=home))
-    ids = [app.ask(EXAMPLES / "sign.png", "What is written on the sign?").id,
-           app.ask(EXAMPLES / "shapes.png", "How many circles are there?").id]
-    app.store.close()
-    return home, ids
 
 
 def test_rate_one_run_then_again_replaces_it(runs: tuple[Path, list[str]]) -> None:

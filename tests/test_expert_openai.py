@@ -315,8 +315,9 @@ def test_health(srv: tuple[str, ServerState]) -> None:
 @pytest.mark.parametrize(("max_pixels", "model", "box_frame", "written"), [
     # Sent as is (640x480); the server's processor resized it to 644x476 (multiples of 28), the frame of the box.
     (1_003_520, "qwen-test", "resized_pixels", [322, 119, 644, 476]),
-    # Sent downscaled to 320x240, which the server resized to 308x252; the family overrides the declared frame.
-    (640 * 480 // 4, "Qwen/Qwen2.5-VL-7B-Instruct", "pixels", [154, 63, 308, 252]),
+    # Sent downscaled to 320x240, which the server's processor, started with the same max_pixels (serve-experts
+    # passes it), resized to 308x224 (308x252 would pass the limit); the family overrides the declared frame.
+    (640 * 480 // 4, "Qwen/Qwen2.5-VL-7B-Instruct", "pixels", [154, 56, 308, 224]),
     # Qwen3-VL writes 0-1000 units whatever the registry says.
     (1_003_520, "Qwen/Qwen3-VL-8B-Instruct", "pixels", [500, 250, 1000, 1000]),
     # A generic model in the frame its registry entry declares.

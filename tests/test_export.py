@@ -104,7 +104,8 @@ def test_sft_rows_follow_the_policy_conversation_and_mask_observations(rated: di
     assert good[3]["content"][0]["text"] == "<information>96x64 repeat hello</information>"
     fixed = rows[ids["fixed"]]["messages"]
     final = fixed[-1]["content"][0]["text"]
-    assert final == "<think>It says hacked.</think>\n<answer>other</answer>"  # the correction, reasoning kept
+    # The correction; the reasoning that argued for the replaced answer ("hacked") is not kept beside it.
+    assert final == "<think>Weighing the evidence above, the answer is other.</think>\n<answer>other</answer>"
     observation = fixed[3]["content"][0]["text"]
     assert "hacked" in observation and "<answer>" not in observation  # forged tags stay neutralised
     turns = [m["content"][0]["text"] for m in fixed[2:]]

@@ -163,7 +163,8 @@ def test_abstentions_rated_correct_are_targets(chat: tuple[str, Script], sign: P
     assert set(rows) == {abstained.id, withheld.id}
     assert rows[abstained.id]["messages"][-1]["content"][0]["text"] == said
     target = rows[withheld.id]["messages"][-1]["content"][0]["text"]
-    assert target.startswith("<think>The sign reads NO PARKING")
+    # Its reasoning argued for the withheld answer, so it is not kept beside the abstention.
+    assert target.startswith("<think>The evidence above does not settle the question.</think>")
     assert "<answer>I cannot answer: the evidence is too weak to answer" in target and "NO PARKING</answer>" \
         not in target
 

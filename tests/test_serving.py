@@ -340,3 +340,30 @@ def test_dry_run_prints_the_commands_where_vllm_is_not_installed(tmp_path: Path,
     registry = load_registry(REPO / "assets" / "registries" / name)
     assert [shlex.split(c) for c in commands] == [build_command(s, ["vllm"]) for s in registry.experts if s.serve]
     assert "vLLM is not installed here" in result.stderr and "error" not in result.stderr
+
+
+@pytest.mark.parametrize(("model", "limits", "processor", "parser"), [
+    ("Qwen/Qwen2.5-VL-7B-Instruct", {"max_pixels": 1_003_520}, {"min_pixels": 3136, "max_pixels": 1_003_520}, None),
+    ("Qwen/Qwen3-VL-8B-Instruct", {"min_pixels": 131_072, "max_pixels": 2_000_000},
+     {"size": {"shortest_edge": 131_072, "longest_edge": 2_000_000}}, None),
+    ("Qwen/Qwen3-VL-8B-Thinking", {}, {"size": {"shortest_edge": 65_536, "longest_edge": 1_003_520}},
+     "deepseek_r1"),
+    ("zai-org/GLM-4.6V", {}, {"size": {"shortest_edge": 12_544, "longest_edge": 1_003_520}}, "glm45"),
+    ("chart-r1", {}, None, None),  # an unknown processor gets no keys it might refuse
+])
+def test_processor_limits_and_reasoning_parser_follow_the_entry(model: str, limits: dict[str, int],
+                                                                processor: dict[str, Any] | None,
+                                                                parser: str | None) -> None:
+    entry = ExpertSpec.model_validate({"name": "E", "backend": "openai", "model": model,
+                                       "base_url": "http://gpu:8002/v1", "serve": {"port": 8002}, **limits})
+    command = build_command(entry, ["vllm"])
+    flags = dict(zip(command[3::2], command[4::2], strict=False))  # after "vllm serve MODEL": flag, value pairs
+    assert (json.loads(flags["--mm-processor-kwargs"]) if "--mm-processor-kwargs" in flags else None) == processor
+    assert flags.get("--reasoning-parser") == parser
+    # What the entry's serve block says wins: a parser named there, or none at all, or flags in extra_args.
+    named = entry.model_copy(update={"serve": entry.serve.model_copy(update={"reasoning_parser": "qwen3"})})
+    assert build_command(named, ["vllm"])[-2:] == ["--reasoning-parser", "qwen3"]
+    off = entry.model_copy(update={"serve": entry.serve.model_copy(update={
+        "reasoning_parser": "none", "extra_args": ["--mm-processor-kwargs", "{}"]})})
+    assert "--reasoning-parser" not in build_command(off, ["vllm"])
+    assert build_command(off, ["vllm"]).count("--mm-processor-kwargs") == 1

@@ -211,9 +211,9 @@ def test_self_consistency_votes_over_three_stored_samples(chat: tuple[str, Scrip
     assert result.answer == "7" and result.status == "done" and result.id == result.ballot.run_ids[winner]
     assert winner == min(i for i, a in enumerate(result.ballot.answers) if a == "7")
     assert len(result.samples) == 3 and result.total_tokens_in == 1001 + 1002 + 1003
-    # Every sample was drawn at the paper's temperature, and the policy itself was left greedy.
+    # Every sample was drawn at the paper's temperature, and the policy itself keeps its entry's sampling (None).
     assert [r["temperature"] for r in script.requests] == [1.0, 1.0, 1.0]
-    assert maestro.policy.temperature == 0.0
+    assert maestro.policy.temperature is None
 
     stored = [maestro.store.get_run(run_id) for run_id in result.ballot.run_ids]
     assert len({s.id for s in stored}) == 3

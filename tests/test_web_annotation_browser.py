@@ -283,7 +283,10 @@ def test_two_annotators_queues_progress_guidelines_and_agreement(data_dir: Path,
         bob.keyboard.press("n")
         wait_for_run(bob, runs[0])  # alice rated it, bob has not: it is still first in his queue
         bob.keyboard.press("2")
-        bob.keyboard.press("Control+Enter")
+        bob.keyboard.press("Control+Enter")  # incorrect with no correction: the form asks for one first
+        expect(bob.locator("#rate-saved")).to_contain_text("No correction known", timeout=20_000)
+        bob.locator("#rate-no-correction input").check()
+        bob.keyboard.press("Control+Enter")  # with the focus on the checkbox: saves, does not untick it
         expect(bob.locator("#rate-saved")).to_contain_text("Annotators disagree on this run", timeout=20_000)
         expect(bob.locator("#rate-saved")).to_contain_text("alice correct, bob incorrect")
         expect(bob.locator("#rate-agreement")).to_contain_text("0 of 1")

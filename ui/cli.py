@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -88,6 +88,11 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
                  tools: Annotated[str, typer.Option("--tools", help="live: run every tool; cached: reuse stored "
                                                                    "tool outputs where the call matches.")] = "live",
                  sc: ScOpt = None,
+                 shuffle_options: Annotated[int | None, typer.Option(
+                     "--shuffle-options", metavar="SEED", help="Shuffle each multiple-choice item's options "
+                     "(order drawn from SEED and the item id; the expected letter moves with them).")] = None,
+                 repeat: Annotated[int, typer.Option("--repeat", min=1, max=100, help="Run the evaluation K times "
+                                                     "(OUT/repeat-<r>) and report the spread.")] = 1,
                  data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Run every item of DATASET through the agent (each one stored) and report accuracy and latency."""
     from agents.eval_compare import COMPARISON, load_comparison
@@ -95,8 +100,14 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
 
     maestro = open_maestro(data_dir, registry, db)
     _warn_if_cannot_sample(maestro, sc)
+    if repeat > 1:
+        cli_render.print_spread(_repeated(maestro, dataset, out, repeat, shuffle_options, concurrency=concurrency,
+                                          limit=limit, tools=tools, sc=sc))
+        typer.echo(f"summary: {out / 'summary.json'}")
+        return
     summary = evaluate(maestro, dataset, out, concurrency=concurrency, limit=limit, progress=sys.stderr.isatty(),
-                       resume=resume, from_runs=from_runs, tools=tools, baseline=baseline, sc=sc)
+                       resume=resume, from_runs=from_runs, tools=tools, baseline=baseline, sc=sc,
+                       shuffle_options=shuffle_options)
     cli_render.print_summary(summary)
     if "resumed" in summary:
         kept = summary["resumed"]
@@ -109,6 +120,14 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
     if "comparison" in summary:
         cli_rerun.print_comparison(load_comparison(out), out / COMPARISON)
 
+
+
+def _repeated(maestro: Maestro, dataset: Path, out: Path, repeat: int, shuffle_options: int | None,
+              **options: Any) -> dict[str, Any]:
+    from agents.provenance.repeats import evaluate_repeated
+
+    return evaluate_repeated(maestro, dataset, out, repeat=repeat, shuffle_options=shuffle_options,
+                             progress=sys.stderr.isatty(), **options)
 
 
 def _warn_if_cannot_sample(maestro: Maestro, sc: int | None) -> None:

@@ -18,7 +18,8 @@ from ui.cli_options import DataDir, DbOpt, RegistryOpt, friendly_errors
 def export_command(
         out: Annotated[Path | None, typer.Option("--out", help="Folder for the files (default "
                                                               "<data-dir>/exports/<timestamp>).")] = None,
-        formats: Annotated[list[str] | None, typer.Option("--format", help="sft, dpo, kto, grpo, verl or ratings; "
+        formats: Annotated[list[str] | None, typer.Option("--format", help="sft, sft_experts, dpo, kto, grpo, verl, ratings "
+                                                                           "or grounding; "
                                                                            "repeat for several (default all).")] = None,
         since: Annotated[str | None, typer.Option("--since", help="Only runs from this ISO date/time on.")] = None,
         until: Annotated[str | None, typer.Option("--until", help="Only runs up to this ISO date/time.")] = None,
@@ -30,6 +31,10 @@ def export_command(
                                                                       "items become RL prompts too).")] = None,
         comparison: Annotated[Path | None, typer.Option("--comparison", help="An evaluation's comparison.json "
                                                         "(or its folder): right-vs-wrong items become DPO pairs.")] = None,
+        processor: Annotated[str | None, typer.Option("--processor", help="Model folder or id whose processor "
+                                                      "counts DPO tokens (the model to be trained).")] = None,
+        max_length: Annotated[int | None, typer.Option("--max-length", min=1, help="The trainer's max_length: DPO "
+                                                       "pairs identical within it are dropped and reported.")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
         data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Write training data from stored runs and ratings, with images and a manifest.json."""
@@ -44,5 +49,5 @@ def export_command(
     with open_store(settings.data_dir, settings.db_url) as store:
         manifest = export(store, loaded, out or default_export_dir(settings.data_dir), formats=chosen, since=since,
                           until=until, rating=rating, skill=skill, model=model, dataset=dataset,
-                          comparison=comparison)
+                          comparison=comparison, processor=processor, max_length=max_length)
     typer.echo(json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) if as_json else manifest.summary())

@@ -1,10 +1,13 @@
 """``maestro rate`` and ``maestro users``: rating runs from the command line, and managing annotator accounts.
 
-``maestro rate RUN_ID --verdict correct|incorrect|partial [--correction TEXT] [--step N] [--rater NAME]`` saves a
+``maestro rate RUN_ID --verdict correct|incorrect|partial [--correction TEXT | --no-correction] [--step N]
+[--rater NAME]`` saves a
 rating through ``Store.add_ratings`` exactly as the web UI and the API do (one live rating per annotator per run
 or step: rating again edits it, the old version is kept), then updates the skill handbook. ``--from FILE.jsonl``
 saves many at once — all or none: every line is checked before anything is written. ``--undo`` takes back the
 rater's last rating. The rater is ``--rater``, else ``$MAESTRO_RATER``, else the login name of this shell.
+A run rated incorrect needs its correction or an explicit "no correction known" (``--no-correction``; in a file,
+``"no_correction": true``); at a terminal the command asks for it.
 
 ``maestro users add NAME [--role admin|reviewer|annotator]`` (password prompted twice, or read from stdin with
 ``--password-stdin``), ``users role NAME ROLE``, ``users list`` and ``users remove NAME`` edit
@@ -38,7 +41,7 @@ RoleOpt = Annotated[str | None, typer.Option("--role", help="admin | reviewer | 
                                                             "annotator; an existing one keeps its role).")]
 
 #: Keys a line of a ``--from`` file may have (``correction`` and ``corrected_answer`` mean the same).
-LINE_KEYS = {"run_id", "verdict", "correction", "corrected_answer", "step", "rater", "comment"}
+LINE_KEYS = {"run_id", "verdict", "correction", "corrected_answer", "step", "rater", "comment", "no_correction"}
 
 
 def default_rater() -> str:
@@ -85,9 +88,12 @@ def read_lines(path: Path, store: Store, rater: str) -> list[Any]:
             step = row.get("step")
             if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
                 raise ValueError("step must be a whole number")
+            correction = row.get("correction", row.get("corrected_answer"))
+            check_correction(str(row.get("verdict") or ""), correction, bool(row.get("no_correction")), step,
+                             how='"correction": TEXT or "no_correction": true')
             item = RatingInput(_full_id(store, str(row.get("run_id") or "")), str(row.get("rater") or rater),
-                               str(row.get("verdict") or ""), row.get("correction", row.get("corrected_answer")),
-                               comment=row.get("comment"), step_index=step)
+                               str(row.get("verdict") or ""), correction, comment=row.get("comment"),
+                               step_index=step)
             inputs.append(item.check())
         except (ValueError, KeyError) as exc:
             message = exc.args[0] if exc.args else exc
@@ -97,6 +103,27 @@ def read_lines(path: Path, store: Store, rater: str) -> list[Any]:
     if not inputs:
         raise ValueError(f"{path} holds no ratings")
     return inputs
+
+
+def check_correction(verdict: str, correction: str | None, unknown: bool, step: int | None, *,
+                     how: str = "--correction TEXT or --no-correction") -> None:
+    """``ValueError`` when a whole-run incorrect rating has neither a correction nor "no correction known", or
+    has both."""
+    given = bool((correction or "").strip())
+    if given and unknown:
+        raise ValueError("a correction and 'no correction known' together: give one of them")
+    if verdict == "incorrect" and step is None and not given and not unknown:
+        raise ValueError(f"the run is rated incorrect: give {how}")
+
+
+def ask_correction() -> str | None:
+    """At a terminal: the right answer, or None when the rater says it is not known (an explicit '-')."""
+    while True:
+        answer = typer.prompt("Rated incorrect. The right answer (or - if no correction is known)").strip()
+        if answer == "-":
+            return None
+        if answer:
+            return answer
 
 
 def learn(store: Store, registry: Registry, run_ids: set[str]) -> None:
@@ -115,6 +142,8 @@ def rate_command(
         run_id: Annotated[str | None, typer.Argument(help="Run id (or a unique prefix).")] = None,
         verdict: Annotated[str | None, typer.Option("--verdict", help="correct | incorrect | partial")] = None,
         correction: Annotated[str | None, typer.Option("--correction", help="The right answer.")] = None,
+        no_correction: Annotated[bool, typer.Option("--no-correction", help="Rated incorrect, and the right "
+                                                                           "answer is not known.")] = False,
         step: Annotated[int | None, typer.Option("--step", min=0, help="Rate this step (0-based), not the run.")] = None,
         rater: Annotated[str | None, typer.Option("--rater", help="Who rates (default $MAESTRO_RATER or you).")] = None,
         comment: Annotated[str | None, typer.Option("--comment")] = None,
@@ -147,6 +176,11 @@ def rate_command(
         else:
             if not verdict:
                 raise ValueError("--verdict is required: correct, incorrect or partial")
+            if (verdict == "incorrect" and step is None and not (correction or "").strip() and not no_correction
+                    and sys.stdin.isatty()):
+                correction = ask_correction()
+                no_correction = correction is None
+            check_correction(verdict, correction, no_correction, step)
             inputs = [RatingInput(_full_id(store, str(run_id)), who, verdict, correction, comment=comment,
                                   step_index=step)]
         saved = store.add_ratings(inputs)

@@ -187,6 +187,16 @@ def print_summary(summary: dict[str, Any]) -> None:
         console.print(f"Level-1 routing correct: {summary['routing_accuracy']:.1%}")
 
 
+def print_spread(summary: dict[str, Any]) -> None:
+    """``eval --repeat K``: each metric's value per repetition and their spread."""
+    table = Table("metric", "per repetition", "mean", "std", "min", "max", title=f"{summary['repeat']} repetitions "
+                  f"of {summary['items']} items")
+    for name, stats in summary["spread"].items():
+        table.add_row(name, " ".join(_share(v) for v in stats["values"]), _share(stats["mean"]),
+                      _share(stats["std"]), _share(stats["min"]), _share(stats["max"]))
+    console.print(table)
+
+
 def print_registry(registry: Registry) -> None:
     experts = Table("expert", "backend", "model / url", "strengths", title=f"experts ({registry.path})")
     for e in registry.experts:

@@ -336,7 +336,12 @@ def model_call_messages(step: Step, parent: str, image_file: ImageFile, question
                  "**Prompt** (the exact messages sent):", prompt]
         if call.error:
             lines.append(f"**⚠ Error:** {md_escape(call.error)}")
+        if getattr(call, "reasoning", None):  # kept apart from the reply: never read for boxes or answers
+            lines.append("**Reasoning** (kept apart from the reply):\n\n" + code_block(call.reasoning))
         lines.append("**Raw reply** (before any sanitising):\n\n" + code_block(call.raw_reply or "(empty)"))
+        if getattr(call, "boxes", None):
+            lines.append("**Boxes** (original-image pixels): " + "; ".join(
+                f"{md_escape(str(b.get('label') or 'box'))} {[round(v) for v in b['box']]}" for b in call.boxes))
         title = f"🧠 {call.role} call · {call.model}" + (" · ⚠ failed" if call.error else "")
         out.append(gr.ChatMessage(role="assistant", content="\n\n".join(lines), metadata={
             "title": title, "id": f"{parent}-call-{i}", "parent_id": parent, "status": "done",

@@ -51,9 +51,15 @@ SHORTCUTS_JS = """
     startSaving();
     click('#rate-submit');
   };
+  // Ctrl+Enter is taken in the capture phase, before the focused component sees it: a checkbox ("No correction
+  // known") toggles on Enter, which would untick it on its way to the save.
   document.addEventListener('keydown', (ev) => {
     if (!visible(document.querySelector('#rate-verdict'))) return;
-    if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); save(); return; }
+    if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); ev.stopPropagation(); save(); }
+  }, true);
+  document.addEventListener('keydown', (ev) => {
+    if (!visible(document.querySelector('#rate-verdict'))) return;
+    if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) return;
     if (typing(ev.target) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const keys = {'1': () => pick('correct'), '2': () => pick('incorrect'), '3': () => pick('partial'),
                   'n': () => click('#rate-next'), 's': () => click('#rate-skip'), 'u': () => click('#rate-undo'),

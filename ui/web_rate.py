@@ -51,8 +51,8 @@ GUIDELINES_LIMIT = 100_000
 DEFAULT_GUIDELINES = """### Rating guidelines (edit me: this text is `guidelines.md` in the data directory)
 - **correct** (1): the answer is right and in the form the question asks. For an abstention: it was right not to
   answer (the image really does not settle the question).
-- **incorrect** (2): the answer is wrong — type the right one as the corrected answer. For an abstention: it should
-  have answered — type the answer it should have given.
+- **incorrect** (2): the answer is wrong — type the right one as the corrected answer, or tick "No correction
+  known" when you cannot tell it. For an abstention: it should have answered — type the answer it should have given.
 - **partial** (3): right in part (e.g. one of two values).
 - Mark the steps that went wrong (wrong skill, wrong model, bad tool output); they teach the router.
 """
@@ -150,12 +150,18 @@ def progress_html(maestro: Maestro, rater: str, dataset: str | None, category: s
 
 
 def submit_rating(maestro: Maestro, run_id: str, verdict: str | None, corrected: str, marks: list[str] | None,
-                  comment: str, rater: str, step_index: int | None = None) -> str:
-    """Store the form; returns a line for the page (an explanation instead of an exception on bad input)."""
+                  comment: str, rater: str, step_index: int | None = None, no_correction: bool = False) -> str:
+    """Store the form; returns a line for the page (an explanation instead of an exception on bad input).
+
+    A run rated incorrect needs its correction, or an explicit "No correction known": an incorrect verdict saved
+    without either used to become a negative example with nothing to learn the right answer from."""
     if not run_id:
         return "Load a run first (N)."
     if verdict not in VERDICTS:
         return "Pick a verdict first: 1 correct, 2 incorrect, 3 partial."
+    problem = correction_problem(verdict, corrected, no_correction) if step_index is None else None
+    if problem:
+        return problem
     before = maestro.store.rating_of(run_id, rater, step_index)
     maestro.store.add_rating(run_id, rater=rater, verdict=verdict, corrected_answer=corrected, comment=comment,
                              step_marks=parse_marks(marks), step_index=step_index)
@@ -164,6 +170,18 @@ def submit_rating(maestro: Maestro, run_id: str, verdict: str | None, corrected:
     edited = " (your earlier rating was replaced; it stays in the history)" if before is not None else ""
     return (f"Saved **{verdict}** for {what} `{run_id}` as {render.md_escape(rater)}{edited}.{learned}"
             f"{agreement_line(maestro, run_id) if step_index is None else ''}")
+
+
+def correction_problem(verdict: str, corrected: str | None, no_correction: bool) -> str | None:
+    """Why a whole-run rating cannot be saved as given (None: it can): incorrect needs a correction or an explicit
+    "no correction known", and not both."""
+    given = bool((corrected or "").strip())
+    if verdict == "incorrect" and not given and not no_correction:
+        return ("This run is rated **incorrect**: type the right answer as the corrected answer (C), or tick "
+                "**No correction known**.")
+    if given and no_correction:
+        return "A corrected answer is typed and **No correction known** is ticked: keep one of them."
+    return None
 
 
 def history_rows(maestro: Maestro) -> tuple[list[list[str]], str]:
@@ -215,6 +233,8 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
         with gr.Column(scale=2):
             verdict = gr.Radio(VERDICTS, label="Verdict (1 / 2 / 3)", elem_id="rate-verdict")
             corrected = gr.Textbox(label="Corrected answer", max_lines=3, elem_id="rate-corrected")
+            no_correction = gr.Checkbox(label="No correction known (incorrect, but the right answer is unknown)",
+                                        elem_id="rate-no-correction")
             marks = gr.CheckboxGroup([], label="Step marks", elem_id="rate-marks")
             comment = gr.Textbox(label="Comment", lines=2, elem_id="rate-comment")
             save = gr.Button("Save rating (Ctrl+Enter)", variant="primary", elem_id="rate-submit")
@@ -232,14 +252,15 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
                            column_widths=["12%", "8%", "8%", "20%", "12%", "12%", "12%", "8%", "8%"])
 
     filters = [dataset, category, status, verdict_filter]
-    form = [current, chat, header, marks, verdict, corrected, comment, step_pick, *evidence.outputs]
+    form = [current, chat, header, marks, verdict, corrected, comment, step_pick, no_correction, *evidence.outputs]
 
     def form_for(run_id: str, rater: str, note: str = "") -> tuple[Any, ...]:
         """The form showing ``run_id`` with ``rater``'s own rating filled in (empty when they have none)."""
         record = store.get_run(run_id) if run_id else None
         if record is None:
             return ("", [], note or "The run was not found.", gr.CheckboxGroup(choices=[], value=[]),
-                    gr.Radio(value=None), "", "", gr.Dropdown(choices=[], value=None), *evidence.values(None))
+                    gr.Radio(value=None), "", "", gr.Dropdown(choices=[], value=None), False,
+                    *evidence.values(None))
         mine = store.rating_of(run_id, rater)
         choices = step_choices(record)
         steps = [(f"Step {s.index + 1} ({s.kind})", s.index) for s in record.steps]
@@ -247,7 +268,7 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
                 gr.CheckboxGroup(choices=choices, value=marks_values(mine.step_marks) if mine else []),
                 gr.Radio(value=mine.verdict if mine else None), (mine.corrected_answer or "") if mine else "",
                 (mine.comment or "") if mine else "", gr.Dropdown(choices=steps, value=None),
-                *evidence.values(record))
+                bool(mine and mine.verdict == "incorrect" and not mine.corrected_answer), *evidence.values(record))
 
     def next_form(rater: str, values: tuple[Any, ...], order_value: str, skip_list: list[str]) -> tuple[Any, ...]:
         ds, cat, st, vf = (_pick(v) for v in values)
@@ -292,14 +313,15 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
 
     def save_form(rid: str, verdict_value: str | None, corrected_value: str, mark_values: list[str] | None,
                   comment_value: str, ds: str, cat: str, st: str, vf: str, order_value: str, skip_list: list[str],
-                  request: gr.Request) -> tuple[Any, ...]:
+                  unknown: bool, request: gr.Request) -> tuple[Any, ...]:
         rater = rater_name(request)
-        line = submit_rating(maestro, rid, verdict_value, corrected_value, mark_values, comment_value, rater)
+        line = submit_rating(maestro, rid, verdict_value, corrected_value, mark_values, comment_value, rater,
+                             no_correction=bool(unknown))
         if not line.startswith("Saved"):
             return (line, *[gr.skip()] * (len(form) + 1 + len(side_outputs)))
         return (line, *next_form(rater, (ds, cat, st, vf), order_value, skip_list), *side())
 
-    save_inputs = [current, verdict, corrected, marks, comment, *filters, order, skipped]
+    save_inputs = [current, verdict, corrected, marks, comment, *filters, order, skipped, no_correction]
     save.click(save_form, save_inputs, [saved, *form, progress, *side_outputs], concurrency_limit=None,
                api_name="rate_save").then(None, None, None, js=FOCUS_VERDICT_JS)
 

@@ -5,7 +5,10 @@ A chat is a list of ``{"role": "system"|"user"|"assistant", "content": [part, ..
 once: the OpenAI-compatible client into ``image_url`` data URLs, the transformers back end into its processor's
 chat template. Errors a person should see (timeouts, refused connections, garbage) are raised as ``ExpertError``.
 Boxes in a reply are converted by the back end, which knows what the model saw, into pixels of the chat's first
-image (``ExpertReply.boxes``); the reply text is left as the model wrote it.
+image (``ExpertReply.boxes``); the reply text is left as the model wrote it, and ``pixel_text`` is the same text
+with each box rewritten in those pixels (what the orchestrator is shown: one frame in every observation).
+Reasoning (a server's ``reasoning_content``, or a leading ``<think>`` block) is kept apart in ``reasoning``: stored,
+never parsed for boxes or answers.
 """
 
 from __future__ import annotations
@@ -40,12 +43,24 @@ class ExpertReply:
     text: str
     tokens_in: int = 0
     tokens_out: int = 0
+    #: The server's time for the call that answered (the HTTP exchange, or ``generate`` in process): no image
+    #: encoding, box conversion or retry pauses, so the router's cost term prices the model, not the client.
     latency_ms: float = 0.0
     #: The model's input size (w, h) after its own resizing, when the back end knows it; boxes in
     #: resized-input pixels are converted with it.
     input_size: tuple[int, int] | None = None
     #: Every box in ``text``, converted from the model's own frame (registry ``box_frame``, or its family's).
     boxes: list[ExpertBox] = field(default_factory=list)
+    #: ``text`` with every box rewritten in original pixels of the first image (None: no box, or not rewritable).
+    pixel_text: str | None = None
+    #: What the model reasoned before replying (kept apart from ``text``; None when it gave none).
+    reasoning: str | None = None
+    #: The reply's content exactly as the server returned it, a ``<think>`` block included (None: same as ``text``).
+    raw: str | None = None
+
+    @property
+    def raw_text(self) -> str:
+        return self.text if self.raw is None else self.raw
 
 
 @runtime_checkable

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from agents.experts.base import ExpertBox
@@ -29,12 +30,20 @@ QWEN25_MIN_PIXELS = 56 * 56
 QWEN25_MAX_PIXELS = 28 * 28 * 16384
 
 
+#: Qwen3-VL's processor: 16-pixel patches merged 2x2, shortest_edge 65,536 and longest_edge 16,777,216 pixels.
+QWEN3_MIN_PIXELS = 65_536
+QWEN3_MAX_PIXELS = 16_777_216
+#: GLM-4.xV's processor: 14-pixel patches merged 2x2; 112x112 pixels at least.
+GLM4V_MIN_PIXELS = 12_544
+
+
 class ModelFamily(StrEnum):
     """Model families whose box frame is fixed by how they were trained."""
 
     QWEN2_VL = "qwen2-vl"
     QWEN25_VL = "qwen2.5-vl"
     QWEN3_VL = "qwen3-vl"
+    GLM4V = "glm-4v"
     GENERIC = "generic"
 
 
@@ -42,6 +51,16 @@ _FAMILY_FRAMES = {
     ModelFamily.QWEN2_VL: BoxFrame.RELATIVE_1000,
     ModelFamily.QWEN25_VL: BoxFrame.RESIZED_PIXELS,
     ModelFamily.QWEN3_VL: BoxFrame.RELATIVE_1000,
+    # GLM-4.5V / 4.6V write <|begin_of_box|>[x0,y0,x1,y1]<|end_of_box|> in 0-1000 units.
+    ModelFamily.GLM4V: BoxFrame.RELATIVE_1000,
+}
+
+#: The smallest image area each known family's processor resizes to (its ``min_pixels`` default).
+FAMILY_MIN_PIXELS = {
+    ModelFamily.QWEN2_VL: QWEN25_MIN_PIXELS,
+    ModelFamily.QWEN25_VL: QWEN25_MIN_PIXELS,
+    ModelFamily.QWEN3_VL: QWEN3_MIN_PIXELS,
+    ModelFamily.GLM4V: GLM4V_MIN_PIXELS,
 }
 
 # Order matters: "qwen2.5-vl" also contains "qwen2", so the more specific patterns are tried first.
@@ -49,6 +68,7 @@ _FAMILY_PATTERNS = [
     (re.compile(r"qwen[-_ ]?2[._]5[-_ ]?vl", re.I), ModelFamily.QWEN25_VL),
     (re.compile(r"qwen[-_ ]?3[._\d]*[-_ ]?vl", re.I), ModelFamily.QWEN3_VL),
     (re.compile(r"qwen[-_ ]?2[-_ ]?vl", re.I), ModelFamily.QWEN2_VL),
+    (re.compile(r"glm[-_ ]?4(?:\.\d+)?v", re.I), ModelFamily.GLM4V),
 ]
 
 
@@ -156,8 +176,12 @@ def parse_boxes(text: str) -> list[ParsedBox]:
     return [ParsedBox(tuple(float(g) for g in m.groups())) for m in _BARE.finditer(text)]
 
 
-def _qwen_resize_rule() -> Callable[..., tuple[int, int]]:
-    """transformers' Qwen2-VL ``smart_resize(height, width, factor, min_pixels, max_pixels) -> (h, w)``."""
+@lru_cache(maxsize=1)
+def load_resize_rule() -> Callable[..., tuple[int, int]]:
+    """transformers' Qwen2-VL ``smart_resize(height, width, factor, min_pixels, max_pixels) -> (h, w)``.
+
+    Importing it imports transformers (seconds): a back end whose boxes need it calls this once when it is built,
+    so the first call is not slowed down and no expert's latency pays for the import."""
     try:  # newer transformers: the torchvision-free image processor has its own module
         from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize
     except ImportError:  # transformers 4.57 to early 5.x: this module is the torchvision-free one
@@ -171,7 +195,7 @@ def resized_input_size(sent_size: tuple[int, int], *, factor: int = QWEN25_FACTO
     width, height = sent_size
     if width <= 0 or height <= 0:
         raise ValueError(f"image size must be positive, got {width}x{height}")
-    resized_height, resized_width = _qwen_resize_rule()(height, width, factor=factor, min_pixels=min_pixels,
+    resized_height, resized_width = load_resize_rule()(height, width, factor=factor, min_pixels=min_pixels,
                                                         max_pixels=max_pixels)
     return int(resized_width), int(resized_height)
 
@@ -206,12 +230,14 @@ def boxes_in_pixels(text: str, *, image_size: tuple[int, int], model: str | None
 
 def expert_boxes(text: str, *, image_size: tuple[int, int] | None, model: str | None,
                  declared_frame: BoxFrame | str = BoxFrame.PIXELS, input_size: tuple[int, int] | None = None,
-                 sent_size: tuple[int, int] | None = None) -> list[ExpertBox]:
+                 sent_size: tuple[int, int] | None = None, min_pixels: int | None = None,
+                 max_pixels: int | None = None) -> list[ExpertBox]:
     """The boxes of an expert's reply in original pixels of the image (``image_size``) they refer to.
 
     Empty when the chat had no image or the text has no box. When the model's input size cannot be known (an image
     its processor would refuse, such as an aspect ratio beyond 200:1) nothing is converted rather than guessed; the
-    boxes stay in the text as written.
+    boxes stay in the text as written. ``min_pixels``/``max_pixels`` are the server's processor limits as the
+    registry declares them (the family's defaults when not given).
     """
     parsed = parse_boxes(text) if image_size is not None else []
     if not parsed or image_size is None:
@@ -219,7 +245,37 @@ def expert_boxes(text: str, *, image_size: tuple[int, int] | None, model: str | 
     frame = frame_for(model, declared_frame)
     if frame is BoxFrame.RESIZED_PIXELS and input_size is None:
         try:
-            input_size = resized_input_size(sent_size or image_size)
+            input_size = resized_input_size(sent_size or image_size, min_pixels=min_pixels or QWEN25_MIN_PIXELS,
+                                            max_pixels=max_pixels or QWEN25_MAX_PIXELS)
         except ValueError:
             return []
     return [ExpertBox(to_pixels(p.coords, frame, image_size, input_size), p.label) for p in parsed]
+
+
+def needs_resize_rule(model: str | None, declared: BoxFrame | str = BoxFrame.PIXELS) -> bool:
+    """Whether converting this model's boxes needs the processor's resize rule (its frame is resized pixels)."""
+    return frame_for(model, declared) is BoxFrame.RESIZED_PIXELS
+
+
+def _box_literals(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of every box literal in ``text`` in the order ``parse_boxes`` reads them."""
+    tagged = list(_TAGGED.finditer(text))
+    if tagged:
+        return [(m.start(2), m.end(5), "points") for m in tagged]
+    return [(m.start(), m.end(), "list") for m in _BARE.finditer(text)]
+
+
+def rewrite_in_pixels(text: str, boxes: list[ExpertBox]) -> str | None:
+    """``text`` with each box literal replaced by its box in original pixels (``boxes``, in reading order), so the
+    orchestrator sees one frame only; None when the literals and the boxes do not pair up one to one."""
+    spans = _box_literals(text)
+    if not boxes or len(spans) != len(boxes):
+        return None
+    out, last = [], 0
+    for (start, end, kind), found in zip(spans, boxes, strict=True):
+        x0, y0, x1, y1 = (round(v) for v in found.box.as_list())
+        out.append(text[last:start])
+        out.append(f"({x0},{y0}),({x1},{y1})" if kind == "points" else f"[{x0}, {y0}, {x1}, {y1}]")
+        last = end
+    out.append(text[last:])
+    return "".join(out)

@@ -17,7 +17,10 @@ def build_openai_expert(spec: ExpertSpec) -> Expert:
     api_key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
     return OpenAIExpert(spec.name, base_url=spec.base_url, model=spec.model, api_key=api_key,
                         timeout_s=spec.timeout_s, max_tokens=spec.max_tokens, max_pixels=spec.max_pixels,
-                        retries=spec.retries, box_frame=spec.box_frame)
+                        min_pixels=spec.min_pixels, retries=spec.retries, box_frame=spec.box_frame,
+                        temperature=spec.temperature, top_p=spec.top_p, top_k=spec.top_k,
+                        presence_penalty=spec.presence_penalty, seed=spec.seed, stop=spec.stop,
+                        extra_body=spec.extra_body, image_format=spec.image_format, jpeg_quality=spec.jpeg_quality)
 
 
 def build_transformers_expert(spec: ExpertSpec) -> Expert:
@@ -25,4 +28,5 @@ def build_transformers_expert(spec: ExpertSpec) -> Expert:
 
     return TransformersExpert(spec.name, model_path=spec.model_path or spec.model, device=spec.device,
                               dtype=spec.dtype, max_tokens=spec.max_tokens, max_pixels=spec.max_pixels,
-                              min_pixels=spec.min_pixels, box_frame=spec.box_frame, model_id=spec.model)
+                              min_pixels=spec.min_pixels, box_frame=spec.box_frame, model_id=spec.model,
+                              temperature=spec.temperature, top_p=spec.top_p, top_k=spec.top_k, seed=spec.seed)

@@ -6,7 +6,11 @@ failures (connection errors, timeouts, 5xx, a stream cut short) are retried a bo
 exponential backoff; 4xx and malformed replies are not, since repeating the same request cannot fix them. Every
 attempt's timeout and every retry fit inside the current run's time budget (``agents.budget``).
 Boxes in the reply are converted from the model's frame (``box_frame``) to pixels of the chat's first image; for
-Qwen2.5-VL's resized-input pixels that takes the size the image was sent at, after the downscale above.
+Qwen2.5-VL's resized-input pixels that takes the size the image was sent at, after the downscale above, and the
+processor limits the registry declares (``min_pixels``/``max_pixels``, which ``serve-experts`` passes to vLLM).
+Sampling (``temperature``, ``top_p``, ``top_k``, ``presence_penalty``, ``seed``), ``stop`` and ``extra_body`` (e.g.
+``chat_template_kwargs``) go into every request as the registry entry sets them. Reasoning returned beside the reply
+(``reasoning_content``/``reasoning``) or as a leading ``<think>`` block is kept apart (``ExpertReply.reasoning``).
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ import base64
 import io
 import json
 import math
+import threading
 import time
+import weakref
 from typing import Any
 
 import httpx
@@ -23,7 +29,8 @@ from PIL import Image
 
 from agents import budget
 from agents.experts.base import ChatMessage, ExpertBox, ExpertError, ExpertReply, first_image
-from agents.experts.coordinates import expert_boxes
+from agents.experts.coordinates import expert_boxes, load_resize_rule, needs_resize_rule, rewrite_in_pixels
+from agents.experts.reasoning import reasoning_field, split_reasoning
 
 
 def fit_within(size: tuple[int, int], max_pixels: int) -> tuple[int, int]:
@@ -35,7 +42,7 @@ def fit_within(size: tuple[int, int], max_pixels: int) -> tuple[int, int]:
     return max(1, math.floor(width * scale)), max(1, math.floor(height * scale))
 
 
-def encode_image(image: Image.Image, *, max_pixels: int, image_format: str = "png") -> str:
+def encode_image(image: Image.Image, *, max_pixels: int, image_format: str = "png", jpeg_quality: int = 90) -> str:
     """A ``data:`` URL for ``image`` as sent: RGB, bicubic-downscaled to fit ``max_pixels``, PNG or JPEG."""
     target = fit_within(image.size, max_pixels)
     # VLM servers convert to RGB anyway; doing it here keeps PNG/JPEG output identical across input modes.
@@ -44,7 +51,7 @@ def encode_image(image: Image.Image, *, max_pixels: int, image_format: str = "pn
         picture = picture.resize(target, Image.Resampling.BICUBIC)
     buffer = io.BytesIO()
     fmt = "JPEG" if image_format.lower() in ("jpeg", "jpg") else "PNG"
-    picture.save(buffer, format=fmt, **({"quality": 90} if fmt == "JPEG" else {}))
+    picture.save(buffer, format=fmt, **({"quality": jpeg_quality} if fmt == "JPEG" else {}))
     return f"data:image/{fmt.lower()};base64,{base64.b64encode(buffer.getvalue()).decode('ascii')}"
 
 
@@ -61,7 +68,9 @@ class OpenAIExpert:
                  timeout_s: float = 60.0, max_tokens: int = 1024, max_pixels: int = 1_003_520, retries: int = 2,
                  backoff_s: float = 0.5, stream: bool = False, temperature: float = 0.0,
                  extra_body: dict[str, Any] | None = None, image_format: str = "png",
-                 box_frame: str = "pixels") -> None:
+                 box_frame: str = "pixels", top_p: float | None = None, top_k: int | None = None,
+                 presence_penalty: float | None = None, stop: list[str] | None = None, seed: int | None = None,
+                 jpeg_quality: int = 90, min_pixels: int | None = None) -> None:
         self.name = name
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -75,6 +84,19 @@ class OpenAIExpert:
         self.extra_body = dict(extra_body or {})
         self.image_format = image_format
         self.box_frame = box_frame
+        self.jpeg_quality = jpeg_quality
+        self.min_pixels = min_pixels
+        #: Sent with every request when set (None: the server's default).
+        self.sampling: dict[str, Any] = {k: v for k, v in {
+            "top_p": top_p, "top_k": top_k, "presence_penalty": presence_penalty, "seed": seed,
+            "stop": list(stop) if stop else None}.items() if v is not None}
+        # Each image object's data URL, encoded once: the orchestrator sends the question's image on every turn,
+        # and encoding a photo costs far more than the request. Keyed by object identity, checked through a weak
+        # reference (PIL images are unhashable); images handed to an expert are never changed in place.
+        self._encoded: dict[int, tuple[weakref.ref[Image.Image], str]] = {}
+        self._encoded_lock = threading.Lock()
+        if needs_resize_rule(model, box_frame):
+            load_resize_rule()  # transformers is imported now, not during the first call (and its latency)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # One client (one connection pool) per expert; httpx.Client is safe to share between threads.
         self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout_s))
@@ -96,7 +118,7 @@ class OpenAIExpert:
             parts: list[dict[str, Any]] = []
             for part in content or []:
                 if part.get("type") == "image":
-                    url = encode_image(part["image"], max_pixels=self.max_pixels, image_format=self.image_format)
+                    url = self.data_url(part["image"])
                     parts.append({"type": "image_url", "image_url": {"url": url}})
                 elif part.get("type") == "text":
                     parts.append({"type": "text", "text": str(part.get("text", ""))})
@@ -105,20 +127,40 @@ class OpenAIExpert:
             out.append({"role": message["role"], "content": parts})
         return out
 
+    def request_params(self, *, max_tokens: int | None = None, temperature: float | None = None) -> dict[str, Any]:
+        """Everything a request carries besides model and messages: what a run records to be reproduced."""
+        return {"max_tokens": int(max_tokens or self.max_tokens),
+                "temperature": float(temperature if temperature else self.temperature),
+                **self.sampling, **self.extra_body}
+
+    def data_url(self, image: Image.Image) -> str:
+        """``image`` as this expert sends it (format, quality, downscale), encoded once per image object."""
+        key = id(image)
+        with self._encoded_lock:
+            known = self._encoded.get(key)
+        if known is not None and known[0]() is image:
+            return known[1]
+        url = encode_image(image, max_pixels=self.max_pixels, image_format=self.image_format,
+                           jpeg_quality=self.jpeg_quality)
+
+        def forget(_: object, key: int = key) -> None:
+            with self._encoded_lock:
+                entry = self._encoded.get(key)
+                if entry is not None and entry[0]() is None:
+                    del self._encoded[key]
+
+        with self._encoded_lock:
+            self._encoded[key] = (weakref.ref(image, forget), url)
+        return url
+
     def generate(self, messages: list[ChatMessage], *, max_tokens: int | None = None,
-                 temperature: float = 0.0) -> ExpertReply:
-        """One chat completion. ``max_tokens`` None and ``temperature`` 0 fall back to the expert's settings."""
-        payload: dict[str, Any] = {
-            "model": self.model,
-            "messages": self.to_openai_messages(messages),
-            "max_tokens": int(max_tokens or self.max_tokens),
-            "temperature": float(temperature if temperature else self.temperature),
-            **self.extra_body,
-        }
+                 temperature: float | None = 0.0) -> ExpertReply:
+        """One chat completion. ``max_tokens`` None and ``temperature`` 0/None fall back to the expert's settings."""
+        payload: dict[str, Any] = {"model": self.model, "messages": self.to_openai_messages(messages),
+                                   **self.request_params(max_tokens=max_tokens, temperature=temperature)}
         if self.stream:
             payload["stream"] = True
             payload["stream_options"] = {"include_usage": True}
-        started = time.perf_counter()
         last, tries = "", 0
         for attempt in range(self.retries + 1):
             if attempt:
@@ -134,21 +176,27 @@ class OpenAIExpert:
                 last = last or "the run's time budget was spent before the call"
                 break
             tries += 1
+            started = time.perf_counter()  # the server's time: this attempt's exchange only
             try:
-                text, tokens_in, tokens_out = (self._stream_once(payload, timeout) if self.stream
-                                               else self._once(payload, timeout))
+                raw, reasoning, tokens_in, tokens_out = (self._stream_once(payload, timeout) if self.stream
+                                                         else self._once(payload, timeout))
             except _Transient as exc:
                 last = str(exc)
                 continue
-            return ExpertReply(text=text, tokens_in=tokens_in, tokens_out=tokens_out,
-                               latency_ms=(time.perf_counter() - started) * 1000, boxes=self._boxes(text, messages))
+            latency_ms = (time.perf_counter() - started) * 1000
+            text, reasoning = split_reasoning(raw, reasoning)
+            boxes = self._boxes(text, messages)
+            return ExpertReply(text=text, tokens_in=tokens_in, tokens_out=tokens_out, latency_ms=latency_ms,
+                               boxes=boxes, pixel_text=rewrite_in_pixels(text, boxes), reasoning=reasoning,
+                               raw=raw if raw != text else None)
         raise ExpertError(f"{last} ({tries} attempt{'s' if tries != 1 else ''})")
 
     def _boxes(self, text: str, messages: list[ChatMessage]) -> list[ExpertBox]:
         image = first_image(messages)
         size = image.size if image is not None else None
         return expert_boxes(text, image_size=size, model=self.model, declared_frame=self.box_frame,
-                            sent_size=self.sent_size(size) if size else None)
+                            sent_size=self.sent_size(size) if size else None, min_pixels=self.min_pixels,
+                            max_pixels=self.max_pixels)
 
     def health(self) -> tuple[bool, float, str]:
         """(reachable and serving this model, latency in ms, detail) from ``GET {base_url}/models``."""
@@ -189,7 +237,7 @@ class OpenAIExpert:
         if response.status_code >= 400:
             raise ExpertError(f"{self._where} returned HTTP {response.status_code}: {_server_message(body)}")
 
-    def _once(self, payload: dict[str, Any], timeout: float) -> tuple[str, int, int]:
+    def _once(self, payload: dict[str, Any], timeout: float) -> tuple[str, str | None, int, int]:
         try:
             response = self._client.post(f"{self.base_url}/chat/completions", json=payload, timeout=timeout)
         except httpx.TimeoutException as exc:
@@ -201,13 +249,16 @@ class OpenAIExpert:
             data = response.json()
             message = data["choices"][0]["message"]
             text = message.get("content") or ""
+            reasoning = reasoning_field(message)
             usage = data.get("usage") or {}
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise ExpertError(f"{self._where} returned malformed JSON: {response.text[:200]!r}") from exc
-        return str(text), int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        return (str(text), reasoning, int(usage.get("prompt_tokens") or 0),
+                int(usage.get("completion_tokens") or 0))
 
-    def _stream_once(self, payload: dict[str, Any], timeout: float) -> tuple[str, int, int]:
+    def _stream_once(self, payload: dict[str, Any], timeout: float) -> tuple[str, str | None, int, int]:
         pieces: list[str] = []
+        thoughts: list[str] = []
         chunks = 0
         usage: dict[str, Any] = {}
         finished = False
@@ -232,6 +283,11 @@ class OpenAIExpert:
                         raise ExpertError(f"{self._where} returned malformed JSON in its stream: {data[:200]!r}")
                     usage = event.get("usage") or usage
                     for choice in event.get("choices") or []:
+                        step = choice.get("delta") or {}
+                        thought = step.get("reasoning_content") or step.get("reasoning")  # whitespace counts here
+                        if isinstance(thought, str) and thought:
+                            thoughts.append(thought)
+                            chunks += 1
                         delta = (choice.get("delta") or {}).get("content")
                         if delta:
                             pieces.append(str(delta))
@@ -247,7 +303,7 @@ class OpenAIExpert:
         if not finished:
             raise _Transient(f"{self._where}: connection dropped mid-stream after {chunks} tokens")
         # Without usage (servers that ignore stream_options) each content chunk is about one token.
-        return ("".join(pieces), int(usage.get("prompt_tokens") or 0),
+        return ("".join(pieces), "".join(thoughts) or None, int(usage.get("prompt_tokens") or 0),
                 int(usage.get("completion_tokens") or chunks))
 
 

@@ -96,7 +96,54 @@ def build_command(spec: ExpertSpec, executable: Sequence[str], host: str = "127.
                "--limit-mm-per-prompt", json.dumps({"image": serve.max_images_per_prompt})]
     if serve.max_model_len is not None:
         command += ["--max-model-len", str(serve.max_model_len)]
+    given = {str(arg).split("=", 1)[0] for arg in serve.extra_args}  # extra_args win over what is derived
+    processor = processor_kwargs(spec)
+    if processor and "--mm-processor-kwargs" not in given:
+        command += ["--mm-processor-kwargs", json.dumps(processor, sort_keys=True)]
+    parser = reasoning_parser(spec)
+    if parser and "--reasoning-parser" not in given:
+        command += ["--reasoning-parser", parser]
     return command + [str(arg) for arg in serve.extra_args]
+
+
+def processor_kwargs(spec: ExpertSpec) -> dict[str, Any]:
+    """The image processor's limits the server must run with, so boxes in resized pixels convert exactly: the
+    entry's ``min_pixels``/``max_pixels`` (the family's minimum when unset), in the keys the family's processor
+    takes. Empty for a model family whose processor is not known (unknown keys could stop the server)."""
+    from agents.experts.coordinates import FAMILY_MIN_PIXELS, ModelFamily
+
+    family = _family(spec)
+    if family not in FAMILY_MIN_PIXELS:
+        return {}
+    low = spec.min_pixels or FAMILY_MIN_PIXELS[family]
+    if family in (ModelFamily.QWEN2_VL, ModelFamily.QWEN25_VL):
+        return {"min_pixels": low, "max_pixels": spec.max_pixels}
+    return {"size": {"shortest_edge": low, "longest_edge": spec.max_pixels}}
+
+
+def reasoning_parser(spec: ExpertSpec) -> str | None:
+    """vLLM's ``--reasoning-parser`` for this entry: the one it names (``none``: off), else its family's
+    (GLM-4.xV: glm45; a Qwen3-VL Thinking model: deepseek_r1, which reads a reply whose ``<think>`` the chat
+    template opened); None for models that do not reason."""
+    from agents.experts.coordinates import ModelFamily
+
+    named = spec.serve.reasoning_parser if spec.serve is not None else None
+    if named:
+        return None if named.lower() == "none" else named
+    family = _family(spec)
+    if family is ModelFamily.GLM4V:
+        return "glm45"
+    if family is ModelFamily.QWEN3_VL and "thinking" in f"{spec.model} {spec.model_path}".lower():
+        return "deepseek_r1"
+    return None
+
+
+def _family(spec: ExpertSpec) -> Any:
+    """The model family named by the entry's model id, else by its weights folder."""
+    from agents.experts.coordinates import ModelFamily, model_family
+
+    family = model_family(spec.model)
+    return family if family is not ModelFamily.GENERIC else model_family(spec.model_path)
 
 
 def plan_problems(specs: Sequence[Any]) -> list[str]:

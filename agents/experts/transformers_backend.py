@@ -23,7 +23,8 @@ from typing import Any
 
 from agents import budget
 from agents.experts.base import ChatMessage, ExpertError, ExpertReply, first_image
-from agents.experts.coordinates import expert_boxes
+from agents.experts.coordinates import expert_boxes, rewrite_in_pixels
+from agents.experts.reasoning import split_reasoning
 
 INSTALL_HINT = 'pip install -c constraints.txt "maestro-agent[transformers]"'
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -208,7 +209,8 @@ class TransformersExpert:
 
     def __init__(self, name: str, *, model_path: str, device: str = "auto", dtype: str = "auto",
                  max_tokens: int = 512, max_pixels: int | None = None, min_pixels: int | None = None,
-                 box_frame: str = "pixels", model_id: str | None = None) -> None:
+                 box_frame: str = "pixels", model_id: str | None = None, temperature: float = 0.0,
+                 top_p: float | None = None, top_k: int | None = None, seed: int | None = None) -> None:
         self.name = name
         self.model_path = model_path
         self.box_frame = box_frame
@@ -219,6 +221,8 @@ class TransformersExpert:
         self.max_tokens = max_tokens
         self.max_pixels = max_pixels
         self.min_pixels = min_pixels
+        self.temperature = temperature
+        self.top_p, self.top_k, self.seed = top_p, top_k, seed
 
     def load(self) -> LoadedModel:
         """Load (or fetch from the shared cache) the model now rather than on the first call."""
@@ -235,14 +239,22 @@ class TransformersExpert:
         return {"processor_kwargs": {"size": size}}
 
     def generate(self, messages: list[ChatMessage], *, max_tokens: int | None = None,
-                 temperature: float = 0.0) -> ExpertReply:
-        """Greedy decoding at temperature 0, sampling otherwise; at most ``max_tokens`` new tokens."""
+                 temperature: float | None = 0.0) -> ExpertReply:
+        """Greedy decoding at temperature 0, sampling otherwise (0/None: the entry's own temperature, top_p,
+        top_k and seed); at most ``max_tokens`` new tokens."""
         budget.check()  # a local generation cannot be interrupted: do not start one the run has no time for
         loaded = self.load()
         torch, _ = _import_torch()
         chat, images = _to_processor_messages(messages)
         limit = int(max_tokens or self.max_tokens)
-        sampling = {"do_sample": True, "temperature": float(temperature)} if temperature > 0 else {"do_sample": False}
+        temperature = float(temperature or self.temperature)
+        sampling: dict[str, Any] = {"do_sample": False}
+        if temperature > 0:
+            sampling = {"do_sample": True, "temperature": temperature,
+                        **({"top_p": self.top_p} if self.top_p is not None else {}),
+                        **({"top_k": self.top_k} if self.top_k is not None and self.top_k > 0 else {})}
+            if self.seed is not None:
+                torch.manual_seed(self.seed)
         started = time.perf_counter()
         with loaded.lock:
             try:
@@ -256,7 +268,9 @@ class TransformersExpert:
                 raise ExpertError(f"expert {self.name!r} failed while generating: {str(exc)[:300]}") from exc
         prompt_len = int(inputs["input_ids"].shape[1])
         new_tokens = output[0, prompt_len:]
-        text = loaded.processor.batch_decode(new_tokens[None], skip_special_tokens=True)[0]
+        latency_ms = (time.perf_counter() - started) * 1000
+        raw = loaded.processor.batch_decode(new_tokens[None], skip_special_tokens=True)[0]
+        text, reasoning = split_reasoning(raw)
         input_size = None
         if images and "image_grid_thw" in inputs:
             # grid = (t, h, w) in patches; the processor resized the first image to h*patch x w*patch pixels.
@@ -267,7 +281,9 @@ class TransformersExpert:
         boxes = expert_boxes(text, image_size=image.size if image is not None else None, model=self.model_id,
                              declared_frame=self.box_frame, input_size=input_size)
         return ExpertReply(text=text.strip(), tokens_in=prompt_len, tokens_out=int(new_tokens.numel()),
-                           latency_ms=(time.perf_counter() - started) * 1000, input_size=input_size, boxes=boxes)
+                           latency_ms=latency_ms, input_size=input_size, boxes=boxes,
+                           pixel_text=rewrite_in_pixels(text.strip(), boxes), reasoning=reasoning,
+                           raw=raw.strip() if raw.strip() != text.strip() else None)
 
 
 def clear_cache() -> None:

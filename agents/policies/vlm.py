@@ -6,7 +6,10 @@ image and the question, then alternating assistant turns (the policy's text) and
 without the orchestrator's tokenizer at hand the token budget is approximated as ``CHARS_PER_TOKEN`` characters a
 token, and the smaller of that and the character budget wins. Output is cut after the first closing action tag,
 because a model that keeps writing would otherwise invent its own ``<information>``. A reply that closes a
-``</think>`` it never opened (thinking models open it in the prompt) gets the opening tag back.
+``</think>`` it never opened (thinking models open it in the prompt) gets the opening tag back, and reasoning a
+server returned apart (a reasoning parser) becomes the turn's ``<think>`` block, as the protocol writes it.
+Sampling is the serving entry's (``temperature``, ``top_p``… in the registry) unless a temperature is given here
+(self-consistency samples at its own); every call records the exact request parameters.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ REPAIR = "Your last turn could not be used ({error}). Write one <think> block an
 class VLMPolicy:
     name = "vlm"
 
-    def __init__(self, registry: Registry, *, expert_name: str | None = None, temperature: float = 0.0,
+    def __init__(self, registry: Registry, *, expert_name: str | None = None, temperature: float | None = None,
                  max_tokens: int | None = None, observation_max_tokens: int | None = None) -> None:
         self.registry = registry
         self.expert_name = expert_name or registry.orchestrator.expert
@@ -80,11 +83,17 @@ class VLMPolicy:
         messages = self.messages(ctx)
         started = time.perf_counter()
         reply = expert.generate(messages, max_tokens=self.max_tokens, temperature=self.temperature)
-        call = ModelCall(role="orchestrator", model=self.expert_name, messages=messages, raw_reply=reply.text,
+        params = getattr(expert, "request_params", None)
+        call = ModelCall(role="orchestrator", model=self.expert_name, messages=messages, raw_reply=reply.raw_text,
                          tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
-                         latency_ms=(time.perf_counter() - started) * 1000,
-                         params={"temperature": self.temperature, "max_tokens": self.max_tokens})
-        text = reply.text
+                         latency_ms=reply.latency_ms or (time.perf_counter() - started) * 1000,
+                         params=(params(max_tokens=self.max_tokens, temperature=self.temperature) if callable(params)
+                                 else {"temperature": self.temperature, "max_tokens": self.max_tokens}),
+                         reasoning=reply.reasoning)
+        text = reply.raw_text
+        if reply.reasoning and not _THINK_CLOSE.search(text):
+            # The server's reasoning parser returned the <think> block apart: the protocol turn writes it.
+            text = f"<think>{reply.reasoning}</think>\n{text}"
         close = _THINK_CLOSE.search(text)
         if close and not _THINK_OPEN.search(text, 0, close.start()):
             # Thinking models (Qwen3-VL-*-Thinking) open <think> in their chat template's generation prompt, so
@@ -95,4 +104,5 @@ class VLMPolicy:
             text = text[: end.end()]
         return PolicyTurn(text.strip(), tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
                           routing={"policy": self.name, "orchestrator": self.expert_name,
-                                   "temperature": self.temperature}, model_calls=[call])
+                                   "temperature": call.params.get("temperature", self.temperature)},
+                          model_calls=[call])

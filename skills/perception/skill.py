@@ -22,7 +22,7 @@ from vision_tools.detection import count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
 from vision_tools.image import Box, name_background, name_colour
 from vision_tools.text import read_text
-from vision_tools.zoom import find_region, quadrant
+from vision_tools.zoom import crop, find_region, quadrant
 
 # Quoted text, not apostrophes: "Product D's share ... Product A's" quotes nothing.
 _QUOTED = re.compile(r"(?<![\w])[\"“']([^\"”']{2,40})[\"”'](?![\w])")
@@ -36,8 +36,17 @@ _REGION_NOUNS = frozenset(["label", "sign", "box", "region", "area", "patch", "s
                            "spot", "blob", "tag", "sticker", "board", "panel", "button", "block", "figure"])
 
 
+#: A box in the orchestrator's query: ``[x0, y0, x1, y1]`` in original-image pixels, the frame every observation
+#: declares for expert boxes, so a box one step reported can be zoomed into by the next.
+_QUERY_BOX = re.compile(r"\[\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*,"
+                        r"\s*(\d+(?:\.\d+)?)\s*\]")
+
+
 def run(ctx: SkillContext) -> SkillResult:
     question = ctx.question
+    box = query_box(ctx.query, ctx.image.size)
+    if box is not None:
+        return _zoom_into(ctx, box)
     named = _named_object(question)
     if _COLOUR_Q.search(question) and asks_about_whole_image(question, named):
         return _whole_image_colour(ctx)
@@ -152,3 +161,36 @@ def _quadrant_margin(box: Box, size: tuple[int, int]) -> float:
     cx, cy = box.center
     distance = min(abs(cx - size[0] / 2) / size[0], abs(cy - size[1] / 2) / size[1])
     return min(1.0, 0.5 + distance / 0.04)
+
+
+def query_box(query: str, size: tuple[int, int]) -> Box | None:
+    """The box ``[x0, y0, x1, y1]`` (original pixels) the query asks to zoom into, when it names one inside the
+    image; None otherwise (numbers that do not fit the image are not a box of it)."""
+    match = _QUERY_BOX.search(query or "")
+    if match is None:
+        return None
+    x0, y0, x1, y1 = (float(v) for v in match.groups())
+    if not (0 <= x0 < x1 <= size[0] and 0 <= y0 < y1 <= size[1]):
+        return None
+    return Box(x0, y0, x1, y1)
+
+
+def _zoom_into(ctx: SkillContext, box: Box) -> SkillResult:
+    """Crop the named box (a little context around it), read what the tools can there, and show the crop to the
+    expert; the tools settle only what they read in the crop."""
+    cropped = ctx.trace.call("zoom.crop", crop, ctx.image, box.as_list(), pad=0.05)
+    results: list = [cropped]
+    answer, confidence = None, None
+    if _COLOUR_Q.search(ctx.question):
+        colour = ctx.trace.call("colour.name_colour", name_colour, ctx.image, box)
+        results.append(colour)
+        answer, confidence = colour.name, min(0.95, 0.5 + 0.45 * colour.fraction)
+    elif _TEXT_Q.search(ctx.question):
+        text = ctx.trace.call("ocr.read_text", read_text, ctx.image, region=box)
+        results.append(text)
+        scores = [line.confidence for line in text.lines]
+        answer, confidence = text.text or None, (min(scores) if scores else None)
+    outcome = conclude(ctx, results, answer, confidence=confidence, images=[cropped.image],
+                       missing=None if answer else f"the tools read nothing they can settle in {box.as_list()}")
+    outcome.extra_images = [cropped.image]
+    return outcome
