@@ -53,6 +53,35 @@ class Maestro:
         embeddings.keep_on_disk(settings.data_dir / "cache" / "embeddings.sqlite3")
         return cls(settings, registry, store, policy or build_policy(registry, store))
 
+    def warm(self) -> list[str]:
+        """Load what the first question would otherwise wait for (the router's sentence encoder, the OCR models);
+        what could not be loaded, one line each (the question then loads or works without it, as before)."""
+        from vision_tools.text.backends import get_backend
+
+        problems: list[str] = []
+        if not embeddings.warm():
+            problems.append("sentence embeddings unavailable: routing uses keywords")
+        try:
+            warm_ocr = getattr(get_backend("rapidocr"), "warm", None)
+            if warm_ocr is not None:
+                warm_ocr()
+        except Exception as exc:  # a broken OCR install is reported by the tool that needs it, on use
+            problems.append(f"OCR models not loaded: {type(exc).__name__}: {exc}")
+        return problems
+
+    def start_warming(self) -> threading.Event:
+        """``warm()`` in a background thread; the event is set when it is done."""
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                self.warm()
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="maestro-warm", daemon=True).start()
+        return done
+
     def ask(self, image: str | Path | bytes | Image.Image, question: str, *, on_event: EventSink | None = None,
             max_turns: int | None = None, dataset: str | None = None, item_id: str | None = None,
             expected: str | None = None, expected_kind: str | None = None, policy: Policy | None = None,

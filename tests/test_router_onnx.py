@@ -52,3 +52,16 @@ def test_routing_embeddings_never_import_torch() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+@needs_embeddings
+def test_warm_loads_the_encoder_and_ocr(tmp_path: Path) -> None:
+    from agents.config import Settings
+    from agents.runtime import Maestro
+    from vision_tools.text.backends import get_backend
+
+    maestro = Maestro.open(Settings.resolve(data_dir=tmp_path))
+    done = maestro.start_warming()
+    assert done.wait(120)
+    assert maestro.warm() == []  # everything loaded, nothing to report
+    assert embeddings._model is not None and get_backend("rapidocr")._engine is not None

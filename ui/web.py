@@ -15,6 +15,7 @@ and when the server stops; refused uploads at once (``ui.web_upload``).
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,10 +50,24 @@ CACHE_MAX_AGE_S = 3600
 CACHE_SWEEP_S = 900
 
 
-def build_app(maestro: Maestro) -> gr.Blocks:
-    """The whole page for one ``Maestro`` application object."""
+WARMING_NOTE = "⏳ Loading the models (sentence encoder, OCR) — a question asked now waits until they are ready."
+
+
+def build_app(maestro: Maestro, warming: threading.Event | None = None) -> gr.Blocks:
+    """The whole page for one ``Maestro`` application object; ``warming`` (set when the models are loaded) shows a
+    note at the top until then."""
     with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as app:
         gr.Markdown(f"# {TITLE}\n{INTRO}")
+        if warming is not None:
+            warm_note = gr.Markdown(WARMING_NOTE, visible=not warming.is_set(), elem_id="warming-note")
+            warm_timer = gr.Timer(1.0, active=not warming.is_set())
+
+            def warm_state() -> tuple[Any, Any]:
+                ready = warming.is_set()
+                return gr.Markdown(visible=not ready), gr.Timer(active=not ready)
+
+            warm_timer.tick(warm_state, None, [warm_note, warm_timer], concurrency_limit=None, api_name=False,
+                            show_progress="hidden")
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Ask", id="ask"):
                 build_ask_tab(maestro)
@@ -138,7 +153,7 @@ def launch(host: str = "127.0.0.1", port: int = 7860, auth: str | None = None, s
            *, prevent_thread_lock: bool = False, maestro: Maestro | None = None) -> gr.Blocks:
     """Open the application on the configured data directory and serve it (blocking unless told otherwise)."""
     maestro = maestro or open_maestro(data_dir, registry, db)
-    app = build_app(maestro)
+    app = build_app(maestro, maestro.start_warming())
     app.queue(default_concurrency_limit=1)
     log.info("Maestro web app on http://%s:%d (data in %s)", host, port, maestro.store.data_dir)
     app.launch(server_name=host, server_port=port, auth=login_for(maestro, auth), share=share,

@@ -101,6 +101,11 @@ class RapidOcrBackend:
             })
         return self._engine
 
+    def warm(self) -> None:
+        """Load the models now (a server does this at start, so its first question does not wait for them)."""
+        with self._lock:
+            self._load()
+
     def thread_count(self) -> int:
         """The onnxruntime threads per model this back end uses."""
         if self.threads > 0:
