@@ -126,7 +126,7 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
                     "rerun_of": source.id if source else None}
         pairs = [f"{s.model}@@{s.skill}" for s in result.steps if s.kind == "search"]
         calls = [c for s in result.steps for c in s.tool_calls]
-        if result.id and not any(c.reused for c in calls):  # a replay of stored tool outputs teaches nothing new
+        if result.id and cache is None:  # a replay of stored tool outputs teaches nothing new
             record_feedback(maestro.store, result.id, maestro.registry)  # the router's next run sees it at once
         answered = result.status == "done"
         return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,

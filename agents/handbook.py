@@ -51,8 +51,9 @@ def run_outcome(run: RunRecord) -> tuple[float, str] | None:
 
 
 def replayed(run: RunRecord) -> bool:
-    """Whether the run reused stored tool outputs instead of running its tools (a cached rerun)."""
-    return any(call.reused for step in run.steps for call in step.tool_calls)
+    """Whether the run is a cached rerun: it repeats a stored run with that run's tool outputs (its verdict is the
+    source run's evidence again). A new question that reused tool outputs of the same image is not one."""
+    return run.parent_run_id is not None and any(call.reused for step in run.steps for call in step.tool_calls)
 
 
 def credits_for(run: RunRecord, registry: Registry | None = None) -> list[Credit]:

@@ -87,4 +87,5 @@ def rerun(maestro: Maestro, source: str | RunRecord, *, tools: ToolsMode = "cach
     return maestro.ask(image, record.question, on_event=on_event, dataset=record.dataset, item_id=record.item_id,
                        expected=expected if expected is not None else record.expected,
                        expected_kind=str(kind) if kind else None, parent_run_id=record.id, tool_cache=cache,
-                       run_config={"rerun_of": record.id, "tools": tools}, stored_image=True)
+                       run_config={"rerun_of": record.id, "tools": tools}, stored_image=True,
+                       live_tools=tools == "live")

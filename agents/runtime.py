@@ -7,6 +7,7 @@ once by content, and drives the loop with a recorder, so every run is in the dat
 
 from __future__ import annotations
 
+import functools
 import io
 import threading
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from agents.loop import EventSink, run
 from agents.policies.base import Policy
 from agents.recorder import StorageRecorder
 from agents.registry import Registry, load_registry
+from agents.tool_cache import LiveToolCache
 from agents.types import Event, Run
 from skills.answer_form import answer_form
 from skills.base import ToolCache, image_known_as, reusing_tool_outputs
@@ -52,6 +54,11 @@ class Maestro:
         store = open_store(settings.data_dir, settings.db_url)
         embeddings.keep_on_disk(settings.data_dir / "cache" / "embeddings.sqlite3")
         return cls(settings, registry, store, policy or build_policy(registry, store))
+
+    @functools.cached_property
+    def live_tool_cache(self) -> LiveToolCache:
+        """The tool outputs of this data directory, for reuse by every new question (one per ``Maestro``)."""
+        return LiveToolCache(self.store)
 
     def warm(self) -> list[str]:
         """Load what the first question would otherwise wait for (the router's sentence encoder, the OCR models);
@@ -87,7 +94,7 @@ class Maestro:
             expected: str | None = None, expected_kind: str | None = None, policy: Policy | None = None,
             run_config: dict[str, Any] | None = None, cancel: threading.Event | None = None,
             parent_run_id: str | None = None, tool_cache: ToolCache | None = None,
-            sc: int | None = None, stored_image: bool = False) -> Run:
+            sc: int | None = None, stored_image: bool = False, live_tools: bool = False) -> Run:
         """Answer ``question`` about ``image``; the run and its steps are stored as they happen.
 
         ``expected_kind`` is a dataset's declared answer kind (``choice``, ``relaxed``, ``text``…): it fixes the
@@ -95,6 +102,10 @@ class Maestro:
         ``cancelled``). A rerun (``agents.rerun``) passes the run it repeats as ``parent_run_id``, to reuse
         stored tool outputs a ``tool_cache``, and ``stored_image`` (the bytes come from this data directory's
         image store, so they are decoded only when a tool needs the pixels).
+
+        Without a ``tool_cache``, a tool call made before on the same image with the same arguments, by a tool of
+        the same version (code and thresholds), gets its stored output (``agents.tool_cache.LiveToolCache``: a
+        second question on a chart does not parse it again); ``live_tools`` runs every tool instead.
 
         With self-consistency k > 1 (``sc``, else the registry's ``orchestrator.self_consistency``) this samples k
         runs and returns the voted one (``agents.self_consistency``); ``policy`` and ``run_config`` (merged into
@@ -135,6 +146,8 @@ class Maestro:
             if on_event is not None:
                 on_event(event)
 
+        if tool_cache is None and not live_tools:
+            tool_cache = self.live_tool_cache
         with reusing_tool_outputs(tool_cache), image_known_as(decoded, ref.id):
             return run(question, decoded, registry=self.registry, policy=policy or self.policy, max_turns=turns,
                        on_event=sink, form=answer_form(question, expected_kind), cancel=cancel)
