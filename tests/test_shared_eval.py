@@ -18,12 +18,18 @@ from sqlalchemy import select
 
 from storage import open_store
 from storage.shared_eval import SharedEvalItem
-from tests.test_postgres_instances import QUESTION, WORDS, finish, sign, spawn
+from tests.test_postgres_instances import QUESTION, WORDS, sign, spawn
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parent.parent
 ITEMS = 60
+
+
+def _finish_both(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    out, err = proc.communicate(timeout=900)
+    assert proc.returncode == 0, err[-3000:]
+    return out, err
 
 
 def _claims(home: Path, url: str) -> list[SharedEvalItem]:
@@ -62,13 +68,15 @@ def test_three_workers_run_each_item_once_through_a_kill(tmp_path: Path, postgre
         assert held, "the first worker never claimed an item"
         os.kill(victim.pid, signal.SIGKILL)
         victim.wait(30)
-        outputs = [finish(proc, timeout=900) for proc in workers[1:]]
+        ended = [_finish_both(proc) for proc in workers[1:]]
+        outputs, errors = [out for out, _ in ended], [err for _, err in ended]
     finally:
         for proc in workers:
             if proc.poll() is None:
                 proc.kill()
     assert victim.returncode == -signal.SIGKILL
     assert all("results:" in out for out in outputs)
+    assert all("60 done" in err for err in errors), "each worker's progress is the whole evaluation's"
 
     claims = _claims(home, postgres_url)
     assert len(claims) == ITEMS and all(c.state == "done" and c.result for c in claims)

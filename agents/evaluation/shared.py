@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 LEASE_S = float(os.environ.get("MAESTRO_EVAL_LEASE_S", "60"))
 #: Seconds between two looks at the pool while other workers finish the last items.
 POLL_S = 2.0
+#: Seconds between two progress lines on stderr when it is not a terminal.
+PROGRESS_LINE_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ def evaluate_shared(maestro: Maestro, dataset: str | Path, out_dir: str | Path, 
     lease_s = lease_s or LEASE_S
     leases = _Leases(maestro.store, name, worker, lease_s)
     run = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    next_line = 0.0
     try:
         with tqdm(total=len(items), desc=f"eval {name}", unit="item", disable=not progress) as bar:
             while True:
@@ -118,7 +122,11 @@ def evaluate_shared(maestro: Maestro, dataset: str | Path, out_dir: str | Path, 
                 bar.n = state.done
                 bar.set_postfix_str(f"{state.claimed} running on {state.workers} worker(s), {state.pending} waiting")
                 bar.refresh()
-                if state.done == state.total:
+                finished = state.done == state.total
+                if not progress and (finished or time.monotonic() >= next_line):  # a log: a line now and then
+                    print(f"eval {name}: {state}", file=sys.stderr, flush=True)
+                    next_line = time.monotonic() + PROGRESS_LINE_S
+                if finished:
                     break
                 if not claimed:  # the rest is held by others: wait for them, or for a dead worker's leases
                     time.sleep(POLL_S)
