@@ -76,9 +76,9 @@ class Maestro:
             problems.append(f"OCR models not loaded: {type(exc).__name__}: {exc}")
         return problems
 
-    def start_warming(self) -> threading.Event:
-        """``warm()`` in a background thread; the event is set when it is done."""
-        done = threading.Event()
+    def start_warming(self, done: threading.Event | None = None) -> threading.Event:
+        """``warm()`` in a background thread; the event (``done``, or a new one) is set when it is done."""
+        done = done or threading.Event()
 
         def work() -> None:
             try:

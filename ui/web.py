@@ -153,10 +153,16 @@ def launch(host: str = "127.0.0.1", port: int = 7860, auth: str | None = None, s
            *, prevent_thread_lock: bool = False, maestro: Maestro | None = None) -> gr.Blocks:
     """Open the application on the configured data directory and serve it (blocking unless told otherwise)."""
     maestro = maestro or open_maestro(data_dir, registry, db)
-    app = build_app(maestro, maestro.start_warming())
+    warming = threading.Event()
+    app = build_app(maestro, warming)
     app.queue(default_concurrency_limit=1)
     log.info("Maestro web app on http://%s:%d (data in %s)", host, port, maestro.store.data_dir)
     app.launch(server_name=host, server_port=port, auth=login_for(maestro, auth), share=share,
-               prevent_thread_lock=prevent_thread_lock, auth_message="Log in with your annotator account.",
+               prevent_thread_lock=True, auth_message="Log in with your annotator account.",
                **launch_options(maestro))
+    # The models load once the server is up (a launch that fails, e.g. on a busy port, exits at once instead of
+    # waiting on a half-loaded onnxruntime session); the page shows a note until they are ready.
+    maestro.start_warming(warming)
+    if not prevent_thread_lock:
+        app.block_thread()
     return app
