@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agents.config import Settings
+from agents.handbook import credits_for
 from agents.rerun import changed_tools, rerun, reuse_count
 from agents.runtime import Maestro
 from ui.cli import app
@@ -70,10 +71,14 @@ def test_a_second_question_on_an_image_reuses_its_tool_outputs(tmp_path: Path,
     first = maestro.ask(image, "Which fruit has the highest value in the chart?")
     calls = [c for s in first.steps for c in s.tool_calls]
     assert calls and not any(c.reused for c in calls)
-    second = maestro.ask(image, "Which fruit has the lowest value in the chart?")
+    second = maestro.ask(image, "Which fruit has the lowest value in the chart?", expected="Grape")
     parses = [c for s in second.steps for c in s.tool_calls if c.tool == "chart.parse_chart"]
     assert parses and all(c.reused for c in parses)
     assert second.status == first.status == "done" and second.answer != first.answer
+    # Its verdict counts for the pair; its step took a lookup's time, so it is no sample of the pair's cost.
+    credits = credits_for(maestro.store.get_run(second.id))
+    assert credits and all(c.calls == 0 and c.latency_ms == 0 for c in credits)
+    assert any(c.success == 1.0 for c in credits) == (second.answer == "Grape")
     # Asked live on purpose, every tool runs.
     live = maestro.ask(image, "Which fruit has the lowest value in the chart?", live_tools=True)
     assert reuse_count(live).reused == 0 and live.answer == second.answer
