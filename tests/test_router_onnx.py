@@ -65,3 +65,22 @@ def test_warm_loads_the_encoder_and_ocr(tmp_path: Path) -> None:
     assert done.wait(120)
     assert maestro.warm() == []  # everything loaded, nothing to report
     assert embeddings._model is not None and get_backend("rapidocr")._engine is not None
+
+
+def test_the_page_shows_a_note_until_the_models_are_loaded(tmp_path: Path) -> None:
+    import threading
+
+    from agents.config import Settings
+    from agents.runtime import Maestro
+    from ui.web import WARMING_NOTE, build_app
+
+    warming = threading.Event()
+    app = build_app(Maestro.open(Settings.resolve(data_dir=tmp_path)), warming)
+    note = next(b for b in app.blocks.values() if getattr(b, "elem_id", None) == "warming-note")
+    assert note.visible and note.value == WARMING_NOTE
+    tick = next(f.fn for f in app.fns.values() if getattr(f.fn, "__name__", "") == "warm_state")
+    shown, timer = tick()
+    assert shown.visible and timer.active  # still loading: the note stays, the timer keeps looking
+    warming.set()
+    shown, timer = tick()
+    assert not shown.visible and not timer.active
