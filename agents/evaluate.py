@@ -33,7 +33,7 @@ from agents.tool_cache import StoredToolCache
 
 if TYPE_CHECKING:
     from agents.runtime import Maestro
-    from storage import Store
+    from storage import RunRecord, Store
 
 #: A dataset's declared ``match`` kind -> the matching rule of ``agents.answers``.
 _MATCH_KINDS: dict[str, MatchKind] = {"choice": "choice", "relaxed": "numeric", "numeric": "numeric",
@@ -139,36 +139,9 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
     finished = results.resume(manifest) if resume else results.start(manifest)
 
     def one(item: Item) -> dict[str, Any]:
-        source = None
         item, provenance = prepared(item, shuffle_options)
-        try:
-            source = maestro.store.get_run(sources[item.id]) if item.id in sources else None
-            if source is not None:
-                result = rerun(maestro, source, tools="cached" if cache else "live", cache=cache,
-                               expected=item.answer)
-            else:
-                result = maestro.ask(item.image, item.question, dataset=name, item_id=item.id,
-                                     expected=item.answer, expected_kind=item.match, tool_cache=cache, sc=sc,
-                                     provenance=provenance)
-        except ValueError as exc:  # bad item: recorded as failed, the evaluation goes on
-            return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
-                    "status": "failed", "answer": None, "reason": str(exc), "confidence": None, "correct": False,
-                    "run_id": None, "latency_ms": 0.0, "error": str(exc), "pairs": [], "skill_expected": item.skill,
-                    "rerun_of": source.id if source else None}
-        pairs = [f"{s.model}@@{s.skill}" for s in result.steps if s.kind == "search"]
-        calls = [c for s in result.steps for c in s.tool_calls]
-        if result.id and not any(c.reused for c in calls):  # a replay of stored tool outputs teaches nothing new
-            record_feedback(maestro.store, result.id, maestro.registry)  # the router's next run sees it at once
-        answered = result.status == "done"
-        return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
-                "status": result.status, "answer": result.answer if answered else None,
-                "reason": None if answered else result.reason, "confidence": result.confidence,
-                "correct": answered and match_answer(result.answer, item.answer, match_kind(item.match)),
-                "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "pairs": pairs,
-                "skill_expected": item.skill, "tool_calls": len(calls),
-                "reused_tool_calls": sum(1 for c in calls if c.reused), "rerun_of": source.id if source else None,
-                "vote_agreement": (result.vote or {}).get("agreement"),
-                **({"option_order": provenance["option_order"]} if provenance else {})}
+        source = maestro.store.get_run(sources[item.id]) if item.id in sources else None
+        return item_row(maestro, item, name, cache=cache, source=source, sc=sc, provenance=provenance)
 
     pending = [item for item in items if item.id not in finished]
     try:
@@ -200,6 +173,39 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
         summary["comparison"] = {"baseline": str(baseline), **comparison["counts"]}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary
+
+
+def item_row(maestro: Maestro, item: Item, dataset_name: str, *, cache: StoredToolCache | None = None,
+             source: RunRecord | None = None, sc: int | None = None,
+             provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run one item (or rerun its stored run ``source``) and return its ``results.jsonl`` row. ``provenance``
+    (``agents.provenance.options.prepared``) records a shuffled option order with the run and the row."""
+    try:
+        if source is not None:
+            result = rerun(maestro, source, tools="cached" if cache else "live", cache=cache, expected=item.answer)
+        else:
+            result = maestro.ask(item.image, item.question, dataset=dataset_name, item_id=item.id,
+                                 expected=item.answer, expected_kind=item.match, tool_cache=cache, sc=sc,
+                                 provenance=provenance)
+    except ValueError as exc:  # bad item: recorded as failed, the evaluation goes on
+        return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
+                "status": "failed", "answer": None, "reason": str(exc), "confidence": None, "correct": False,
+                "run_id": None, "latency_ms": 0.0, "error": str(exc), "pairs": [], "skill_expected": item.skill,
+                "rerun_of": source.id if source else None}
+    pairs = [f"{s.model}@@{s.skill}" for s in result.steps if s.kind == "search"]
+    calls = [c for s in result.steps for c in s.tool_calls]
+    if result.id and cache is None:  # a replay of stored tool outputs teaches nothing new
+        record_feedback(maestro.store, result.id, maestro.registry)  # the router's next run sees it at once
+    answered = result.status == "done"
+    return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
+            "status": result.status, "answer": result.answer if answered else None,
+            "reason": None if answered else result.reason, "confidence": result.confidence,
+            "correct": answered and match_answer(result.answer, item.answer, match_kind(item.match)),
+            "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "pairs": pairs,
+            "skill_expected": item.skill, "tool_calls": len(calls),
+            "reused_tool_calls": sum(1 for c in calls if c.reused), "rerun_of": source.id if source else None,
+            "vote_agreement": (result.vote or {}).get("agreement"),
+            **({"option_order": provenance["option_order"]} if provenance else {})}
 
 
 def _run_all(items: list[Item], one: Callable[[Item], dict[str, Any]], keep: Callable[[dict[str, Any]], None],

@@ -51,8 +51,9 @@ def run_outcome(run: RunRecord) -> tuple[float, str] | None:
 
 
 def replayed(run: RunRecord) -> bool:
-    """Whether the run reused stored tool outputs instead of running its tools (a cached rerun)."""
-    return any(call.reused for step in run.steps for call in step.tool_calls)
+    """Whether the run is a cached rerun: it repeats a stored run with that run's tool outputs (its verdict is the
+    source run's evidence again). A new question that reused tool outputs of the same image is not one."""
+    return run.parent_run_id is not None and any(call.reused for step in run.steps for call in step.tool_calls)
 
 
 def credits_for(run: RunRecord, registry: Registry | None = None) -> list[Credit]:
@@ -70,10 +71,13 @@ def credits_for(run: RunRecord, registry: Registry | None = None) -> list[Credit
     last_ok = max((s.index for s in run.steps if s.kind == "search" and s.status == "ok"), default=None)
     for (expert, skill, level2), steps in grouped.items():
         worked = any(_contributed(run, s, last_ok) for s in steps)
+        # A step that reused stored tool outputs (a new question on an image seen before) took a lookup's time,
+        # not the pair's: it counts for success but is no sample of the pair's cost (time, tokens, money).
+        ran = [s for s in steps if not any(call.reused for call in s.tool_calls)]
         credits.append(Credit(
-            expert=expert, skill=skill, level2=level2, success=success if worked else 0.0, calls=len(steps),
-            latency_ms=sum(s.latency_ms for s in steps), tokens=sum(s.tokens_in + s.tokens_out for s in steps),
-            money=sum(_money(registry, expert, s.tokens_in, s.tokens_out) for s in steps), source=source))
+            expert=expert, skill=skill, level2=level2, success=success if worked else 0.0, calls=len(ran),
+            latency_ms=sum(s.latency_ms for s in ran), tokens=sum(s.tokens_in + s.tokens_out for s in ran),
+            money=sum(_money(registry, expert, s.tokens_in, s.tokens_out) for s in ran), source=source))
     return credits
 
 

@@ -45,6 +45,17 @@ def reuse_count(run: Run | RunRecord) -> ReuseCount:
     return ReuseCount(sum(1 for call in calls if call.reused), len(calls))
 
 
+def changed_tools(source: Run | RunRecord, again: Run | RunRecord) -> list[str]:
+    """Tools that ran again in ``again`` because their version (code or thresholds, ``vision_tools.versions``)
+    differs from the one ``source`` ran them with: a cached rerun cannot reuse those outputs, and says so."""
+    before: dict[str, set[str]] = {}
+    for call in (c for step in source.steps for c in step.tool_calls):
+        before.setdefault(call.tool, set()).add(call.tool_version or "")
+    changed = [call.tool for step in again.steps for call in step.tool_calls
+               if not call.reused and call.tool in before and (call.tool_version or "") not in before[call.tool]]
+    return list(dict.fromkeys(changed))
+
+
 def tools_mode(value: str) -> ToolsMode:
     """``value`` as a tools mode; ``ValueError`` naming the choices otherwise."""
     if value not in TOOLS_MODES:
@@ -87,4 +98,5 @@ def rerun(maestro: Maestro, source: str | RunRecord, *, tools: ToolsMode = "cach
     return maestro.ask(image, record.question, on_event=on_event, dataset=record.dataset, item_id=record.item_id,
                        expected=expected if expected is not None else record.expected,
                        expected_kind=str(kind) if kind else None, parent_run_id=record.id, tool_cache=cache,
-                       run_config={"rerun_of": record.id, "tools": tools}, stored_image=True)
+                       run_config={"rerun_of": record.id, "tools": tools}, stored_image=True,
+                       live_tools=tools == "live")

@@ -7,6 +7,7 @@ once by content, and drives the loop with a recorder, so every run is in the dat
 
 from __future__ import annotations
 
+import functools
 import io
 import threading
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from agents.policies.base import Policy
 from agents.provenance.fingerprint import fingerprint
 from agents.recorder import StorageRecorder
 from agents.registry import Registry, load_registry
+from agents.tool_cache import LiveToolCache
 from agents.types import Event, Run
 from skills.answer_form import answer_form
 from skills.base import ToolCache, image_known_as, reusing_tool_outputs
@@ -59,12 +61,47 @@ class Maestro:
         embeddings.keep_on_disk(settings.data_dir / "cache" / "embeddings.sqlite3")
         return cls(settings, registry, store, policy or build_policy(registry, store))
 
+    @functools.cached_property
+    def live_tool_cache(self) -> LiveToolCache:
+        """The tool outputs of this data directory, for reuse by every new question (one per ``Maestro``)."""
+        return LiveToolCache(self.store)
+
+    def warm(self) -> list[str]:
+        """Load what the first question would otherwise wait for (the router's sentence encoder, the OCR models);
+        what could not be loaded, one line each (the question then loads or works without it, as before)."""
+        from vision_tools.text.backends import get_backend
+
+        problems: list[str] = []
+        if not embeddings.warm():
+            problems.append("sentence embeddings unavailable: routing uses keywords")
+        try:
+            warm_ocr = getattr(get_backend("rapidocr"), "warm", None)
+            if warm_ocr is not None:
+                warm_ocr()
+        except Exception as exc:  # a broken OCR install is reported by the tool that needs it, on use
+            problems.append(f"OCR models not loaded: {type(exc).__name__}: {exc}")
+        return problems
+
+    def start_warming(self, done: threading.Event | None = None) -> threading.Event:
+        """``warm()`` in a background thread; the event (``done``, or a new one) is set when it is done."""
+        done = done or threading.Event()
+
+        def work() -> None:
+            try:
+                self.warm()
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="maestro-warm", daemon=True).start()
+        return done
+
     def ask(self, image: str | Path | bytes | Image.Image, question: str, *, on_event: EventSink | None = None,
             max_turns: int | None = None, dataset: str | None = None, item_id: str | None = None,
             expected: str | None = None, expected_kind: str | None = None, policy: Policy | None = None,
             run_config: dict[str, Any] | None = None, cancel: threading.Event | None = None,
             parent_run_id: str | None = None, tool_cache: ToolCache | None = None,
-            sc: int | None = None, stored_image: bool = False, provenance: dict[str, Any] | None = None) -> Run:
+            sc: int | None = None, stored_image: bool = False, live_tools: bool = False,
+            provenance: dict[str, Any] | None = None) -> Run:
         """Answer ``question`` about ``image``; the run and its steps are stored as they happen.
 
         ``expected_kind`` is a dataset's declared answer kind (``choice``, ``relaxed``, ``text``…): it fixes the
@@ -72,6 +109,10 @@ class Maestro:
         ``cancelled``). A rerun (``agents.rerun``) passes the run it repeats as ``parent_run_id``, to reuse
         stored tool outputs a ``tool_cache``, and ``stored_image`` (the bytes come from this data directory's
         image store, so they are decoded only when a tool needs the pixels).
+
+        Without a ``tool_cache``, a tool call made before on the same image with the same arguments, by a tool of
+        the same version (code and thresholds), gets its stored output (``agents.tool_cache.LiveToolCache``: a
+        second question on a chart does not parse it again); ``live_tools`` runs every tool instead.
 
         With self-consistency k > 1 (``sc``, else the registry's ``orchestrator.self_consistency``) this samples k
         runs and returns the voted one (``agents.self_consistency``); ``policy`` and ``run_config`` (merged into
@@ -116,6 +157,8 @@ class Maestro:
             if on_event is not None:
                 on_event(event)
 
+        if tool_cache is None and not live_tools:
+            tool_cache = self.live_tool_cache
         with reusing_tool_outputs(tool_cache), image_known_as(decoded, ref.id):
             return run(question, decoded, registry=self.registry, policy=policy or self.policy, max_turns=turns,
                        on_event=sink, form=answer_form(question, expected_kind), cancel=cancel)

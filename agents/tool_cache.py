@@ -5,6 +5,10 @@ Every live tool call of a recorded step is encoded (``agents.tool_codec``) and k
 the crops included (already stored for the step, so never written twice). A rerun with ``--tools cached`` opens a
 ``StoredToolCache``: a call whose key is stored gets the decoded result instead of running (``ToolCall.reused``);
 any other call, or one whose stored form no longer decodes (a result class that changed since), runs live.
+
+Every new question uses a ``LiveToolCache`` the same way: a tool call already made on the same image (the key holds
+the tool family's version, so only under the same code and thresholds) is answered from storage, through a
+bounded in-memory layer, instead of parsing the chart or laying out the receipt again.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from __future__ import annotations
 import io
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PIL import Image
 
@@ -71,7 +76,7 @@ class StoredToolCache:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._rows: dict[str, dict[str, Any] | None] = {}
+        self._rows: dict[str, dict[str, Any] | None] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -91,7 +96,7 @@ class StoredToolCache:
         if not cached:
             row = load_outputs(self.store, [key]).get(key)
             with self._lock:
-                self._rows[key] = row
+                self._keep(key, row)
         result = self._decode(tool, key, row) if row is not None else None
         with self._lock:
             if result is None:
@@ -99,6 +104,9 @@ class StoredToolCache:
             else:
                 self.hits += 1
         return result
+
+    def _keep(self, key: str, row: dict[str, Any] | None) -> None:
+        self._rows[key] = row
 
     def _decode(self, tool: str, key: str, row: dict[str, Any]) -> CachedOutput | None:
         opened: dict[int, str] = {}
@@ -117,3 +125,22 @@ class StoredToolCache:
             return None
         # The annotated evidence is in the image store already: the step refers to it instead of storing it again.
         return CachedOutput(result, opened.get(id(getattr(result, "annotated", None))))
+
+
+class LiveToolCache(StoredToolCache):
+    """The tool cache of new questions: stored outputs found by key, the most recent ``capacity`` rows kept in
+    memory. A key not stored yet is looked up again next time (the first question on an image stores its outputs
+    as its steps are recorded; the second finds them)."""
+
+    def __init__(self, store: Store, capacity: int = 256) -> None:
+        super().__init__(store)
+        self.capacity = capacity
+
+    def _keep(self, key: str, row: dict[str, Any] | None) -> None:
+        if row is None:
+            return
+        rows = cast(OrderedDict[str, dict[str, Any] | None], self._rows)
+        rows[key] = row
+        rows.move_to_end(key)
+        while len(rows) > self.capacity:
+            rows.popitem(last=False)

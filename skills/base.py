@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image
 
 from storage.records import ModelCall, ToolCall
+from vision_tools.versions import tool_version
 
 if TYPE_CHECKING:
     from skills.spec import Level2Spec, SkillSpec
@@ -103,10 +104,12 @@ class ToolTrace:
         """Run ``fn(*args, **kwargs)`` as tool ``tool``; the result's ``summary()`` and ``annotated`` are kept."""
         started = time.perf_counter()
         plain = _plain_args(args, kwargs)
-        key = self.cache_key(tool, fn, args, kwargs)
+        version = tool_version(fn)
+        key = self.cache_key(tool, fn, args, kwargs, version)
         stored = self.cache.get(tool, key) if self.cache is not None else None
         if stored is not None:
-            self._record(tool, plain, stored.result, started, key, reused=True, image_id=stored.annotated_id)
+            self._record(tool, plain, stored.result, started, key, version, reused=True,
+                         image_id=stored.annotated_id)
             self._remember(stored.result, key)
             return cast(T, stored.result)
         try:
@@ -114,9 +117,9 @@ class ToolTrace:
         except Exception as exc:
             self.calls.append(ToolCall(len(self.calls), tool, plain, f"failed: {exc}",
                                        (time.perf_counter() - started) * 1000, error=f"{type(exc).__name__}: {exc}",
-                                       cache_key=key))
+                                       cache_key=key, tool_version=version or None))
             raise
-        self._record(tool, plain, result, started, key)
+        self._record(tool, plain, result, started, key, version)
         self._remember(result, key)
         return result
 
@@ -124,7 +127,7 @@ class ToolTrace:
         if not (result is None or isinstance(result, str | bool | int | float)):  # plain values key as themselves
             self._produced[id(result)] = (result, key)
 
-    def _record(self, tool: str, plain: dict[str, Any], result: Any, started: float, key: str, *,
+    def _record(self, tool: str, plain: dict[str, Any], result: Any, started: float, key: str, version: str, *,
                 reused: bool = False, image_id: str | None = None) -> None:
         summary_fn = getattr(result, "summary", None)
         summary = summary_fn() if callable(summary_fn) else str(result)[:500]
@@ -133,16 +136,20 @@ class ToolTrace:
         data = to_dict() if callable(to_dict) else {}
         elapsed = (time.perf_counter() - started) * 1000
         self.calls.append(ToolCall(len(self.calls), tool, plain, summary, elapsed, data=data, cache_key=key,
-                                   reused=reused, image_id=image_id, output=None if reused else result,
+                                   reused=reused, image_id=image_id, tool_version=version or None,
+                                   output=None if reused else result,
                                    image=annotated if isinstance(annotated, Image.Image) else None))
 
-    def cache_key(self, tool: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-        """Digest of the tool name, the function it runs, every argument in full and the pixels of every image.
+    def cache_key(self, tool: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+                  version: str | None = None) -> str:
+        """Digest of the tool name, the function it runs and its family's version (code and thresholds,
+        ``vision_tools.versions``), every argument in full and the pixels of every image.
 
         Unlike the recorded ``args`` (cut for display), nothing is shortened here: two calls share a key only when
         their arguments are equal, so a rerun never reuses the output of a different call."""
         digest = hashlib.sha256(tool.encode())
         digest.update(f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}".encode())
+        digest.update((tool_version(fn) if version is None else version).encode())
         owner = getattr(fn, "__self__", None)
         if owner is not None and not isinstance(owner, type | ModuleType):
             # A bound method's result depends on its object: reading.field("total") on two receipts differs.

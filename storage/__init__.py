@@ -5,6 +5,7 @@ Public API: ``open_store`` / ``default_data_dir`` to open a data directory, the 
 with it. Nothing here imports the rest of the project.
 """
 
+from storage import shared_eval  # noqa: F401  (its tables join the metadata)
 from storage.db import (
     BUSY_TIMEOUT_S,
     DatabaseUnavailable,

@@ -205,7 +205,7 @@ def skill_outcomes(store: Store, *, limit: int = 2000) -> list[tuple[str, str, s
 def _credit_rows(run_id: str, credits: list[Credit]) -> list[HandbookCredit]:
     now = utcnow()
     return [HandbookCredit(run_id=run_id, expert=c.expert, skill=c.skill, level2=c.level2,
-                           success=min(1.0, max(0.0, float(c.success))), calls=max(1, int(c.calls)),
+                           success=min(1.0, max(0.0, float(c.success))), calls=max(0, int(c.calls)),
                            latency_ms=float(c.latency_ms), tokens=int(c.tokens), money=float(c.money),
                            source=c.source, created_at=now) for c in credits]
 

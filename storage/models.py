@@ -214,6 +214,8 @@ class ToolCall(Base):
     data: Mapped[dict[str, Any]] = mapped_column(default=dict)
     cache_key: Mapped[str | None] = mapped_column(SafeString(64), index=True)
     reused: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The tool family's version (code and thresholds, ``vision_tools.versions``) the call ran under.
+    tool_version: Mapped[str | None] = mapped_column(SafeString(32))
 
     step: Mapped[Step] = relationship(back_populates="tool_calls")
 

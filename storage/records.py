@@ -59,6 +59,8 @@ class ToolCall:
     data: dict[str, Any] = field(default_factory=dict)
     cache_key: str | None = None
     reused: bool = False
+    #: Version of the tool's family (its code and thresholds) when the call ran; part of ``cache_key``.
+    tool_version: str | None = None
     image: Image.Image | None = transient()
     output: object = transient()
 

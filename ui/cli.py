@@ -74,8 +74,9 @@ def ask(image: Annotated[Path, typer.Argument(help="Image file (PNG, JPEG, WebP.
 
 @app.command("eval")
 @friendly_errors
-def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image, question, answer, category}.")],
-                 out: Annotated[Path, typer.Option("--out", help="Folder for results.jsonl and summary.json.")],
+def eval_command(out: Annotated[Path, typer.Option("--out", help="Folder for results.jsonl and summary.json.")],
+                 dataset: Annotated[Path | None, typer.Argument(help="JSONL: {id, image, question, answer, "
+                                                                     "category}.")] = None,
                  concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=64)] = 1,
                  limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
                  resume: Annotated[bool, typer.Option("--resume", help="Go on with an interrupted evaluation in "
@@ -93,12 +94,23 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
                      "(order drawn from SEED and the item id; the expected letter moves with them).")] = None,
                  repeat: Annotated[int, typer.Option("--repeat", min=1, max=100, help="Run the evaluation K times "
                                                      "(OUT/repeat-<r>) and report the spread.")] = 1,
+                 shared: Annotated[str | None, typer.Option("--shared", help="Work on the evaluation NAME with "
+                                                            "every other worker on this --db: items are claimed "
+                                                            "from the database, each runs once.")] = None,
+                 collect: Annotated[str | None, typer.Option("--collect", help="Write the results of shared "
+                                                             "evaluation NAME from the database into --out.")] = None,
                  data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Run every item of DATASET through the agent (each one stored) and report accuracy and latency."""
     from agents.eval_compare import COMPARISON, load_comparison
     from agents.evaluate import evaluate
 
+    if collect is None and dataset is None:
+        raise ValueError("give the DATASET to evaluate (or --collect NAME to write a shared evaluation's results)")
     maestro = open_maestro(data_dir, registry, db)
+    if shared is not None or collect is not None:
+        _shared_eval(maestro, dataset, out, shared, collect, limit=limit, concurrency=concurrency)
+        return
+    assert dataset is not None
     _warn_if_cannot_sample(maestro, sc)
     if repeat > 1:
         cli_render.print_spread(_repeated(maestro, dataset, out, repeat, shuffle_options, concurrency=concurrency,
@@ -121,13 +133,33 @@ def eval_command(dataset: Annotated[Path, typer.Argument(help="JSONL: {id, image
         cli_rerun.print_comparison(load_comparison(out), out / COMPARISON)
 
 
-
 def _repeated(maestro: Maestro, dataset: Path, out: Path, repeat: int, shuffle_options: int | None,
               **options: Any) -> dict[str, Any]:
     from agents.provenance.repeats import evaluate_repeated
 
     return evaluate_repeated(maestro, dataset, out, repeat=repeat, shuffle_options=shuffle_options,
                              progress=sys.stderr.isatty(), **options)
+
+
+def _shared_eval(maestro: Maestro, dataset: Path | None, out: Path, shared: str | None, collect: str | None, *,
+                 limit: int | None, concurrency: int) -> None:
+    """``--shared NAME`` (work on it, then write the results) or ``--collect NAME`` (write them now)."""
+    from agents.evaluation.shared import collect as collect_results
+    from agents.evaluation.shared import evaluate_shared
+
+    if shared is not None and collect is not None:
+        raise ValueError("--shared and --collect do not go together: a worker writes the results when it ends")
+    if shared is not None:
+        assert dataset is not None
+        done = evaluate_shared(maestro, dataset, out, shared, limit=limit, concurrency=concurrency,
+                               progress=sys.stderr.isatty())
+    else:
+        done = collect_results(maestro.store, collect or "", out)
+    cli_render.print_summary(done.summary)
+    typer.echo(f"results: {out / 'results.jsonl'}\nsummary: {out / 'summary.json'}")
+    if done.missing:
+        typer.echo(f"incomplete: {done.missing} item(s) have no result yet (workers still running?)", err=True)
+        raise typer.Exit(1)
 
 
 def _warn_if_cannot_sample(maestro: Maestro, sc: int | None) -> None:

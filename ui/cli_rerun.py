@@ -26,7 +26,7 @@ def rerun_command(
         data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Run RUN_ID's image and question again under --registry; the new run is stored, linked to RUN_ID."""
     from agents.config import Settings
-    from agents.rerun import find_run, rerun, reuse_count, tools_mode
+    from agents.rerun import changed_tools, find_run, rerun, reuse_count, tools_mode
     from agents.run_diff import diff_runs
     from agents.runtime import Maestro
 
@@ -37,10 +37,12 @@ def rerun_command(
     record = maestro.store.get_run(result.id or "")
     diff = diff_runs(source, record) if record is not None else None
     reuse = reuse_count(result)
+    changed = changed_tools(source, result)
     same_registry = source.registry_hash == (record.registry_hash if record else None)
     if as_json:
         data = {**cli_render.run_json(result), "parent_run_id": source.id, "tools": tools,
                 "reused_tool_calls": reuse.reused, "tool_calls": reuse.calls, "same_registry": same_registry,
+                "tools_changed": changed,
                 "diff": diff.to_dict() if diff else None}
         typer.echo(json.dumps(data, ensure_ascii=False, default=str))
     else:
@@ -48,6 +50,8 @@ def rerun_command(
         console = cli_render.console
         console.print(f"[dim]rerun of {source.id} · tools {tools}: {reuse} · registry "
                       f"{'same as' if same_registry else 'differs from'} the original run's[/]")
+        if changed:
+            console.print(f"ran again, their version changed since the original run: {escape(', '.join(changed))}")
         if diff is not None:
             console.print(f"compared with the original: [bold]{escape(diff.headline())}[/]")
     if result.status != "done":

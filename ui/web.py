@@ -16,6 +16,7 @@ and when the server stops; refused uploads at once (``ui.web_upload``).
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,10 +55,24 @@ CACHE_MAX_AGE_S = 3600
 CACHE_SWEEP_S = 900
 
 
-def build_app(maestro: Maestro) -> gr.Blocks:
-    """The whole page for one ``Maestro`` application object."""
+WARMING_NOTE = "⏳ Loading the models (sentence encoder, OCR) — a question asked now waits until they are ready."
+
+
+def build_app(maestro: Maestro, warming: threading.Event | None = None) -> gr.Blocks:
+    """The whole page for one ``Maestro`` application object; ``warming`` (set when the models are loaded) shows a
+    note at the top until then."""
     with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as app:
         gr.Markdown(f"# {TITLE}\n{INTRO}")
+        if warming is not None:
+            warm_note = gr.Markdown(WARMING_NOTE, visible=not warming.is_set(), elem_id="warming-note")
+            warm_timer = gr.Timer(1.0, active=not warming.is_set())
+
+            def warm_state() -> tuple[Any, Any]:
+                ready = warming.is_set()
+                return gr.Markdown(visible=not ready), gr.Timer(active=not ready)
+
+            warm_timer.tick(warm_state, None, [warm_note, warm_timer], concurrency_limit=None, api_name=False,
+                            show_progress="hidden")
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Ask", id="ask"):
                 build_ask_tab(maestro)
@@ -156,10 +171,16 @@ def launch(host: str = "127.0.0.1", port: int = 7860, auth: str | None = None, s
     if not access.open and "admin" not in access.accounts.roles().values():
         log.warning("no admin account: nobody can edit the guidelines, export or rebuild the handbook in the web "
                     "app; promote someone with `maestro users role NAME admin`")
-    app = build_app(maestro)
+    warming = threading.Event()
+    app = build_app(maestro, warming)
     app.queue(default_concurrency_limit=1)
     log.info("Maestro web app on http://%s:%d (data in %s)", host, port, maestro.store.data_dir)
     app.launch(server_name=host, server_port=port, share=share, **guarded(access),
-               prevent_thread_lock=prevent_thread_lock, auth_message="Log in with your annotator account.",
+               prevent_thread_lock=True, auth_message="Log in with your annotator account.",
                **launch_options(maestro))
+    # The models load once the server is up (a launch that fails, e.g. on a busy port, exits at once instead of
+    # waiting on a half-loaded onnxruntime session); the page shows a note until they are ready.
+    maestro.start_warming(warming)
+    if not prevent_thread_lock:
+        app.block_thread()
     return app

@@ -35,6 +35,7 @@ from agents.policies.answering import abstain_turn, answer_from_search, needs_ex
 from agents.policies.base import Context, PolicyTurn
 from agents.policies.image_prior import Recognised, recognised_skill
 from agents.protocol import Search, render_turn
+from agents.routing.shipped_vectors import description_texts
 from agents.routing_evidence import (
     EXPERT_PRIOR_STRENGTH,
     Outcome,
@@ -263,9 +264,7 @@ class RouterPolicy:
         question."""
         described: dict[str, list[str]] = {}
         for spec in specs:
-            texts = [f"{spec.name}: {spec.description}"]
-            texts += [f"{sub.name}: {sub.description}" for sub in spec.level2]
-            described[spec.name] = texts
+            described[spec.name] = description_texts(spec)
         past = list(dict.fromkeys(o.question for o in outcomes))
         flat = [question] + [t for texts in described.values() for t in texts] + past
         vectors = embeddings.embed(flat)

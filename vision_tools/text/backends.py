@@ -25,6 +25,8 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from vision_tools.text import config
+
 #: Four corner points (x, y) of a text line, clockwise from its top-left, in the input array's pixels.
 Quad = list[tuple[float, float]]
 #: One detected line: its text, its quad, and a 0-1 confidence.
@@ -63,21 +65,17 @@ class RapidOcrBackend:
     #: onnxruntime threads per model; 0 means one per core this process may use, at most ``MAX_AUTO_THREADS``.
     #: Calls are serialised per engine (see the module docstring), so the threads never compete with each other.
     threads: int = int(os.environ.get("MAESTRO_OCR_THREADS", "0"))
-    #: Lines the recogniser reads per batch. A batch is padded to its widest line; one at a time wasted no
-    #: padding and read chart labels faster than six (measured with bench_charts, see the README table).
-    rec_batch: int = int(os.environ.get("MAESTRO_OCR_REC_BATCH", "1"))
-    #: Width every line is padded to at the recogniser's 48 px height; wider lines keep their own width. RapidOCR
-    #: pads to 320, so a two-digit tick label cost as much as a sentence. 128 read 480 rendered texts and 210
-    #: charts exactly as 320 did, with parse_chart's p50 0.72 s -> 0.61 s (bench_ocr, bench_charts); 96 was
-    #: faster still but read a chart's "Wed" as "wed".
-    rec_width: int = int(os.environ.get("MAESTRO_OCR_REC_WIDTH", "128"))
-
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._engine = None
+        self._built_for: tuple[int, int] | None = None
 
     def _load(self):  # noqa: ANN202 - RapidOCR has no stable public type to name here
-        if self._engine is None:
+        # The recogniser's batch and width are thresholds of the OCR family (vision_tools.text.config): an engine
+        # built for other values is built again.
+        settings = (config.CONFIG.rec_batch, config.CONFIG.rec_width)
+        if self._engine is None or self._built_for != settings:
+            self._built_for = settings
             logging.getLogger("RapidOCR").setLevel(logging.ERROR)
             try:
                 from rapidocr import RapidOCR
@@ -92,14 +90,19 @@ class RapidOcrBackend:
                 "Global.text_score": 0.3,
                 "Det.limit_type": "max",
                 "Det.limit_side_len": 960,
-                "Rec.rec_batch_num": max(1, self.rec_batch),
-                "Rec.rec_img_shape": [3, 48, max(16, self.rec_width)],
+                "Rec.rec_batch_num": max(1, settings[0]),
+                "Rec.rec_img_shape": [3, 48, max(16, settings[1])],
                 "EngineConfig.onnxruntime.intra_op_num_threads": self.thread_count(),
                 "EngineConfig.onnxruntime.inter_op_num_threads": 1,
                 # Reusing buffers between calls: the detector's input size changes with every image.
                 "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
             })
         return self._engine
+
+    def warm(self) -> None:
+        """Load the models now (a server does this at start, so its first question does not wait for them)."""
+        with self._lock:
+            self._load()
 
     def thread_count(self) -> int:
         """The onnxruntime threads per model this back end uses."""

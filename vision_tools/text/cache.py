@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from vision_tools.image.boxes import Box
+from vision_tools.text import config
 from vision_tools.text.ocr import OcrResult, draw_lines, read_text
 
 #: Images whose readings are kept (an entry holds the lines and a <=1600 px annotated copy, a few MB).
@@ -95,7 +96,8 @@ def image_digest(image: Image.Image) -> str:
 
 def _key(image: Image.Image, region: Box | None, backend: str, min_confidence: float, max_det_side: int) -> str:
     where = "all" if region is None else ",".join(f"{v:.1f}" for v in region.as_list())
-    return f"{image_digest(image)}|{where}|{backend}|{min_confidence}|{max_det_side}"
+    # The family's version: other code or thresholds (vision_tools.text.config) read differently.
+    return f"{image_digest(image)}|{where}|{backend}|{min_confidence}|{max_det_side}|{config.CONFIG.compute_hash()}"
 
 
 _shared = OcrCache()

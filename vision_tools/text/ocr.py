@@ -25,16 +25,15 @@ from PIL import Image, ImageDraw
 from vision_tools.image.boxes import Box
 from vision_tools.image.drawing import label_font
 from vision_tools.image.loading import require_rgb, shrink
+from vision_tools.text import config
 from vision_tools.text.backends import DetectingBackend, OcrBackendUnavailable, Quad, RawLine, get_backend
 
 __all__ = ["OcrBackendUnavailable", "OcrLine", "OcrResult", "Quad", "detect_lines", "find_text", "match_score",
            "line_image", "order_lines", "read_quads", "read_text", "result_of"]
 
-#: Inputs whose long side is below this are upscaled (at most ``MAX_UPSCALE``x) before OCR.
-UPSCALE_TARGET = 640
-MAX_UPSCALE = 2.0
-#: Smallest side, in pixels, of an image or region that can hold a readable character.
-MIN_SIDE = 4
+#: Smallest side, in pixels, of an image or region that can hold a readable character (``config.CONFIG.min_side``
+#: is what the reading functions use; this is its default, for callers that check sizes first).
+MIN_SIDE = config.CONFIG.min_side
 
 
 @dataclass(frozen=True)
@@ -103,16 +102,17 @@ def read_text(
 
     Raises ``ValueError`` for unusable inputs and ``OcrBackendUnavailable`` when the back end cannot run here.
     """
-    image = require_rgb(image, MIN_SIDE, "hold readable text")
+    settings = config.CONFIG
+    image = require_rgb(image, settings.min_side, "hold readable text")
     width, height = image.size
     box = Box(0, 0, width, height) if region is None else region.clamp(width, height)
     x0, y0 = int(np.floor(box.x0)), int(np.floor(box.y0))
     x1, y1 = int(np.ceil(box.x1)), int(np.ceil(box.y1))
-    if x1 - x0 < MIN_SIDE or y1 - y0 < MIN_SIDE:
-        raise ValueError(f"region {box.as_list()} of a {width}x{height} image is smaller than {MIN_SIDE} px on a "
+    if x1 - x0 < settings.min_side or y1 - y0 < settings.min_side:
+        raise ValueError(f"region {box.as_list()} of a {width}x{height} image is smaller than {settings.min_side} px on a "
                          "side: too small to hold readable text")
     crop = image if (x0, y0, x1, y1) == (0, 0, width, height) else image.crop((x0, y0, x1, y1))
-    scale = min(MAX_UPSCALE, max(1.0, UPSCALE_TARGET / max(crop.size)))
+    scale = min(settings.max_upscale, max(1.0, settings.upscale_target / max(crop.size)))
     if scale > 1.0:
         crop = crop.resize((round(crop.width * scale), round(crop.height * scale)), Image.Resampling.LANCZOS)
     engine = get_backend(backend)
@@ -130,7 +130,7 @@ def detect_lines(image: Image.Image, max_det_side: int = 1280, backend: str = "r
     """Where the text lines of ``image`` are, without reading them: quads in original pixels, from the detector
     run on a copy at most ``max_det_side`` on its long side. Raises ``OcrBackendUnavailable`` for back ends that
     only read whole images (Tesseract, PaddleOCR)."""
-    image = require_rgb(image, MIN_SIDE, "hold readable text")
+    image = require_rgb(image, config.CONFIG.min_side, "hold readable text")
     engine = _detecting(backend)
     side = max(32, max_det_side)
     # The detector sees a shrunken copy anyway; shrinking here spares copying and converting all the pixels.
@@ -144,7 +144,7 @@ def read_quads(image: Image.Image, quads: list[Quad], backend: str = "rapidocr",
                min_confidence: float = 0.5) -> list[OcrLine]:
     """Read only the lines at ``quads`` (original pixels, as ``detect_lines`` gives them) at full resolution;
     lines read with less than ``min_confidence``, or as nothing, are left out."""
-    image = require_rgb(image, MIN_SIDE, "hold readable text")
+    image = require_rgb(image, config.CONFIG.min_side, "hold readable text")
     engine = _detecting(backend)
     pieces = [line_image(image, quad) for quad in quads]
     usable = [i for i, piece in enumerate(pieces) if min(piece.shape[:2]) >= 2]

@@ -1,0 +1,1 @@
+"""Routing helpers: how a question is matched to skills (sentence embeddings run by onnxruntime)."""
