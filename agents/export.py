@@ -20,12 +20,15 @@ why). Which runs feed which format (the latest whole-run rating decides):
   are prompts for rollouts to come, so they use the registry loaded now (the experts the rollouts can call).
 - DPO from an evaluation comparison (``comparison=``): items where one run was right and the other wrong
   (``agents.export_comparison``).
-- ratings: every live rating of the exported runs, one row each (who, verdict, corrected answer, comment, step),
-  for annotation audits and agreement studies.
+- ratings: every live rating of the exported runs, one row each (who, verdict, corrected answer, comment, step,
+  box corrections), for annotation audits and agreement studies.
+- labels: each rated run's final label, and where it came from (``adjudicated``, ``agreed``, ``single``).
+- grounding: runs whose final label carries box corrections (in the stored image's pixels), as grounding SFT.
 
 Only live ratings count (an edited rating's earlier versions stay in storage's history, never in an export). When
 annotators disagree on a run's verdict, the run is neither a positive nor a negative example (skipped as
-``annotators_disagree``): training on a disputed label would teach a guess.
+``annotators_disagree``): training on a disputed label would teach a guess, until a reviewer adjudicates it
+(``storage.team.adjudicate``): a final label replaces every annotator's verdict in every format.
 
 Faithfulness: every trajectory is judged and laid out under the registry its run was made with (its stored snapshot,
 ``agents.run_registry``) and with the exact orchestrator prompts the run stored (``agents.export_prompts``), never
@@ -42,7 +45,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,6 +61,8 @@ from agents.prompts import system_prompt
 from agents.protocol import validate_trajectory
 from agents.reward import ground_truth_for, stored_trajectory
 from agents.run_registry import RunRegistries, RunRegistry
+from storage import RatingRecord
+from storage.team import FinalLabel, final_label
 
 if TYPE_CHECKING:
     from agents.registry import Registry
@@ -66,7 +71,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMATS", "Manifest", "default_export_dir", "export", "export_app", "load_export"]
 
-FORMATS = ("sft", "sft_experts", "dpo", "kto", "grpo", "verl", "ratings")
+FORMATS = ("sft", "sft_experts", "dpo", "kto", "grpo", "verl", "ratings", "labels", "grounding")
 #: Statuses of runs that ended as the policy meant them to: only these can be good examples.
 _FINISHED = ("done", "abstained")
 _PAGE = 500
@@ -114,6 +119,8 @@ class _Judged:
     bad: bool = False  # a person said it is wrong
     final_text: str | None = None  # the corrected final turn, when a correction applies
     corrected: bool = False  # a person's corrected answer replaced the final turn's
+    label: RatingRecord | None = None  # the label that decided (a reviewer's, or the annotators' latest)
+    label_source: str = ""  # adjudicated | agreed | single
 
     def good_conversation(self) -> Conversation:
         return conversation(self.record, self.registry, final_text=self.final_text)
@@ -161,15 +168,31 @@ def _iter_runs(store: Store, *, since: datetime | None, until: datetime | None, 
         offset += _PAGE
 
 
-def _judge(record: RunRecord, registry: RunRegistry, skipped: dict[str, int]) -> _Judged:
+def _as_label(final: FinalLabel) -> RatingRecord:
+    """A reviewer's final label in the shape of a rating (verdict, corrected answer, boxes; the reason as comment)."""
+    return RatingRecord(id=0, run_id=final.run_id, step_index=None, rater=final.reviewer, verdict=final.verdict,  # type: ignore[arg-type]
+                        score=None, corrected_answer=final.final_answer, comment=final.reason, step_marks={},
+                        created_at=final.updated_at, updated_at=final.updated_at, boxes=list(final.boxes))
+
+
+def _judge(record: RunRecord, registry: RunRegistry, skipped: dict[str, int],
+           final: FinalLabel | None = None) -> _Judged:
     judged = _Judged(record, registry)
     whole = [r for r in record.ratings if r.step_index is None]
-    if len({r.verdict for r in whole}) > 1:
+    if final is not None:  # a reviewer settled it: their label is the only one
+        whole, judged.label_source = [_as_label(final)], "adjudicated"
+    elif len({r.verdict for r in whole}) > 1:
         _count(skipped, "annotators_disagree")
         return judged
+    else:
+        judged.label_source = "agreed" if len({r.rater for r in whole}) > 1 else "single"
     latest = whole[-1] if whole else None
     if latest is None:
         return judged
+    judged.label = latest
+    if not latest.boxes and final is None:  # box corrections of the agreeing annotators: the latest one that drew
+        latest_boxes = next((r.boxes for r in reversed(whole) if r.boxes), [])
+        judged.label = replace(latest, boxes=list(latest_boxes))
     judged.bad = latest.verdict == "incorrect"
     last = record.steps[-1] if record.steps else None
     final_answer_turn = last is not None and last.kind == "answer"
@@ -262,7 +285,7 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
         if not store.images.exists(record.image_id):
             _count(manifest.skipped, "image_missing")
             continue
-        judged.append(_judge(record, registries.for_run(record), manifest.skipped))
+        judged.append(_judge(record, registries.for_run(record), manifest.skipped, final_label(store, record.id)))
     manifest.run_registry_hashes = sorted(hashes)
 
     rows: dict[str, list[dict[str, Any]]] = {}
@@ -287,6 +310,11 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
                                                             skipped=manifest.skipped) if row["id"] not in known]
     if "ratings" in formats:
         rows["ratings"] = [_rating_row(j.record, r) for j in judged for r in j.record.ratings]
+    if "labels" in formats:
+        rows["labels"] = [fmt.label_row(j.record, j.label, j.label_source) for j in judged if j.label is not None]
+    if "grounding" in formats:
+        rows["grounding"] = [fmt.grounding_row(j.record, j.label, images.relative(j.record.image_id), j.label_source)
+                             for j in judged if j.label is not None and j.label.boxes]
     if "grpo" in formats or "verl" in formats:
         prompts = _rl_prompts(judged, store, dataset, manifest.skipped)
         names = fmt.registry_names(registry)
@@ -317,6 +345,7 @@ def _rating_row(record: RunRecord, rating: Any) -> dict[str, Any]:
     return {"run_id": record.id, "rater": rating.rater, "verdict": rating.verdict, "step_index": rating.step_index,
             "corrected_answer": rating.corrected_answer, "comment": rating.comment,
             "step_marks": json.dumps(rating.step_marks or {}, ensure_ascii=False), "rated_at": when.isoformat(),
+            "boxes": json.dumps(rating.boxes or [], ensure_ascii=False),
             "question": record.question, "answer": record.answer, "status": record.status,
             "reason": record.reason, "image_id": record.image_id}
 
@@ -367,7 +396,7 @@ def _rl_prompts(judged: Sequence[_Judged], store: Store, dataset: str | None,
     for j in judged:  # newest first, as listed
         record = j.record
         key = _group_key(record)
-        truth = ground_truth_for(record)
+        truth = _adjudicated_truth(j) if j.label_source == "adjudicated" else ground_truth_for(record)
         if truth is None or not truth.strip():
             _count(skipped, "no_ground_truth_for_rl")
             continue
@@ -378,7 +407,9 @@ def _rl_prompts(judged: Sequence[_Judged], store: Store, dataset: str | None,
         prompts[key] = {"question": record.question, "image_id": record.image_id, "truth": truth,
                         "kind": detect_kind(truth), "ability": skills[0] if skills else "visual_reasoning",
                         "source": {"run_id": record.id, "run_ids": [record.id], "dataset": record.dataset or "",
-                                   "item_id": record.item_id or "", "truth_from": _truth_source(record)}}
+                                   "item_id": record.item_id or "",
+                                   "truth_from": "adjudicated" if j.label_source == "adjudicated"
+                                   else _truth_source(record)}}
     for item in store.dataset_items(dataset) if dataset else []:
         if not (item.image_id and item.answer and store.images.exists(item.image_id)):
             _count(skipped, "dataset_item_without_image_or_answer")
@@ -390,6 +421,16 @@ def _rl_prompts(judged: Sequence[_Judged], store: Store, dataset: str | None,
                             "source": {"run_id": "", "run_ids": [], "dataset": dataset, "item_id": item.item_id,
                                        "truth_from": "dataset"}}
     return list(prompts.values())
+
+
+def _adjudicated_truth(j: _Judged) -> str | None:
+    """The ground truth a reviewer's final label gives: their answer, or the run's own when they judged it correct."""
+    label = j.label
+    if label is not None and label.corrected_answer:
+        return label.corrected_answer
+    if label is not None and label.verdict == "correct" and j.record.answer:
+        return j.record.answer
+    return j.record.expected
 
 
 def _truth_source(record: RunRecord) -> str:
