@@ -169,9 +169,9 @@ def save_quick_rating(maestro: Maestro, run_id: str, verdict: str, corrected: st
     corrected = (corrected or "").strip() or None
     maestro.store.add_rating(run_id, rater=rater_name(request), verdict=verdict, corrected_answer=corrected)
     if record.status == "abstained":
-        label = "👍 right to abstain" if verdict == "correct" else "👎 should have answered"
+        label = "right to abstain" if verdict == "correct" else "should have answered"
     else:
-        label = "👍 correct" if verdict == "correct" else "👎 incorrect"
+        label = "correct" if verdict == "correct" else "incorrect"
     extra = f", corrected answer: {render.md_escape(corrected)}" if corrected else ""
     learned = web_handbook.feedback(maestro, run_id)
     return f"Saved: {label}{extra} (rated as {render.md_escape(rater_name(request))}).{learned}"
@@ -182,7 +182,7 @@ def outcome_line(maestro: Maestro, run_id: str) -> str:
     record = maestro.store.get_run(run_id) if run_id else None
     if record is None:
         return ""
-    meaning = (" Rate it: 👍 = right to abstain, 👎 = it should have answered (type that answer below)."
+    meaning = (" Rate it: Correct = right to abstain, Incorrect = it should have answered (type that answer below)."
                if record.status == "abstained" else "")
     return render.outcome_text(record) + meaning
 
@@ -198,7 +198,7 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
                                   "Shift+Enter adds a line)", lines=1, max_lines=6, elem_id="ask-question")
             with gr.Row():
                 ask = gr.Button("Ask", variant="primary", elem_id="ask-button", scale=3)
-                stop = gr.Button("⏹ Stop", variant="stop", elem_id="ask-stop", interactive=False, scale=1)
+                stop = gr.Button("Stop", variant="stop", elem_id="ask-stop", interactive=False, scale=1)
             if rows := examples():
                 gr.Examples(rows, inputs=[image, question], label="Examples (click one)", examples_per_page=10)
         with gr.Column(scale=3, min_width=400):
@@ -207,9 +207,9 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
                               buttons=["copy"], group_consecutive_messages=False)
             run_id = gr.Textbox(label="Run id", interactive=False, elem_id="ask-run-id", max_lines=1)
             with gr.Row(elem_id="ask-rating"):
-                up = gr.Button("👍 Correct", elem_id="ask-thumbs-up", size="sm")
-                down = gr.Button("👎 Incorrect", elem_id="ask-thumbs-down", size="sm")
-            corrected = gr.Textbox(label="Correct answer (optional, saved with 👎; for an abstention: the answer it "
+                up = gr.Button("Correct", elem_id="ask-thumbs-up", size="sm")
+                down = gr.Button("Incorrect", elem_id="ask-thumbs-down", size="sm")
+            corrected = gr.Textbox(label="Correct answer (optional, saved with Incorrect; for an abstention: the answer it "
                                          "should have given)", max_lines=2, elem_id="ask-corrected")
             feedback = gr.Markdown(elem_id="ask-feedback")
     evidence = EvidencePanel("ask", image_file(maestro)).build()
@@ -218,14 +218,14 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
         if payload is None:  # cleared (by us after a refusal, or by the person): the warning stays until a good one
             return gr.skip(), gr.skip()
         path, problem = checked_image(payload)
-        return (gr.skip(), "") if path else (None, f"⚠️ {render.md_escape(problem)}")
+        return (gr.skip(), "") if path else (None, f"**Refused:** {render.md_escape(problem)}")
 
     image.change(on_image, image, [image, upload_note], preprocess=False, queue=False, api_name=False)
 
     def start(request: gr.Request) -> tuple[Any, ...]:
         if _session(request) in _IN_FLIGHT:  # a second Enter while a run goes: leave everything as it is
             return (gr.skip(),) * 5
-        return (gr.Button(interactive=False), gr.Button(interactive=True), "⏳ **Working…**", "", "")
+        return (gr.Button(interactive=False), gr.Button(interactive=True), "**Working…**", "", "")
 
     def run(payload: Any, text: str, request: gr.Request) -> Iterator[tuple[list[gr.ChatMessage], str, str]]:
         session = _session(request)
@@ -261,7 +261,7 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
         if cancel is None:
             return gr.skip()
         cancel.set()
-        return "⏹ **Stopping…** the step in flight finishes first, then the run is stored as cancelled."
+        return "**Stopping…** the step in flight finishes first, then the run is stored as cancelled."
 
     stop.click(halt, None, answer, concurrency_limit=None, api_name=False)
 

@@ -73,7 +73,7 @@ def save_guidelines(maestro: Maestro, text: str) -> str:
     """Write the guidelines file (atomically); returns a line for the page."""
     text = text or ""
     if len(text) > GUIDELINES_LIMIT:
-        return f"⚠️ Not saved: guidelines are at most {GUIDELINES_LIMIT // 1000} kB."
+        return f"Not saved: guidelines are at most {GUIDELINES_LIMIT // 1000} kB."
     path = guidelines_path(maestro)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -243,7 +243,7 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
         bar = progress_html(maestro, rater, ds, cat, st)
         if not queue:
             note = " (some were skipped this session)" if skip_list else ""
-            return (*form_for("", rater, f"🎉 Nothing left to rate{note}."), bar)
+            return (*form_for("", rater, f"Nothing left to rate{note}."), bar)
         return (*form_for(queue[0].id, rater), bar)
 
     def load(ds: str, cat: str, st: str, vf: str, order_value: str, skip_list: list[str],
