@@ -14,6 +14,7 @@ and when the server stops; refused uploads at once (``ui.web_upload``).
 
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +27,7 @@ from agents.runtime import Maestro
 from ui.accounts import Accounts, login_check
 from ui.web_api import build_api
 from ui.web_ask import build_ask_tab
-from ui.web_assets import CSS, SHORTCUTS_JS
+from ui.web_assets import CSS, HEAD_JS
 from ui.web_compare import RerunPanel, build_compare_tab
 from ui.web_export import build_export_tab, exports_dir
 from ui.web_handbook import build_handbook_tab
@@ -52,10 +53,12 @@ CACHE_SWEEP_S = 900
 def build_app(maestro: Maestro) -> gr.Blocks:
     """The whole page for one ``Maestro`` application object."""
     with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as app:
-        gr.Markdown(f"# {TITLE}\n{INTRO}")
+        with gr.Row(elem_id="app-header", equal_height=True):
+            gr.Markdown(f"**{TITLE}** · {INTRO}", elem_id="app-title")
+            who = gr.HTML(elem_id="app-user")
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Ask", id="ask"):
-                build_ask_tab(maestro)
+                ask = build_ask_tab(maestro)
             with gr.Tab("Replay", id="replay") as replay_tab:
                 replay = build_replay_tab(maestro)
                 rerun_panel = RerunPanel(maestro)  # "Rerun…" under the open run (ui/web_compare.py)
@@ -88,14 +91,26 @@ def build_app(maestro: Maestro) -> gr.Blocks:
         def on_load(request: gr.Request) -> tuple[Any, ...]:
             rows, page, _, caption = table_page(maestro, Filters(), 1)
             run_id = (request.query_params.get("run") or "").strip() if request is not None else ""
+            first = (who_html(request), ask["history_choices"](request))
             if not run_id:
-                return (gr.Tabs(), rows, page, caption, gr.skip(), *[gr.skip()] * len(replay["shown"]))
-            return (gr.Tabs(selected="replay"), rows, page, caption, run_id, *replay["show"](run_id))
+                return (*first, gr.Tabs(), rows, page, caption, gr.skip(), *[gr.skip()] * len(replay["shown"]))
+            return (*first, gr.Tabs(selected="replay"), rows, page, caption, run_id, *replay["show"](run_id))
 
-        app.load(on_load, None, [tabs, *replay["page_outputs"], replay["run_id"], *replay["shown"]],
+        app.load(on_load, None, [who, ask["history"], tabs, *replay["page_outputs"], replay["run_id"],
+                                 *replay["shown"]],
                  concurrency_limit=None, api_name=False).then(None, replay["run_id"], None, js=replay["show_js"])
         build_api(maestro)
     return app
+
+
+def who_html(request: gr.Request | None, role: str | None = None) -> str:
+    """The header's right side: who is logged in (and their role) with a Log out link, or that there is no login."""
+    name = getattr(request, "username", None) if request is not None else None
+    if not name:
+        return "<div class='mae-who'>No login: everyone is <b>anonymous</b></div>"
+    role_text = f" <span class='mae-role'>{html.escape(role)}</span>" if role else ""
+    return (f"<div class='mae-who'>Signed in as <b id='app-user-name'>{html.escape(str(name))}</b>{role_text} · "
+            f"<a href='/logout' id='app-logout'>Log out</a></div>")
 
 
 def launch_options(maestro: Maestro) -> dict[str, Any]:
@@ -105,7 +120,7 @@ def launch_options(maestro: Maestro) -> dict[str, Any]:
     exports = exports_dir(maestro)
     for folder in (images, exports):
         folder.mkdir(parents=True, exist_ok=True)
-    return {"allowed_paths": [str(images), str(exports)], "max_file_size": MAX_BYTES, "head": SHORTCUTS_JS, "css": CSS,
+    return {"allowed_paths": [str(images), str(exports)], "max_file_size": MAX_BYTES, "head": HEAD_JS, "css": CSS,
             "footer_links": ["api", "settings"]}
 
 
