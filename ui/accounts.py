@@ -1,28 +1,28 @@
-"""Annotator accounts: a users file in the data directory with Argon2id password hashes, and a login check that
-slows down repeated wrong passwords.
+"""Accounts of the web app: a users file in the data directory with a role and an Argon2id password hash per name.
 
-``<data dir>/users.txt`` holds one ``name:hash`` line per annotator (``#`` starts a comment), written by
-``maestro users add NAME``. Hashes are Argon2id through ``argon2-cffi``: the reference implementation's binding,
-maintained, with a self-describing encoded string (salt and cost parameters travel inside each hash, so costs can
-be raised later without breaking old hashes) and constant-time verification. Stdlib ``hashlib.scrypt`` would
-have avoided a dependency but leaves the encoding, salting and comparison to our own code.
+``<data dir>/users.txt`` holds one ``name:role:hash`` line per account (``#`` starts a comment), written by
+``maestro users add NAME --role admin|reviewer|annotator`` and ``maestro users role NAME ROLE``. Files written
+before roles existed hold ``name:hash`` lines; those still load, as **annotators** (the least privilege: an
+upgrade never hands anyone the power to edit the guidelines or export everything; an operator promotes someone
+with ``maestro users role NAME admin``). Any write rewrites the whole file in the new form.
 
-``login_check(accounts)`` builds the coroutine Gradio's ``launch(auth=...)`` calls with (username, password):
-after three wrong passwords for a name, each further attempt for that name waits 1, 2, 4 … (at most 30) seconds
-before it is even checked, attempts for one name are checked one at a time (parallel guesses queue up), and a
-right password clears the count. Waiting is ``asyncio.sleep`` and hashing runs in a worker thread, so neither
-blocks the server's event loop.
+Roles, each including the ones below it: ``admin`` (edits the guidelines, exports everything, rebuilds the
+handbook, manages users) > ``reviewer`` > ``annotator`` (asks, replays, rates). The check is ``ui.access``.
+
+Hashes are Argon2id through ``argon2-cffi``: the reference implementation's binding, maintained, with a
+self-describing encoded string (salt and cost parameters travel inside each hash, so costs can be raised later
+without breaking old hashes) and constant-time verification. ``fingerprint(name)`` is a digest of the stored hash:
+it changes whenever the password is set (a fresh salt each time) and is gone when the account is removed, which
+is how ``ui.login_guard`` ends the sessions of a changed or removed account.
 """
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
 import os
 import re
 import threading
-import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from argon2 import PasswordHasher
@@ -33,11 +33,18 @@ USERS_FILE = "users.txt"
 HASHER = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 MIN_PASSWORD = 8
-#: Wrong passwords for one name that are checked at once; from then on each attempt waits (seconds, doubling).
-FREE_ATTEMPTS = 3
-MAX_DELAY_S = 30.0
-#: A name's failures are forgotten after this long without attempts.
-FORGET_AFTER_S = 15 * 60
+#: Roles from the most to the least powerful; each includes every role after it.
+ROLES = ("admin", "reviewer", "annotator")
+#: The role of a ``name:hash`` line from before roles existed, and of ``users add`` without ``--role``.
+DEFAULT_ROLE = "annotator"
+#: The role of the one in-memory account ``--auth user:password`` gives: the operator who started the server.
+AUTH_ROLE = "admin"
+
+
+@dataclass(frozen=True)
+class Account:
+    role: str
+    digest: str
 
 
 def users_path(data_dir: str | Path) -> Path:
@@ -52,71 +59,114 @@ def check_name(name: str) -> str:
     return name
 
 
-class Accounts:
-    """The users file of one data directory; re-read when it changes, so added users can log in at once."""
+def check_role(role: str) -> str:
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}; got {str(role)[:40]!r}")
+    return role
 
-    def __init__(self, path: Path, extra: dict[str, str] | None = None) -> None:
+
+def role_includes(role: str | None, needed: str) -> bool:
+    """Whether ``role`` may do what ``needed`` may (admin ⊇ reviewer ⊇ annotator); no role may do nothing."""
+    return role in ROLES and ROLES.index(role) <= ROLES.index(check_role(needed))
+
+
+class Accounts:
+    """The users file of one data directory; re-read when it changes, so added users can log in at once and a
+    removed one is refused at once."""
+
+    def __init__(self, path: Path, extra: dict[str, Account] | None = None) -> None:
         self.path = path
-        self._extra = dict(extra or {})  # name -> hash, e.g. from --auth user:password (never written)
-        self._hashes: dict[str, str] = {}
-        self._stamp: tuple[float, int] | None = None
+        self._extra = dict(extra or {})  # e.g. from --auth user:password (never written)
+        self._accounts: dict[str, Account] = {}
+        self._stamp: tuple[int, int, int] | None = None
         self._lock = threading.Lock()
         # Unknown names are checked against this, so a wrong name costs the same time as a wrong password.
         self._dummy = HASHER.hash("not a password of anyone")
 
     @classmethod
     def of(cls, data_dir: str | Path, single: tuple[str, str] | None = None) -> Accounts:
-        """The accounts of ``data_dir``, plus one in-memory account from ``--auth user:password``."""
-        extra = {check_name(single[0]): HASHER.hash(single[1])} if single else None
+        """The accounts of ``data_dir``, plus one in-memory admin account from ``--auth user:password``."""
+        extra = {check_name(single[0]): Account(AUTH_ROLE, HASHER.hash(single[1]))} if single else None
         return cls(users_path(data_dir), extra)
 
-    def _load(self) -> dict[str, str]:
+    def _load(self) -> dict[str, Account]:
         with self._lock:
             try:
                 stat = self.path.stat()
             except FileNotFoundError:
-                self._hashes, self._stamp = {}, None
-                return {**self._hashes, **self._extra}
-            stamp = (stat.st_mtime, stat.st_size)
+                self._accounts, self._stamp = {}, None
+                return {**self._accounts, **self._extra}
+            stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)  # a rewrite is a new inode (os.replace)
             if stamp != self._stamp:
-                self._hashes, self._stamp = _parse(self.path), stamp
-            return {**self._hashes, **self._extra}
+                self._accounts, self._stamp = _parse(self.path), stamp
+            return {**self._accounts, **self._extra}
 
     def names(self) -> list[str]:
         return sorted(self._load())
+
+    def roles(self) -> dict[str, str]:
+        return {name: account.role for name, account in sorted(self._load().items())}
+
+    def role(self, name: str | None) -> str | None:
+        """The role of ``name`` (exactly as written), or None for no such account."""
+        account = self._load().get(name or "")
+        return account.role if account else None
+
+    def fingerprint(self, name: str | None) -> str | None:
+        """A digest of ``name``'s stored hash (None for no such account): equal fingerprints, same password set."""
+        account = self._load().get(name or "")
+        return hashlib.sha256(account.digest.encode()).hexdigest()[:32] if account else None
 
     def __bool__(self) -> bool:
         return bool(self._load())
 
     def verify(self, name: str, password: str) -> bool:
-        stored = self._load().get((name or "").strip())
+        account = self._load().get(name or "")
         try:
-            return HASHER.verify(stored or self._dummy, password or "") and stored is not None
+            return HASHER.verify(account.digest if account else self._dummy, password or "") and account is not None
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             return False
 
-    def add(self, name: str, password: str) -> bool:
-        """Add ``name`` or set their new password; returns True when the name already existed."""
+    def add(self, name: str, password: str, role: str | None = None) -> bool:
+        """Add ``name`` (as ``role``, default annotator) or set their new password (and ``role`` if given);
+        returns True when the name already existed."""
         name = check_name(name)
+        if role is not None:
+            check_role(role)
         if len(password or "") < MIN_PASSWORD:
             raise ValueError(f"passwords need at least {MIN_PASSWORD} characters")
-        hashes = _parse(self.path) if self.path.exists() else {}
-        existed = name in hashes
-        hashes[name] = HASHER.hash(password)
-        self._write(hashes)
-        return existed
+        accounts = self._read()
+        old = accounts.get(name)
+        accounts[name] = Account(role or (old.role if old else DEFAULT_ROLE), HASHER.hash(password))
+        self._write(accounts)
+        return old is not None
+
+    def set_role(self, name: str, role: str) -> str:
+        """Give ``name`` the ``role``; returns their role before. Sessions stay: roles are checked per request."""
+        check_role(role)
+        accounts = self._read()
+        old = accounts.get((name or "").strip())
+        if old is None:
+            raise KeyError(f"no user {name!r:.70} in {self.path}")
+        accounts[name.strip()] = Account(role, old.digest)
+        self._write(accounts)
+        return old.role
 
     def remove(self, name: str) -> bool:
-        hashes = _parse(self.path) if self.path.exists() else {}
-        if hashes.pop((name or "").strip(), None) is None:
+        accounts = self._read()
+        if accounts.pop((name or "").strip(), None) is None:
             return False
-        self._write(hashes)
+        self._write(accounts)
         return True
 
-    def _write(self, hashes: dict[str, str]) -> None:
+    def _read(self) -> dict[str, Account]:
+        return _parse(self.path) if self.path.exists() else {}
+
+    def _write(self, accounts: dict[str, Account]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        body = "# Maestro annotator accounts: name:argon2id-hash (manage with `maestro users add|remove`)\n"
-        body += "".join(f"{name}:{digest}\n" for name, digest in sorted(hashes.items()))
+        body = ("# Maestro accounts: name:role:argon2id-hash, role one of admin, reviewer, annotator "
+                "(manage with `maestro users add|role|remove`)\n")
+        body += "".join(f"{name}:{a.role}:{a.digest}\n" for name, a in sorted(accounts.items()))
         tmp = self.path.with_name(f".{self.path.name}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # hashes are secrets too
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -124,63 +174,17 @@ class Accounts:
         os.replace(tmp, self.path)
 
 
-def _parse(path: Path) -> dict[str, str]:
-    hashes: dict[str, str] = {}
+def _parse(path: Path) -> dict[str, Account]:
+    accounts: dict[str, Account] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        name, sep, digest = line.partition(":")
-        if not sep or not NAME.match(name) or not digest.startswith("$argon2"):
-            raise ValueError(f"{path}:{number}: expected name:argon2-hash (use `maestro users add NAME`)")
-        hashes[name] = digest
-    return hashes
-
-
-@dataclass
-class _Attempts:
-    failures: int = 0
-    last: float = 0.0
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-@dataclass
-class LoginThrottle:
-    """Consecutive wrong passwords per name, and how long the next attempt for that name must wait."""
-
-    _by_name: dict[str, _Attempts] = field(default_factory=dict)
-
-    def entry(self, name: str) -> _Attempts:
-        now = time.monotonic()
-        if len(self._by_name) > 10_000:  # many made-up names: forget the stale ones
-            for key in [k for k, v in self._by_name.items() if now - v.last > FORGET_AFTER_S and not v.lock.locked()]:
-                del self._by_name[key]
-        entry = self._by_name.setdefault(name.strip().lower(), _Attempts(last=now))
-        if now - entry.last > FORGET_AFTER_S:
-            entry.failures = 0
-        return entry
-
-    @staticmethod
-    def delay(failures: int) -> float:
-        return 0.0 if failures < FREE_ATTEMPTS else min(MAX_DELAY_S, 2.0 ** (failures - FREE_ATTEMPTS))
-
-
-def login_check(accounts: Accounts, throttle: LoginThrottle | None = None) -> Callable[[str, str], Awaitable[bool]]:
-    """The ``auth`` coroutine function for ``gr.Blocks.launch`` (see the module docstring).
-
-    It must be a plain ``async def``: Gradio awaits only what ``inspect.iscoroutinefunction`` recognises, and would
-    take an un-awaited coroutine object for a successful login."""
-    throttle = throttle or LoginThrottle()
-
-    async def check(username: str, password: str) -> bool:
-        entry = throttle.entry(username or "")
-        async with entry.lock:
-            wait = throttle.delay(entry.failures)
-            if wait:
-                await asyncio.sleep(wait)
-            ok = await asyncio.to_thread(accounts.verify, username, password)
-            entry.failures = 0 if ok else entry.failures + 1
-            entry.last = time.monotonic()
-        return ok
-
-    return check
+        name, _, rest = line.partition(":")
+        # Argon2 encodings hold no ':', so "name:$argon2..." is the old form and "name:role:$argon2..." the new.
+        role, digest = (DEFAULT_ROLE, rest) if rest.startswith("$argon2") else rest.partition(":")[::2]
+        if not NAME.match(name) or role not in ROLES or not digest.startswith("$argon2"):
+            raise ValueError(f"{path}:{number}: expected name:role:argon2-hash with a role of {', '.join(ROLES)} "
+                             f"(use `maestro users add NAME`)")
+        accounts[name] = Account(role, digest)
+    return accounts

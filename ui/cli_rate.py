@@ -6,8 +6,10 @@ or step: rating again edits it, the old version is kept), then updates the skill
 saves many at once — all or none: every line is checked before anything is written. ``--undo`` takes back the
 rater's last rating. The rater is ``--rater``, else ``$MAESTRO_RATER``, else the login name of this shell.
 
-``maestro users add NAME`` (password prompted twice, or read from stdin with ``--password-stdin``), ``users list``
-and ``users remove NAME`` edit ``<data dir>/users.txt`` (see ``ui.accounts``); the web app then asks for a login.
+``maestro users add NAME [--role admin|reviewer|annotator]`` (password prompted twice, or read from stdin with
+``--password-stdin``), ``users role NAME ROLE``, ``users list`` and ``users remove NAME`` edit
+``<data dir>/users.txt`` (see ``ui.accounts``); the web app then asks for a login. Setting a password or removing
+an account ends that account's sessions in a running web app at its next request (``ui.login_guard``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-users_app = typer.Typer(no_args_is_help=True, help="Annotator accounts for the web app (<data dir>/users.txt).")
+users_app = typer.Typer(no_args_is_help=True, help="Accounts of the web app and their roles (<data dir>/users.txt).")
+RoleOpt = Annotated[str | None, typer.Option("--role", help="admin | reviewer | annotator (a new account: "
+                                                            "annotator; an existing one keeps its role).")]
 
 #: Keys a line of a ``--from`` file may have (``correction`` and ``corrected_answer`` mean the same).
 LINE_KEYS = {"run_id", "verdict", "correction", "corrected_answer", "step", "rater", "comment"}
@@ -164,35 +168,54 @@ def _say(as_json: bool, data: Any, line: str) -> None:
 def users_add(name: Annotated[str, typer.Argument(help="Login name (letters, digits, _ . @ -).")],
               password_stdin: Annotated[bool, typer.Option("--password-stdin",
                                                            help="Read the password from stdin.")] = False,
-              data_dir: DataDir = None) -> None:
-    """Add an annotator (or set a new password for one)."""
-    from ui.accounts import Accounts, check_name
+              role: RoleOpt = None, data_dir: DataDir = None) -> None:
+    """Add an account (or set a new password, which ends its sessions)."""
+    from ui.accounts import Accounts, check_name, check_role
 
     name = check_name(name)
+    if role is not None:
+        check_role(role)
     if password_stdin:
         password = sys.stdin.readline().rstrip("\n")
     else:
         password = typer.prompt(f"password for {name}", hide_input=True, confirmation_prompt=True)
     accounts = Accounts.of(_data_dir(data_dir))
-    existed = accounts.add(name, password)
-    typer.echo(f"{'updated the password of' if existed else 'added'} {name} in {accounts.path}")
+    existed = accounts.add(name, password, role)
+    typer.echo(f"{'updated the password of' if existed else 'added'} {name} ({accounts.role(name)}) in "
+               f"{accounts.path}")
+
+
+@users_app.command("role")
+@friendly_errors
+def users_role(name: Annotated[str, typer.Argument()],
+               role: Annotated[str, typer.Argument(help="admin | reviewer | annotator")],
+               data_dir: DataDir = None) -> None:
+    """Give an account another role (effective at its next click; it stays logged in)."""
+    from ui.accounts import Accounts
+
+    accounts = Accounts.of(_data_dir(data_dir))
+    before = accounts.set_role(name, role)
+    typer.echo(f"{name}: {before} -> {role}")
 
 
 @users_app.command("list")
 @friendly_errors
 def users_list(data_dir: DataDir = None) -> None:
-    """List the annotator accounts."""
+    """List the accounts with their roles."""
     from ui.accounts import Accounts
 
     accounts = Accounts.of(_data_dir(data_dir))
-    names = accounts.names()
-    typer.echo("\n".join(names) if names else f"no accounts yet ({accounts.path}); add one with `maestro users add`")
+    roles = accounts.roles()
+    if not roles:
+        typer.echo(f"no accounts yet ({accounts.path}); add one with `maestro users add NAME --role admin`")
+        return
+    typer.echo("\n".join(f"{name}\t{role}" for name, role in roles.items()))
 
 
 @users_app.command("remove")
 @friendly_errors
 def users_remove(name: Annotated[str, typer.Argument()], data_dir: DataDir = None) -> None:
-    """Remove an annotator's account (their ratings stay, attributed to them)."""
+    """Remove an account (their ratings stay, attributed to them; their sessions end)."""
     from ui.accounts import Accounts
 
     accounts = Accounts.of(_data_dir(data_dir))

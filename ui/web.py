@@ -6,9 +6,10 @@ application object on the configured data directory and serves it. ``launch_opti
 server of this app needs (image store on the allowed paths, the upload size limit, keyboard shortcuts, the login
 check when there are accounts), so tests serve exactly what users get.
 
-Logins: the annotator accounts in ``<data dir>/users.txt`` (``maestro users add NAME``; see ``ui.accounts``), plus
-the one account ``--auth user:password`` may give. With neither, the app has no login and ratings are by
-``anonymous``. Gradio's temporary copies of uploads and outputs are deleted once an hour (``CACHE_MAX_AGE_S``)
+Logins: the accounts in ``<data dir>/users.txt`` (``maestro users add NAME --role ROLE``; see ``ui.accounts``), plus
+the one admin account ``--auth user:password`` may give. With neither, the app has no login and ratings are by
+``anonymous``. ``launch`` binds the accounts to the app (``ui.access``: the role check every handler makes) and
+serves it behind ``ui.login_guard.Guard`` (throttled logins, sessions that end with their account). Gradio's temporary copies of uploads and outputs are deleted once an hour (``CACHE_MAX_AGE_S``)
 and when the server stops; refused uploads at once (``ui.web_upload``).
 """
 
@@ -21,10 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from agents.config import Settings
 from agents.runtime import Maestro
-from ui.accounts import Accounts, login_check
+from ui.access import Access, allowed, bind, role_of
+from ui.accounts import Accounts
+from ui.login_guard import Guard, login_check
 from ui.web_api import build_api
 from ui.web_ask import build_ask_tab
 from ui.web_assets import CSS, HEAD_JS
@@ -66,7 +70,7 @@ def build_app(maestro: Maestro) -> gr.Blocks:
                 rate = build_rate_tab(maestro)
             with gr.Tab("Registry", id="registry") as registry_tab:
                 registry = build_registry_tab(maestro)
-            with gr.Tab("Export", id="export") as export_tab:
+            with gr.Tab("Export", id="export", visible=False) as export_tab:  # admins only: shown on load
                 export = build_export_tab(maestro)
             with gr.Tab("Handbook", id="handbook") as handbook_tab:
                 handbook = build_handbook_tab(maestro)
@@ -88,16 +92,22 @@ def build_app(maestro: Maestro) -> gr.Blocks:
         handbook_tab.select(handbook["refresh"], handbook["inputs"], handbook["outputs"], concurrency_limit=None,
                             api_name=False)
 
+        # What only admins may use is shown to admins only (the handlers check the role again: ui.access).
+        admin_only = [export_tab, *rate["admin_only"], *handbook["admin_only"]]
+
         def on_load(request: gr.Request) -> tuple[Any, ...]:
             rows, page, _, caption = table_page(maestro, Filters(), 1)
+            shown = [gr.update(visible=allowed(maestro, request, "admin"))] * len(admin_only)
             run_id = (request.query_params.get("run") or "").strip() if request is not None else ""
-            first = (who_html(request), ask["history_choices"](request))
+            first = (who_html(request, role_of(maestro, request)), ask["history_choices"](request))
             if not run_id:
-                return (*first, gr.Tabs(), rows, page, caption, gr.skip(), *[gr.skip()] * len(replay["shown"]))
-            return (*first, gr.Tabs(selected="replay"), rows, page, caption, run_id, *replay["show"](run_id))
+                return (*first, gr.Tabs(), rows, page, caption, gr.skip(), *[gr.skip()] * len(replay["shown"]),
+                        *shown)
+            return (*first, gr.Tabs(selected="replay"), rows, page, caption, run_id, *replay["show"](run_id),
+                    *shown)
 
         app.load(on_load, None, [who, ask["history"], tabs, *replay["page_outputs"], replay["run_id"],
-                                 *replay["shown"]],
+                                 *replay["shown"], *admin_only],
                  concurrency_limit=None, api_name=False).then(None, replay["run_id"], None, js=replay["show_js"])
         build_api(maestro)
     return app
@@ -124,13 +134,16 @@ def launch_options(maestro: Maestro) -> dict[str, Any]:
             "footer_links": ["api", "settings"]}
 
 
-def login_for(maestro: Maestro, auth: str | None = None) -> Any:
-    """The ``auth`` for ``launch``: a throttled check of the data directory's accounts (and ``--auth``), or None
-    when there are no accounts at all (then the app has no login)."""
-    accounts = Accounts.of(maestro.store.data_dir, parse_auth(auth))
-    if not accounts:
-        return None
-    return login_check(accounts)
+def access_for(maestro: Maestro, auth: str | None = None) -> Access:
+    """The data directory's accounts (and ``--auth``), bound to ``maestro`` for the handlers' role checks."""
+    return bind(maestro, Access(Accounts.of(maestro.store.data_dir, parse_auth(auth))))
+
+
+def guarded(access: Access) -> dict[str, Any]:
+    """``launch`` keyword arguments for ``access``: the throttled login check (None when there are no accounts:
+    then the app has no login) and the session guard in front of every request."""
+    return {"auth": None if access.open else login_check(access),
+            "app_kwargs": {"middleware": [Middleware(Guard, access=access)]}}
 
 
 def parse_auth(auth: str | None) -> tuple[str, str] | None:
@@ -153,10 +166,14 @@ def launch(host: str = "127.0.0.1", port: int = 7860, auth: str | None = None, s
            *, prevent_thread_lock: bool = False, maestro: Maestro | None = None) -> gr.Blocks:
     """Open the application on the configured data directory and serve it (blocking unless told otherwise)."""
     maestro = maestro or open_maestro(data_dir, registry, db)
+    access = access_for(maestro, auth)
+    if not access.open and "admin" not in access.accounts.roles().values():
+        log.warning("no admin account: nobody can edit the guidelines, export or rebuild the handbook in the web "
+                    "app; promote someone with `maestro users role NAME admin`")
     app = build_app(maestro)
     app.queue(default_concurrency_limit=1)
     log.info("Maestro web app on http://%s:%d (data in %s)", host, port, maestro.store.data_dir)
-    app.launch(server_name=host, server_port=port, auth=login_for(maestro, auth), share=share,
+    app.launch(server_name=host, server_port=port, share=share, **guarded(access),
                prevent_thread_lock=prevent_thread_lock, auth_message="Log in with your annotator account.",
                **launch_options(maestro))
     return app

@@ -5,6 +5,10 @@
 - ``/rate`` (run_id, verdict, correction, step) → the saved rating: the same ``Store.add_rating`` path as the
   Rate tab and ``maestro rate``, attributed to the logged-in user.
 - ``/run`` (run_id) → one stored run as JSON (``maestro runs show --json`` has the same fields), with its ratings.
+- ``/whoami`` () → ``{name, role}`` of the caller.
+
+Every endpoint checks the caller's role with ``ui.access.require_role``, the same check the page's handlers make
+(these need any account; exporting, editing the guidelines and rebuilding the handbook need an admin).
 
 With accounts (or ``--auth``) the whole app needs a login, these endpoints included:
 ``Client(url, auth=(name, password))``. Errors come back as a ``gr.Error`` message, never a stack trace.
@@ -20,6 +24,7 @@ import gradio as gr
 from agents.runtime import InputError, Maestro
 from storage.db import jsonable
 from ui import cli_render, web_handbook
+from ui.access import require_role, role_of
 from ui.web_ask import ASK_CONCURRENCY, ASK_GROUP, checked_image, rater_name
 
 if TYPE_CHECKING:
@@ -34,8 +39,9 @@ def answer_payload(run: Run) -> dict[str, Any]:
 def build_api(maestro: Maestro) -> None:
     """Register the endpoints (call inside the ``gr.Blocks``)."""
 
-    def answer(image: gr.FileData, question: str) -> dict[str, Any]:
+    def answer(image: gr.FileData, question: str, request: gr.Request = None) -> dict[str, Any]:  # type: ignore[assignment]
         """Answer QUESTION about IMAGE; returns {run_id, status, answer, reason, confidence, steps}."""
+        require_role(maestro, request, "annotator", "ask")
         path, problem = checked_image(image)
         if problem or path is None:
             raise gr.Error(problem or "Send an image (gradio_client.handle_file(path)).")
@@ -48,6 +54,7 @@ def build_api(maestro: Maestro) -> None:
     def rate(run_id: str, verdict: str, correction: str = "", step: int | None = None,
              request: gr.Request = None) -> dict[str, Any]:  # type: ignore[assignment]
         """Save the caller's verdict (correct | incorrect | partial) on a run or one step; rating again edits it."""
+        require_role(maestro, request, "annotator", "rate")
         rater = rater_name(request)
         try:
             maestro.store.add_rating(str(run_id or "").strip(), rater=rater, verdict=str(verdict or ""),
@@ -58,8 +65,9 @@ def build_api(maestro: Maestro) -> None:
         saved = maestro.store.rating_of(run_id, rater, None if step is None else int(step))
         return jsonable(asdict(saved)) if saved is not None else {}
 
-    def run(run_id: str) -> dict[str, Any]:
+    def run(run_id: str, request: gr.Request = None) -> dict[str, Any]:  # type: ignore[assignment]
         """One stored run as JSON: question, status, answer, reason, steps with tool calls, live ratings."""
+        require_role(maestro, request, "annotator", "read runs")
         record = maestro.store.get_run(str(run_id or "").strip().lower())
         if record is None:
             raise gr.Error(f"No run {str(run_id)[:40]!r} in this data directory.")
@@ -68,3 +76,9 @@ def build_api(maestro: Maestro) -> None:
     gr.api(answer, api_name="answer", concurrency_id=ASK_GROUP, concurrency_limit=ASK_CONCURRENCY)
     gr.api(rate, api_name="rate", concurrency_limit=None)
     gr.api(run, api_name="run", concurrency_limit=None)
+
+    def whoami(request: gr.Request = None) -> dict[str, Any]:  # type: ignore[assignment]
+        """The caller's login name and role (admin | reviewer | annotator)."""
+        return {"name": rater_name(request), "role": role_of(maestro, request)}
+
+    gr.api(whoami, api_name="whoami", concurrency_limit=None)

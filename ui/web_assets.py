@@ -100,8 +100,23 @@ SHORTCUTS_JS = r"""
 </script>
 """
 
-#: Everything the page head carries: the Rate tab's keys and the box editor.
-HEAD_JS = SHORTCUTS_JS + BOXES_JS
+# Replay's table keeps each row one line high (cells cut with an ellipsis): each cell carries its full text as
+# its hover title, kept up to date as pages of rows come and go.
+TITLES_JS = """
+<script>
+(() => {
+  const titled = () => document.querySelectorAll('#replay-table td').forEach(td => {
+    const text = td.innerText.trim();
+    if (td.title !== text) td.title = text;
+  });
+  new MutationObserver(titled).observe(document.documentElement, {childList: true, subtree: true,
+                                                                  characterData: true});
+})();
+</script>
+"""
+
+#: Everything the page head carries: the Rate tab's keys, the box editor and Replay's hover titles.
+HEAD_JS = SHORTCUTS_JS + BOXES_JS + TITLES_JS
 
 CSS = """
 #ask-chat .message-wrap h3 { margin: 0.2em 0; }

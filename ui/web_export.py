@@ -4,6 +4,8 @@ The work is ``agents.export.export_app``: it writes each format's JSONL and parq
 ``manifest.json`` into ``<data dir>/exports/<timestamp>/``. This tab zips that folder beside it (the served
 ``exports`` folder is on the app's allowed paths) and offers the zip and the top-level files for download,
 with the manifest's summary and a listing of what was written. Bad filters come back as a message, not a trace.
+Exports hold every run and rating, so only admins may make them (``ui.access.require_role``); the tab is hidden
+from everyone else.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import gradio as gr
 from agents.export import FORMATS, export_app
 from agents.runtime import Maestro
 from storage import RATING_FILTERS
+from ui.access import require_role
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +102,12 @@ def build_export_tab(maestro: Maestro) -> dict[str, Any]:
     download = gr.File(label="Download (the zip holds everything, images included)", file_count="multiple",
                        interactive=False, elem_id="export-download")
 
-    def export(*values: Any) -> tuple[Any, ...]:
-        return run_export(maestro, *values)
+    def export(chosen: list[str] | None, since_value: str | None, until_value: str | None, rating_value: str | None,
+               skill_value: str | None, model_value: str | None, dataset_value: str | None,
+               request: gr.Request) -> tuple[Any, ...]:
+        require_role(maestro, request, "admin", "export runs and ratings")
+        return run_export(maestro, chosen, since_value, until_value, rating_value, skill_value, model_value,
+                          dataset_value)
 
     go.click(export, [formats, since, until, rating, skill, model, dataset], [summary, files, download],
              concurrency_limit=1, concurrency_id="export", api_name="export")

@@ -4,7 +4,7 @@ Per pair it shows the Beta(α, β) success posterior as a mean with a 90% credib
 scipy), the verdicts behind it, calls, and the measured mean latency, tokens and money per call, next to the
 router's cost weight λ from the registry (``orchestrator.cost_weight``). ``feedback(maestro, run_id)`` is called
 by the Ask and Rate tabs right after a rating is saved, so the next routed question already uses it; a failing
-handbook never loses the rating itself.
+handbook never loses the rating itself. Rebuilding it from all ratings is for admins (``ui.access``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 import gradio as gr
 
 from agents.runtime import Maestro
+from ui.access import require_role
 from ui.web_registry import SUCCESS_MEANS
 
 try:  # the handbook is its own module; the page still works (without this tab's numbers) if it is missing
@@ -93,7 +94,8 @@ def build_handbook_tab(maestro: Maestro) -> dict[str, Any]:
         pooled = gr.Checkbox(label="One row per (expert, skill): Level-2 rows pooled", value=False, scale=3,
                              elem_id="handbook-pooled")
         refresh_button = gr.Button("Refresh", size="sm", scale=1, elem_id="handbook-refresh")
-        rebuild_button = gr.Button("Rebuild from all ratings", size="sm", scale=1, elem_id="handbook-rebuild")
+        rebuild_button = gr.Button("Rebuild from all ratings", size="sm", scale=1, elem_id="handbook-rebuild",
+                                   visible=False)
     table = gr.Dataframe(headers=HEADERS, datatype="str", type="array", interactive=False, wrap=True,
                          elem_id="handbook-table", max_height=560)
 
@@ -101,7 +103,8 @@ def build_handbook_tab(maestro: Maestro) -> dict[str, Any]:
         rows = handbook_table(maestro, bool(pool))
         return caption(maestro, len(rows)), rows
 
-    def rebuild(pool: bool) -> tuple[Any, ...]:
+    def rebuild(pool: bool, request: gr.Request) -> tuple[Any, ...]:
+        require_role(maestro, request, "admin", "rebuild the handbook")
         if _handbook is not None:
             _handbook.rebuild_handbook(maestro.store, maestro.registry)
         return refresh(pool)
@@ -109,4 +112,4 @@ def build_handbook_tab(maestro: Maestro) -> dict[str, Any]:
     refresh_button.click(refresh, pooled, [info, table], concurrency_limit=None, api_name="handbook")
     pooled.change(refresh, pooled, [info, table], concurrency_limit=None, api_name=False)
     rebuild_button.click(rebuild, pooled, [info, table], concurrency_limit=None, api_name="handbook_rebuild")
-    return {"refresh": refresh, "inputs": [pooled], "outputs": [info, table]}
+    return {"refresh": refresh, "inputs": [pooled], "outputs": [info, table], "admin_only": [rebuild_button]}

@@ -11,7 +11,10 @@ the next run loads with an empty form and the focus goes back to the verdict, ne
 
 An abstained run is rated like an answer: *correct* means it was right not to answer, *incorrect* means it should
 have answered — with that answer typed as the corrected answer. The guidelines are ``<data dir>/guidelines.md``,
-shown in a panel and editable from it.
+shown in a panel as sanitized Markdown (``ui.safe_markdown``: no forms, inputs, buttons, iframes, scripts, images
+or event handlers) and editable from it by admins only (``ui.access.require_role``; the editor is hidden from
+everyone else). The panel is read from the file on every page load and every visit to the tab, never from when
+the server started.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ import gradio as gr
 from agents.runtime import Maestro
 from storage import run_agreement
 from ui import render, web_handbook
+from ui.access import require_role
+from ui.safe_markdown import markdown_html
 from ui.web_ask import image_file, rater_name
 from ui.web_boxes import parse_boxes
 from ui.web_evidence import EvidencePanel
@@ -69,8 +74,14 @@ def read_guidelines(maestro: Maestro) -> str:
     return path.read_text(encoding="utf-8") if path.is_file() else DEFAULT_GUIDELINES
 
 
-def save_guidelines(maestro: Maestro, text: str) -> str:
-    """Write the guidelines file (atomically); returns a line for the page."""
+def guidelines_html(maestro: Maestro) -> str:
+    """The guidelines as sanitized HTML for the panel."""
+    return f"<div class='mae-guidelines'>{markdown_html(read_guidelines(maestro))}</div>"
+
+
+def save_guidelines(maestro: Maestro, text: str, request: gr.Request | None = None) -> str:
+    """Write the guidelines file (atomically) if the caller is an admin; returns a line for the page."""
+    require_role(maestro, request, "admin", "edit the guidelines")
     text = text or ""
     if len(text) > GUIDELINES_LIMIT:
         return f"Not saved: guidelines are at most {GUIDELINES_LIMIT // 1000} kB."
@@ -180,10 +191,12 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
                                          elem_id="rate-verdict-filter")
             order = gr.Radio(["oldest", "random"], value="oldest", label="Queue order")
         with gr.Accordion("Guidelines", open=False, elem_id="rate-guidelines"):
-            guidelines = gr.Markdown(read_guidelines(maestro), elem_id="rate-guidelines-text")
-            with gr.Accordion("Edit the guidelines", open=False):
-                guidelines_editor = gr.Textbox(read_guidelines(maestro), lines=10, max_lines=30, show_label=False,
-                                               elem_id="rate-guidelines-editor")
+            # Callables: evaluated on every page load, so a reload shows what is in the file now.
+            guidelines = gr.HTML(lambda: guidelines_html(maestro), elem_id="rate-guidelines-text")
+            with gr.Accordion("Edit the guidelines (admins)", open=False, visible=False,
+                              elem_id="rate-guidelines-edit") as guidelines_edit:
+                guidelines_editor = gr.Textbox(lambda: read_guidelines(maestro), lines=10, max_lines=30,
+                                               show_label=False, elem_id="rate-guidelines-editor")
                 guidelines_save = gr.Button("Save guidelines", size="sm", elem_id="rate-guidelines-save")
                 guidelines_note = gr.Markdown()
     gr.Markdown("Keys: **N** next · **1** correct · **2** incorrect · **3** partial · **C** corrected answer · "
@@ -250,10 +263,11 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
     side_outputs = [history, history_caption, agreement]
 
     def refresh(ds: str, cat: str, st: str, vf: str, request: gr.Request) -> tuple[Any, ...]:
-        text = read_guidelines(maestro)  # another annotator may have edited them
+        # An admin may have edited the guidelines since this page loaded.
         return (*side(), progress_html(maestro, rater_name(request), _pick(ds), _pick(cat), _pick(st)),
                 gr.Dropdown(choices=[ANY, *store.list_datasets()]),
-                gr.Dropdown(choices=[ANY, *store.list_categories()]), text, text)
+                gr.Dropdown(choices=[ANY, *store.list_categories()]), guidelines_html(maestro),
+                read_guidelines(maestro))
 
     refresh_outputs = [*side_outputs, progress, dataset, category, guidelines, guidelines_editor]
 
@@ -299,9 +313,13 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
         return form_for(rid, rater_name(request), " · opened from the history: saving edits your rating")
 
     history.select(open_from_history, None, form, concurrency_limit=None, api_name=False)
-    guidelines_save.click(lambda text: (save_guidelines(maestro, text), read_guidelines(maestro)),
-                          guidelines_editor, [guidelines_note, guidelines], concurrency_limit=None, api_name=False)
-    return {"refresh": refresh, "refresh_inputs": filters, "refresh_outputs": refresh_outputs}
+    def store_guidelines(text: str, request: gr.Request) -> tuple[str, str]:
+        return save_guidelines(maestro, text, request), guidelines_html(maestro)
+
+    guidelines_save.click(store_guidelines, guidelines_editor, [guidelines_note, guidelines],
+                          concurrency_limit=None, api_name="guidelines_save")
+    return {"refresh": refresh, "refresh_inputs": filters, "refresh_outputs": refresh_outputs,
+            "admin_only": [guidelines_edit]}
 
 
 # After a save or an undo the focus leaves the text boxes (where the next "1" would be typed as text) and goes to

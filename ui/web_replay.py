@@ -116,7 +116,7 @@ def open_run(maestro: Maestro, run_id: str) -> tuple[list[gr.ChatMessage], str]:
 
 def info_text(record: RunRecord) -> str:
     """The line above a replayed run: id, status, link, and every live rating with the annotators' agreement."""
-    lines = [f"**Question:** {render.plain_text(record.question)}",
+    lines = [f"**Question:** {render.plain_text(record.question)}  ",
              f"**Run** `{record.id}` · **{record.status}** · {record.created_at:%Y-%m-%d %H:%M:%S} · policy "
              f"{render.md_escape(record.policy)} · registry `{record.registry_hash}` · [link](?run={record.id})"]
     for rating in record.ratings:

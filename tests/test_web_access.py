@@ -1,0 +1,171 @@
+"""Roles, sessions and login throttling against a real running app (real HTTP on loopback, real users file):
+only admins edit the guidelines, export and rebuild the handbook, through the page's handlers and the API alike;
+a role change counts at the next request; removing an account or changing its password ends its sessions (401 on
+the API, the login form on the page); a guesser's wrong passwords from another client never delay the owner's
+login, throttled attempts are answered at once with 429 and Retry-After, and names are compared exactly."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from gradio_client import Client
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from tests.test_web_api import Served
+from ui.accounts import HASHER, Accounts
+
+PASSWORDS = {"alice": "alice-password", "bob": "bob-password", "carol": "carol-password"}
+ROLES = {"alice": "admin", "bob": "annotator", "carol": "reviewer"}
+
+
+@pytest.fixture
+def server(data_dir: Path) -> Iterator[Served]:
+    accounts = Accounts.of(data_dir)
+    for name, password in PASSWORDS.items():
+        accounts.add(name, password, ROLES[name])
+    served = Served(Maestro.open(Settings.resolve(data_dir=data_dir)))
+    yield served
+    served.close()
+
+
+def client(server: Served, name: str) -> Client:
+    return Client(server.url, auth=(name, PASSWORDS[name]), verbose=False)
+
+
+def session(server: Served, name: str, password: str | None = None) -> httpx.Client:
+    """A browser-like HTTP session (cookies kept) logged in as ``name``."""
+    http = httpx.Client(base_url=server.url, timeout=60)
+    reply = http.post("/login", data={"username": name, "password": password or PASSWORDS[name]})
+    assert reply.status_code == 200, reply.text
+    return http
+
+
+def login(server: Served, name: str, password: str, source: str = "127.0.0.1") -> tuple[int, float, httpx.Response]:
+    """One login attempt from the loopback address ``source`` (another address is another client)."""
+    transport = httpx.HTTPTransport(local_address=source)
+    started = time.monotonic()
+    with httpx.Client(transport=transport, timeout=120) as http:
+        reply = http.post(f"{server.url}login", data={"username": name, "password": password})
+    return reply.status_code, time.monotonic() - started, reply
+
+
+def test_only_admins_edit_guidelines_export_and_rebuild(server: Served) -> None:
+    bob, carol, alice = client(server, "bob"), client(server, "carol"), client(server, "alice")
+    assert bob.predict(api_name="/whoami") == {"name": "bob", "role": "annotator"}
+    assert carol.predict(api_name="/whoami") == {"name": "carol", "role": "reviewer"}
+    guidelines = Path(server.maestro.store.data_dir) / "guidelines.md"
+    for who in (bob, carol):
+        with pytest.raises(Exception, match=r"Only admins can edit the guidelines \(you are \w+, an? \w+\)"):
+            who.predict("<form action='https://evil.example'><input name=p></form>", api_name="/guidelines_save")
+        with pytest.raises(Exception, match="Only admins can export runs and ratings"):
+            who.predict(["sft"], "", "", "(any)", "(any)", "(any)", "(any)", api_name="/export")
+        with pytest.raises(Exception, match="Only admins can rebuild the handbook"):
+            who.predict(False, api_name="/handbook_rebuild")
+    assert not guidelines.exists(), "nothing was written"
+    assert not (Path(server.maestro.store.data_dir) / "exports").exists() or not any(
+        (Path(server.maestro.store.data_dir) / "exports").iterdir())
+
+    note, html = alice.predict("### Rules\n<form action='https://evil.example'><input name=p>"
+                               "<button>go</button></form>\n[x](javascript:alert(1))", api_name="/guidelines_save")
+    assert note.startswith("Saved the guidelines") and "Rules" in guidelines.read_text(encoding="utf-8")
+    assert "<h3>Rules</h3>" in html
+    for forbidden in ("<form", "<input", "<button", "<a ", "href"):  # the markup shows as text, the link is gone
+        assert forbidden not in html, forbidden
+    summary, _, _ = alice.predict(["sft"], "", "", "(any)", "(any)", "(any)", "(any)", api_name="/export")
+    assert "sft" in summary
+    alice.predict(False, api_name="/handbook_rebuild")
+
+    # A promotion counts at the next request: no new login.
+    Accounts.of(server.maestro.store.data_dir).set_role("bob", "admin")
+    assert bob.predict(api_name="/whoami")["role"] == "admin"
+    assert bob.predict("bob's rules", api_name="/guidelines_save")[0].startswith("Saved")
+
+
+def test_a_removed_or_changed_account_loses_its_sessions(server: Served) -> None:
+    accounts = Accounts.of(server.maestro.store.data_dir)
+    bob_api, bob_page = client(server, "bob"), session(server, "bob")
+    carol_page = session(server, "carol")
+    assert bob_page.get("/config").status_code == 200
+    assert bob_api.predict(api_name="/whoami")["name"] == "bob"
+
+    accounts.remove("bob")
+    assert bob_page.get("/config").status_code == 401
+    assert bob_page.get("/gradio_api/info").status_code == 401
+    with pytest.raises(httpx.HTTPStatusError, match="401"):
+        bob_api.predict(api_name="/whoami")
+    page = bob_page.get("/")
+    assert page.status_code == 200 and '"auth_required":true' in page.text.replace(" ", ""), "the login form"
+    assert carol_page.get("/config").status_code == 200, "other accounts keep their sessions"
+    assert login(server, "bob", PASSWORDS["bob"])[0] == 400, "and bob cannot log in again"
+
+    # A new password ends the sessions opened with the old one; a login with the new one works.
+    carol_api = client(server, "carol")
+    accounts.add("carol", "a brand new password")
+    assert carol_page.get("/config").status_code == 401
+    with pytest.raises(httpx.HTTPStatusError, match="401"):
+        carol_api.predict(api_name="/whoami")
+    fresh = session(server, "carol", "a brand new password")
+    assert fresh.get("/config").status_code == 200
+    assert accounts.role("carol") == "reviewer", "a new password keeps the role"
+
+
+def test_a_guessers_wrong_passwords_never_delay_the_owner(server: Served) -> None:
+    def guess(_: int) -> tuple[int, float, httpx.Response]:
+        return login(server, "alice", "wrong guess", source="127.0.0.2")
+
+    with ThreadPoolExecutor(max_workers=30) as pool:
+        guesses = list(pool.map(guess, range(30)))
+    codes = sorted(code for code, _, _ in guesses)
+    assert set(codes) <= {400, 429} and codes.count(429) >= 25, codes
+    for code, seconds, reply in guesses:
+        if code == 429:
+            assert int(reply.headers["Retry-After"]) >= 1 and "try again in" in reply.text
+            assert seconds < 5, "a throttled attempt is answered at once, never queued"
+    started = time.monotonic()
+    code, _, _ = login(server, "alice", PASSWORDS["alice"])  # alice, from her own machine
+    assert code == 200 and time.monotonic() - started < 5
+
+    # Guesses for "ALICE" are guesses for a name nobody has: alice (and the guesser's own "alice") are untouched.
+    for _ in range(8):
+        login(server, "ALICE", "wrong guess", source="127.0.0.3")
+    assert login(server, "alice", PASSWORDS["alice"], source="127.0.0.3")[0] == 200
+    assert login(server, "ALICE", PASSWORDS["alice"], source="127.0.0.4")[0] == 400, "names are exact"
+
+
+def test_the_guessers_own_attempts_close_and_a_right_password_honours_retry_after(server: Served) -> None:
+    with ThreadPoolExecutor(max_workers=30) as pool:
+        list(pool.map(lambda _: login(server, "bob", "wrong guess"), range(30)))
+    started = time.monotonic()
+    while True:  # the same client as the guesser: it waits as told, and gets in within seconds
+        code, _, reply = login(server, "bob", PASSWORDS["bob"])
+        if code != 429:
+            break
+        time.sleep(int(reply.headers["Retry-After"]))
+    assert code == 200 and time.monotonic() - started < 5
+    # Wrong guesses in a row from one client: three free, then the pair closes for 1, 2, 4 … seconds.
+    told = []
+    for _ in range(6):
+        code, _, reply = login(server, "carol", "wrong guess")
+        if code == 429:
+            told.append(int(reply.headers["Retry-After"]))
+        while code == 429:
+            time.sleep(int(reply.headers["Retry-After"]))
+            code, _, reply = login(server, "carol", "wrong guess")
+        assert code == 400
+    assert told == [1, 2, 4], told
+
+
+def test_old_users_files_load_as_annotators(tmp_path: Path) -> None:
+    digest = HASHER.hash("old-password")
+    (tmp_path / "users.txt").write_text(f"# written before roles\nolduser:{digest}\n", encoding="utf-8")
+    accounts = Accounts.of(tmp_path)
+    assert accounts.roles() == {"olduser": "annotator"} and accounts.verify("olduser", "old-password")
+    accounts.set_role("olduser", "admin")
+    assert f"olduser:admin:{digest}" in (tmp_path / "users.txt").read_text(encoding="utf-8")
+    assert Accounts.of(tmp_path, single=("ops", "ops-password")).roles() == {"olduser": "admin", "ops": "admin"}
