@@ -38,6 +38,7 @@ from ui.web_handbook import build_handbook_tab
 from ui.web_rate import build_rate_tab
 from ui.web_registry import build_registry_tab
 from ui.web_replay import Filters, build_replay_tab, table_page
+from ui.web_review import build_review_tab
 from vision_tools.image import MAX_BYTES, MAX_PIXELS
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,8 @@ def build_app(maestro: Maestro) -> gr.Blocks:
                 rerun_panel = RerunPanel(maestro)  # "Rerun…" under the open run (ui/web_compare.py)
             with gr.Tab("Rate", id="rate") as rate_tab:
                 rate = build_rate_tab(maestro)
+            with gr.Tab("Review", id="review") as review_tab:
+                review = build_review_tab(maestro)
             with gr.Tab("Registry", id="registry") as registry_tab:
                 registry = build_registry_tab(maestro)
             with gr.Tab("Export", id="export", visible=False) as export_tab:  # admins only: shown on load
@@ -85,6 +88,8 @@ def build_app(maestro: Maestro) -> gr.Blocks:
                           concurrency_limit=None, api_name=False)
         rate_tab.select(rate["refresh"], rate["refresh_inputs"], rate["refresh_outputs"], concurrency_limit=None,
                         api_name=False)
+        review_tab.select(lambda names: (*review["refresh"](), names or review["load_names"]()), review["names"],
+                          [*review["outputs"], review["names"]], concurrency_limit=None, api_name=False)
         registry_tab.select(registry["quick"], None, registry["quick_outputs"], concurrency_limit=None,
                             api_name=False).then(registry["checked"], None, registry["checked_outputs"],
                                                  concurrency_limit=None, api_name=False)
