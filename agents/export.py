@@ -51,15 +51,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents import export_formats as fmt
-from agents.answers import detect_kind
 from agents.eval_compare import load_comparison
 from agents.export_comparison import comparison_pairs
 from agents.export_files import FILE_STEMS, atomic_write, load_export, write_jsonl, write_parquet
-from agents.export_prompts import Conversation, conversation, expert_conversations
+from agents.export_prompts import Conversation, conversation, expert_conversations, rl_prompts
 from agents.outcome import abstention, abstention_reason
 from agents.prompts import system_prompt
 from agents.protocol import validate_trajectory
-from agents.reward import ground_truth_for, stored_trajectory
+from agents.reward import stored_trajectory
 from agents.run_registry import RunRegistries, RunRegistry
 from storage import RatingRecord
 from storage.team import FinalLabel, final_label
@@ -316,7 +315,7 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
         rows["grounding"] = [fmt.grounding_row(j.record, j.label, images.relative(j.record.image_id), j.label_source)
                              for j in judged if j.label is not None and j.label.boxes]
     if "grpo" in formats or "verl" in formats:
-        prompts = _rl_prompts(judged, store, dataset, manifest.skipped)
+        prompts = rl_prompts(judged, store, dataset, manifest.skipped)
         names = fmt.registry_names(registry)
         if "grpo" in formats:
             rows["grpo"] = [fmt.grpo_row(i, p["question"], images.relative(p["image_id"]), p["truth"],
@@ -387,59 +386,6 @@ def _dpo_rows(judged: Sequence[_Judged], images: _Images, max_pairs: int) -> lis
             rows.append(fmt.dpo_row(chosen.record, rejected.record, chosen_conv, rejected_conv,
                                     images.paths(chosen_conv), kind=kind))
     return rows
-
-
-def _rl_prompts(judged: Sequence[_Judged], store: Store, dataset: str | None,
-                skipped: dict[str, int]) -> list[dict[str, Any]]:
-    """One prompt per distinct (image, question) with a ground truth; newest run's truth wins."""
-    prompts: dict[tuple[str, str], dict[str, Any]] = {}
-    for j in judged:  # newest first, as listed
-        record = j.record
-        key = _group_key(record)
-        truth = _adjudicated_truth(j) if j.label_source == "adjudicated" else ground_truth_for(record)
-        if truth is None or not truth.strip():
-            _count(skipped, "no_ground_truth_for_rl")
-            continue
-        if key in prompts:
-            prompts[key]["source"]["run_ids"].append(record.id)
-            continue
-        skills = [s.skill for s in record.steps if s.kind == "search" and s.skill]
-        prompts[key] = {"question": record.question, "image_id": record.image_id, "truth": truth,
-                        "kind": detect_kind(truth), "ability": skills[0] if skills else "visual_reasoning",
-                        "source": {"run_id": record.id, "run_ids": [record.id], "dataset": record.dataset or "",
-                                   "item_id": record.item_id or "",
-                                   "truth_from": "adjudicated" if j.label_source == "adjudicated"
-                                   else _truth_source(record)}}
-    for item in store.dataset_items(dataset) if dataset else []:
-        if not (item.image_id and item.answer and store.images.exists(item.image_id)):
-            _count(skipped, "dataset_item_without_image_or_answer")
-            continue
-        key = (item.image_id, " ".join(item.question.split()))
-        if key not in prompts:
-            prompts[key] = {"question": item.question, "image_id": item.image_id, "truth": item.answer,
-                            "kind": detect_kind(item.answer), "ability": item.category or "visual_reasoning",
-                            "source": {"run_id": "", "run_ids": [], "dataset": dataset, "item_id": item.item_id,
-                                       "truth_from": "dataset"}}
-    return list(prompts.values())
-
-
-def _adjudicated_truth(j: _Judged) -> str | None:
-    """The ground truth a reviewer's final label gives: their answer, or the run's own when they judged it correct."""
-    label = j.label
-    if label is not None and label.corrected_answer:
-        return label.corrected_answer
-    if label is not None and label.verdict == "correct" and j.record.answer:
-        return j.record.answer
-    return j.record.expected
-
-
-def _truth_source(record: RunRecord) -> str:
-    latest = next((r for r in reversed(record.ratings) if r.step_index is None), None)
-    if latest is not None and latest.corrected_answer:
-        return "corrected"
-    if latest is not None and latest.verdict == "correct" and record.answer:
-        return "rated_correct"
-    return "dataset"
 
 
 def default_export_dir(data_dir: str | Path) -> Path:

@@ -94,7 +94,7 @@ def test_overlap_adjudication_export_and_refusals(data_dir: Path, browser: Any, 
 
         # An annotator can see the review queue but not settle it, and cannot edit the guidelines.
         open_tab(alice, "Review")
-        alice.locator("#review-queue").get_by_text(run).click()
+        alice.locator("#review-queue").get_by_text(run).last.click()
         expect(alice.locator("#review-run-id input, #review-run-id textarea")).to_have_value(run, timeout=20_000)
         alice.locator("#review-verdict").get_by_text("incorrect").click()
         alice.fill("#review-reason textarea", "I say so")
@@ -107,8 +107,8 @@ def test_overlap_adjudication_export_and_refusals(data_dir: Path, browser: Any, 
         assert alice.locator("#rate-guidelines-editor").count() == 0 or not alice.locator(
             "#rate-guidelines-editor").is_visible(), "the editor is for admins only"
 
-        open_tab(rita, "Review")
-        rita.locator("#review-queue").get_by_text(run).click()
+        rita.click("#review-refresh")
+        rita.locator("#review-queue").get_by_text(run).last.click()
         expect(rita.locator("#review-case")).to_contain_text("bob", timeout=20_000)
         expect(rita.locator("#review-case")).to_contain_text("corrected: MAIN ST")
         rita.locator("#review-verdict").get_by_text("incorrect").click()

@@ -1,5 +1,6 @@
-"""The Maestro web application (Gradio 6 Blocks): Ask, Replay (with "Rerun…"), Rate, Registry, Export, Handbook
-and Compare tabs, plus ``EXTRA_TABS`` where later tabs plug in.
+"""The Maestro web application (Gradio 6 Blocks): Ask (with the conversations' History sidebar), Replay (with
+"Rerun…"), Rate, Review (assignment, adjudication, annotators), Registry, Export, Handbook and Compare tabs, plus
+``EXTRA_TABS`` where later tabs plug in. A header shows who is logged in, their role and a Log out link.
 
 ``build_app(maestro)`` builds the page (and the API-only endpoints of ``ui.web_api``); ``launch(...)`` opens the
 application object on the configured data directory and serves it. ``launch_options(maestro)`` holds what every

@@ -121,7 +121,9 @@ def build_review_tab(maestro: Maestro) -> dict[str, Any]:
                                 elem_id="review-overlap")
         assign = gr.Button("Assign", size="sm", elem_id="review-assign-button")
         assigned = gr.Markdown(elem_id="review-assigned")
-    gr.Markdown("### Disagreements")
+    with gr.Row(equal_height=True):
+        gr.Markdown("### Disagreements")
+        refresh_button = gr.Button("Refresh", size="sm", elem_id="review-refresh", scale=0, min_width=100)
     caption = gr.Markdown(elem_id="review-caption")
     queue = gr.Dataframe(headers=QUEUE_HEADERS, datatype="str", type="array", interactive=False, wrap=False,
                          elem_id="review-queue", max_height=300)
@@ -149,6 +151,7 @@ def build_review_tab(maestro: Maestro) -> dict[str, Any]:
         return rows, line, dashboard_rows(maestro), gr.Dropdown(choices=[ANY, *store.list_datasets()])
 
     outputs = [queue, caption, dashboard, dataset]
+    refresh_button.click(refresh, None, outputs, concurrency_limit=None, api_name=False)
 
     def pick(event: gr.SelectData) -> tuple[Any, ...]:
         row = event.row_value or []
