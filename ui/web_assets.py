@@ -105,9 +105,9 @@ SHORTCUTS_JS = r"""
 TITLES_JS = """
 <script>
 (() => {
-  const titled = () => document.querySelectorAll('#replay-table td').forEach(td => {
-    const text = td.innerText.trim();
-    if (td.title !== text) td.title = text;
+  const titled = () => document.querySelectorAll('#replay-table .cell-wrap').forEach(cell => {
+    const text = cell.textContent.trim();
+    if (cell.title !== text) cell.title = text;
   });
   new MutationObserver(titled).observe(document.documentElement, {childList: true, subtree: true,
                                                                   characterData: true});

@@ -30,7 +30,7 @@ STEP_MARKS = ["good call", "wrong model", "wrong skill", "bad tool output"]
 #: The key that toggles each mark on the chosen step (``ui.web_assets.SHORTCUTS_JS``).
 MARK_KEYS = {"g": "good call", "m": "wrong model", "k": "wrong skill", "b": "bad tool output"}
 MARKS_LABEL = "Step marks: [ and ] pick the step · G good call · M wrong model · K wrong skill · B bad tool output"
-BOXES_ID = "rate-boxes"
+BOXES_ID = "rate-box-json"
 
 
 def step_choices(record: RunRecord) -> list[tuple[str, str]]:
