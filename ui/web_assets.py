@@ -132,8 +132,9 @@ CSS = """
 .mae-icon-clear { --mae-icon: url("data:image/svg+xml;utf8,<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><path d='M9.6 2.2l4.2 4.2-6.6 6.6H4.4L2.2 10.8a1 1 0 0 1 0-1.4z' fill='none' stroke='black' stroke-width='1.4'/><path d='M5.6 6.2l4.2 4.2' stroke='black' stroke-width='1.4'/><path d='M8.5 14.2h6' stroke='black' stroke-width='1.6'/></svg>"); }
 /* The chat's own trash button only empties the view; the labelled "Clear view" button replaces it. */
 #ask-chat button[aria-label="Clear"], #replay-chat button[aria-label="Clear"],
-#rate-chat button[aria-label="Clear"], #ask-chat button[title="Clear"], #replay-chat button[title="Clear"],
-#rate-chat button[title="Clear"] { display: none !important; }
+#rate-chat button[aria-label="Clear"], #review-chat button[aria-label="Clear"], #ask-chat button[title="Clear"],
+#replay-chat button[title="Clear"], #rate-chat button[title="Clear"],
+#review-chat button[title="Clear"] { display: none !important; }
 /* Replay rows: one line each, the full text on hover (the cell's title). */
 .mae-trunc { display: block; max-width: 100%; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 /* A phone: one column, the answer first, the examples last. */
@@ -143,6 +144,7 @@ CSS = """
   #ask-row * { order: 5; }
   #ask-answer { order: 1 !important; } #ask-turn { order: 2 !important; }
   #ask-examples { order: 30 !important; }
+  .mae-who { white-space: normal; }
 }
 #app-header { align-items: center; gap: 8px; }
 #app-title p { margin: 0; }

@@ -219,16 +219,19 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
 
     current, saved = rate_form.current, rate_form.saved
     filters = [dataset, category, status, verdict_filter]
-    form = [chat, header, *rate_form.outputs, *evidence.outputs]
+    # The API's order (``/rate_next``, ``/rate_save``): run id, chat, header, the form, the evidence, the boxes.
+    form = [current, chat, header, *rate_form.outputs[1:6], *evidence.outputs, *rate_form.outputs[6:]]
 
     def form_for(run_id: str, rater: str, note: str = "") -> tuple[Any, ...]:
         """The form showing ``run_id`` with ``rater``'s own rating filled in (empty when they have none)."""
         record = store.get_run(run_id) if run_id else None
+        mine = store.rating_of(run_id, rater) if record is not None else None
+        values = rate_form.values(record, mine)
         if record is None:
-            return ([], note or "The run was not found.", *rate_form.values(None, None), *evidence.values(None))
-        mine = store.rating_of(run_id, rater)
-        return (render.render_run(record, image_file(maestro)), header_text(record, note),
-                *rate_form.values(record, mine), *evidence.values(record))
+            return (values[0], [], note or "The run was not found.", *values[1:6], *evidence.values(None),
+                    *values[6:])
+        return (values[0], render.render_run(record, image_file(maestro)), header_text(record, note), *values[1:6],
+                *evidence.values(record), *values[6:])
 
     def next_form(rater: str, values: tuple[Any, ...], order_value: str, skip_list: list[str]) -> tuple[Any, ...]:
         ds, cat, st, vf = (_pick(v) for v in values)
@@ -272,8 +275,8 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
     refresh_outputs = [*side_outputs, progress, dataset, category, guidelines, guidelines_editor]
 
     def save_form(rid: str, verdict_value: str | None, corrected_value: str, mark_values: list[str] | None,
-                  comment_value: str, boxes_value: str, ds: str, cat: str, st: str, vf: str, order_value: str,
-                  skip_list: list[str], request: gr.Request) -> tuple[Any, ...]:
+                  comment_value: str, ds: str, cat: str, st: str, vf: str, order_value: str,
+                  skip_list: list[str], boxes_value: str, request: gr.Request) -> tuple[Any, ...]:
         rater = rater_name(request)
         line = submit_rating(maestro, rid, verdict_value, corrected_value, mark_values, comment_value, rater,
                              boxes=boxes_value)
@@ -281,7 +284,7 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
             return (line, *[gr.skip()] * (len(form) + 1 + len(side_outputs)))
         return (line, *next_form(rater, (ds, cat, st, vf), order_value, skip_list), *side())
 
-    save_inputs = [*rate_form.inputs, *filters, order, skipped]
+    save_inputs = [*rate_form.inputs, *filters, order, skipped, rate_form.boxes]  # boxes last: optional
     rate_form.save.click(save_form, save_inputs, [saved, *form, progress, *side_outputs], concurrency_limit=None,
                api_name="rate_save").then(None, None, None, js=FOCUS_VERDICT_JS)
 

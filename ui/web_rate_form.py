@@ -90,8 +90,8 @@ class RateForm:
 
     @property
     def inputs(self) -> list[Any]:
-        """What a save reads, in order: run id, verdict, corrected answer, marks, comment, boxes."""
-        return [self.current, self.verdict, self.corrected, self.marks, self.comment, self.boxes]
+        """What a save reads, in order: run id, verdict, corrected answer, marks, comment (the boxes come last)."""
+        return [self.current, self.verdict, self.corrected, self.marks, self.comment]
 
     def values(self, record: RunRecord | None, mine: RatingRecord | None) -> tuple[Any, ...]:
         if record is None:
