@@ -1,7 +1,8 @@
 """A labelling team in a real browser (Playwright driving Debian's Chromium): who is logged in, assignment with
 overlap 2, a disagreement settled by a reviewer and exported as the final label, an annotator refused, a box
-drawn, moved and resized on the image and stored in original pixels, the layout at 1280×800 and on a phone
-(390×844), Replay rows and deep links, and a follow-up question that reuses the image's stored tool outputs.
+drawn, moved and resized on the image and stored in original pixels, step marks by key, the layout at 1280×800
+and on a phone (390×844), Replay rows and deep links, and a follow-up question that reuses the image's stored
+tool outputs.
 Every wait is for what is checked, never for time. Screenshots go to ``test-artifacts/``."""
 
 from __future__ import annotations
@@ -170,9 +171,15 @@ def test_a_box_drawn_moved_and_resized_is_stored_in_original_pixels(data_dir: Pa
         (drawn,) = json.loads(boxes.input_value())
         shot(page, "41_box_corrected")
         page.keyboard.press("2")
+        page.keyboard.press("g")  # step 1: good call
+        page.keyboard.press("]")  # on to step 2
+        page.keyboard.press("b")  # step 2: bad tool output
+        expect(page.locator("#rate-marks label.mae-step-chosen").first).to_contain_text("Step 2")
         page.keyboard.press("Control+Enter")
         expect(page.locator("#rate-saved")).to_contain_text("Saved", timeout=20_000)
-        (stored,) = maestro.store.rating_of(run, "anonymous").boxes
+        rating = maestro.store.rating_of(run, "anonymous")
+        assert rating.step_marks == {"0": ["good call"], "1": ["bad tool output"]}, "step marks by key"
+        (stored,) = rating.boxes
         assert stored["box"] == drawn["box"]
         for got, want in zip(stored["box"], [150, 100, 400, 260], strict=True):
             assert abs(got - want) <= 3, (stored, "original pixels, not screen pixels")
