@@ -84,8 +84,10 @@ def load_comparison(path: str | Path) -> dict[str, Any]:
         raise FileNotFoundError(f"{path}: no comparison.json here")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise ValueError(f"{path}: not a readable comparison.json ({exc})") from exc
+    except RecursionError:
+        raise ValueError(f"{path}: not a readable comparison.json (nested too deeply)") from None
     if not isinstance(data, dict) or "counts" not in data:
         raise ValueError(f"{path}: not a comparison.json written by `maestro eval --baseline`")
     return data

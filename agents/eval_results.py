@@ -72,7 +72,7 @@ class ResultsFile:
             offset += len(line)
             try:
                 row = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):  # a torn last line (or a damaged one)
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):  # a torn last line (or a damaged one)
                 self.dropped_lines += 1
                 continue
             if not (isinstance(row, dict) and isinstance(row.get("id"), str) and "status" in row):
@@ -116,7 +116,7 @@ def read_rows(out_dir: str | Path) -> list[dict[str, Any]]:
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             row = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(row, dict) and isinstance(row.get("id"), str):
             rows.append(row)
@@ -126,7 +126,7 @@ def read_rows(out_dir: str | Path) -> list[dict[str, Any]]:
 def _read_manifest(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, json.JSONDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

@@ -60,23 +60,47 @@ class Item:
 
 
 def load_items(path: str | Path, limit: int | None = None) -> list[Item]:
+    """The items of a JSONL dataset, or ``DatasetError`` naming the file and line of the first bad one."""
     path = Path(path)
     if not path.is_file():
         raise DatasetError(f"{path}: dataset file not found")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path}: not a text file (JSON lines in UTF-8 expected)") from None
     items: list[Item] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-            items.append(Item(str(row["id"]), (path.parent / row["image"]).resolve(), str(row["question"]),
-                              str(row["answer"]), str(row.get("category", "all")), row.get("skill"),
-                              row.get("match")))
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            items.append(_item(path, json.loads(line)))
+        except (ValueError, KeyError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
             raise DatasetError(f"{path}:{number}: each line needs id, image, question, answer ({exc})") from exc
+        except RecursionError:  # json (and str() of what it read) recurse per level of nesting
+            raise DatasetError(f"{path}:{number}: nested too deeply to read; each line is a flat object with id, "
+                               f"image, question, answer") from None
         if limit and len(items) >= limit:
             break
+    if not items:
+        raise DatasetError(f"{path}: no items (one JSON object per line: id, image, question, answer)")
     return items
+
+
+def _item(path: Path, row: Any) -> Item:
+    """One dataset line as an ``Item``; ``ValueError`` for a line that is not a flat object of the right types."""
+    if not isinstance(row, dict):
+        raise ValueError(f"a JSON object, not {type(row).__name__}")
+    for key, kinds in (("id", (str, int)), ("image", (str,)), ("question", (str,)), ("answer", (str, int, float)),
+                       ("category", (str, type(None))), ("skill", (str, type(None))), ("match", (str, type(None)))):
+        value = row.get(key) if key in ("category", "skill", "match") else row[key]
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise ValueError(f"{key} must be {' or '.join(k.__name__ for k in kinds)}, not {type(value).__name__}")
+    if "\x00" in row["image"] or not row["image"].strip():
+        raise ValueError("image must be a file name")
+    if not row["question"].strip():
+        raise ValueError("question is empty")
+    return Item(str(row["id"]), (path.parent / row["image"]).resolve(), row["question"], str(row["answer"]),
+                row.get("category") or "all", row.get("skill"), row.get("match"))
 
 
 def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, concurrency: int = 1,

@@ -215,8 +215,12 @@ def load_registry(path: str | Path | None = None,
         raise RegistryError(f"{path}: registry file not found")
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError:
+        raise RegistryError(f"{path}: not a text file (YAML in UTF-8 expected)") from None
     except yaml.YAMLError as exc:
         raise RegistryError(f"{path}: not valid YAML: {exc}") from exc
+    except RecursionError:  # PyYAML composes nested collections recursively
+        raise RegistryError(f"{path}: nested too deeply to read (a registry is a few levels deep)") from None
     if not isinstance(raw, dict):
         raise RegistryError(f"{path}: the top level must be a mapping with an 'experts' list")
     try:

@@ -38,6 +38,11 @@ class InputError(ValueError):
     """Bad input from the user (empty question, unusable image); the message is meant for them."""
 
 
+def has_text(question: str) -> bool:
+    """Whether ``question`` holds anything visible: not only spaces and control characters."""
+    return any(ch.isprintable() and not ch.isspace() for ch in question or "")
+
+
 @dataclass
 class Maestro:
     settings: Settings
@@ -82,12 +87,12 @@ class Maestro:
                                        on_event=on_event, max_turns=max_turns, dataset=dataset, item_id=item_id,
                                        expected=expected, expected_kind=expected_kind, cancel=cancel)
         question = (question or "").strip()
-        if not question:
+        if not has_text(question):
             raise InputError("empty question: ask something about the image")
         if len(question) > MAX_QUESTION_CHARS:
             raise InputError(f"question too long: {len(question)} characters (limit {MAX_QUESTION_CHARS})")
         try:
-            decoded = load_image(image, lazy=stored_image)
+            decoded = load_image(image, lazy=stored_image, to_ask=True)
         except ValueError as exc:
             raise InputError(str(exc)) from exc
         ref = self.store.images.put_bytes(_original_bytes(image, decoded))

@@ -91,6 +91,8 @@ def parse_skill_md(path: Path) -> SkillSpec:
         data = yaml.safe_load(match.group(1)) or {}
     except yaml.YAMLError as exc:
         raise SkillFileError(f"{path}: front matter is not valid YAML: {exc}") from exc
+    except RecursionError:
+        raise SkillFileError(f"{path}: front matter nested too deeply to read") from None
     if not isinstance(data, dict):
         raise SkillFileError(f"{path}: front matter must be a mapping")
     data.setdefault("id", path.parent.name)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageFile
 
-from vision_tools.image.loading import MAX_PIXELS, ImageError, load_image
+from vision_tools.image.loading import MAX_PIXELS, ImageError, load_image, to_rgb
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,6 +67,32 @@ def test_grayscale_becomes_equal_channel_rgb() -> None:
     assert image.mode == "RGB" and image.size == (64, 8)
     assert (array[..., 0] == array[..., 1]).all() and (array[..., 1] == array[..., 2]).all()
     assert array[0, 0, 0] == 0 and array[0, -1, 0] == 252
+
+
+def test_deep_images_are_stretched_band_by_band_like_the_whole_image() -> None:
+    """Many bands of rows (3000 wide: ~350 rows a band), values spread over the whole range, NaN and infinity in
+    a float image: the result is the linear stretch of the finite values, as one float64 pass would give it."""
+    rng = np.random.default_rng(3)
+    deep = rng.integers(300, 60000, (1200, 3000), dtype=np.uint16)
+    expected = ((deep.astype(np.float64) - deep.min()) * (255.0 / (int(deep.max()) - int(deep.min()))))
+    got = np.asarray(load_image(_encode(Image.fromarray(deep))))[..., 0].astype(int)
+    assert np.abs(got - expected.astype(np.uint8)).max() <= 1
+    floats = rng.normal(0.5, 0.2, (900, 1500)).astype(np.float32)
+    floats[0, 0], floats[500, 7], floats[899, 1499] = np.nan, np.inf, -np.inf
+    got = np.asarray(to_rgb(Image.fromarray(floats, mode="F")))[..., 0]
+    finite = floats[np.isfinite(floats)]
+    assert got[floats == finite.min()].min() == 0 and got[floats == finite.max()].max() == 255
+    assert got[0, 0] == got[500, 7] == got[899, 1499] == 0, "NaN and infinities become the minimum"
+
+
+@pytest.mark.parametrize(("size", "why"), [((1, 1), "too small"), ((8, 8), "too small"), ((30000, 10), "too small"),
+                                           ((15, 400), "too small"), ((2000, 40), "too elongated")])
+def test_images_to_ask_about_are_refused_when_tiny_or_degenerate(size: tuple[int, int], why: str) -> None:
+    data = _encode(Image.new("RGB", size, "white"))
+    with pytest.raises(ImageError, match=f"image {why}: {size[0]}x{size[1]} pixels"):
+        load_image(data, to_ask=True)
+    assert load_image(data).size == size, "tools may still load small images (crops, stored evidence)"
+    assert load_image(_encode(Image.new("RGB", (16, 640))), to_ask=True).size == (16, 640)
 
 
 def test_sixteen_bit_png_is_scaled_to_eight_bits() -> None:

@@ -24,12 +24,17 @@ PASSWORDS = {"alice": "alice-password", "bob": "bob-password", "carol": "carol-p
 ROLES = {"alice": "admin", "bob": "annotator", "carol": "reviewer"}
 
 
+def serve_with_accounts(data_dir: Path, passwords: dict[str, str], roles: dict[str, str] | None = None) -> Served:
+    """The app served on ``data_dir`` after writing these accounts to its users file."""
+    accounts = Accounts.of(data_dir)
+    for name, password in passwords.items():
+        accounts.add(name, password, (roles or {}).get(name))
+    return Served(Maestro.open(Settings.resolve(data_dir=data_dir)))
+
+
 @pytest.fixture
 def server(data_dir: Path) -> Iterator[Served]:
-    accounts = Accounts.of(data_dir)
-    for name, password in PASSWORDS.items():
-        accounts.add(name, password, ROLES[name])
-    served = Served(Maestro.open(Settings.resolve(data_dir=data_dir)))
+    served = serve_with_accounts(data_dir, PASSWORDS, ROLES)
     yield served
     served.close()
 
@@ -59,6 +64,7 @@ def test_only_admins_edit_guidelines_export_and_rebuild(server: Served) -> None:
     bob, carol, alice = client(server, "bob"), client(server, "carol"), client(server, "alice")
     assert bob.predict(api_name="/whoami") == {"name": "bob", "role": "annotator"}
     assert carol.predict(api_name="/whoami") == {"name": "carol", "role": "reviewer"}
+    assert alice.predict(api_name="/users") == [{"name": n, "role": ROLES[n]} for n in sorted(ROLES)]
     guidelines = Path(server.maestro.store.data_dir) / "guidelines.md"
     for who in (bob, carol):
         with pytest.raises(Exception, match=r"Only admins can edit the guidelines \(you are \w+, an? \w+\)"):
@@ -67,6 +73,8 @@ def test_only_admins_edit_guidelines_export_and_rebuild(server: Served) -> None:
             who.predict(["sft"], "", "", "(any)", "(any)", "(any)", "(any)", api_name="/export")
         with pytest.raises(Exception, match="Only admins can rebuild the handbook"):
             who.predict(False, api_name="/handbook_rebuild")
+        with pytest.raises(Exception, match="Only admins can list the accounts"):
+            who.predict(api_name="/users")
     assert not guidelines.exists(), "nothing was written"
     assert not (Path(server.maestro.store.data_dir) / "exports").exists() or not any(
         (Path(server.maestro.store.data_dir) / "exports").iterdir())

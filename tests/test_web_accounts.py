@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from gradio_client import Client, handle_file
 
-from agents.config import Settings
-from agents.runtime import Maestro
+from tests.test_web_access import serve_with_accounts
 from tests.test_web_api import SIGN_QUESTION, Served, sign_png  # noqa: F401 - sign_png is a fixture
 from ui.access import Access
 from ui.accounts import Accounts
@@ -25,10 +24,7 @@ PASSWORDS = {"alice": "alice-password", "bob": "bob-password"}
 
 @pytest.fixture
 def accounts_server(data_dir: Path) -> Iterator[Served]:
-    accounts = Accounts.of(data_dir)
-    for name, password in PASSWORDS.items():
-        accounts.add(name, password)
-    server = Served(Maestro.open(Settings.resolve(data_dir=data_dir)))
+    server = serve_with_accounts(data_dir, PASSWORDS)
     yield server
     server.close()
 

@@ -57,7 +57,9 @@ def ask(image: Annotated[Path, typer.Argument(help="Image file (PNG, JPEG, WebP.
     """Ask QUESTION about IMAGE; prints the answer and a readable trace (the run is stored)."""
     if not image.is_file():
         raise FileNotFoundError(f"image not found: {image}")
-    if not question.strip():
+    from agents.runtime import has_text
+
+    if not has_text(question):
         raise ValueError("empty question: ask something about the image")
     maestro = open_maestro(data_dir, registry, db, max_turns)
     _warn_if_cannot_sample(maestro, sc)

@@ -47,6 +47,9 @@ def friendly_errors(fn: F) -> F:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             typer.echo(f"error: {one_line(message)}", err=True)
             raise typer.Exit(2) from None
+        except RecursionError:  # a last resort: readers name the file and line where they can
+            typer.echo("error: the input is nested too deeply to read", err=True)
+            raise typer.Exit(2) from None
     return wrapper  # type: ignore[return-value]
 
 

@@ -67,8 +67,12 @@ def read_lines(path: Path, store: Store, rater: str) -> list[Any]:
 
     if not path.is_file():
         raise FileNotFoundError(f"ratings file not found: {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (JSON lines in UTF-8 expected)") from None
     inputs = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -88,6 +92,8 @@ def read_lines(path: Path, store: Store, rater: str) -> list[Any]:
         except (ValueError, KeyError) as exc:
             message = exc.args[0] if exc.args else exc
             raise ValueError(f"{path} line {number}: {message}") from None
+        except RecursionError:  # json recurses per level of nesting
+            raise ValueError(f"{path} line {number}: nested too deeply; each line is a flat JSON object") from None
     if not inputs:
         raise ValueError(f"{path} holds no ratings")
     return inputs

@@ -139,6 +139,21 @@ def _cookies(scope: dict[str, Any]) -> SimpleCookie:
     return jar
 
 
+def posted_to(scope: dict[str, Any], route: str) -> bool:
+    """Whether the request is an HTTP POST to Gradio's ``route`` (under any mount prefix, with or without "/")."""
+    path = str(scope.get("path") or "").rstrip("/")
+    return scope["type"] == "http" and scope.get("method") == "POST" and path.endswith(route)
+
+
+def cookie_user(scope: dict[str, Any]) -> str | None:
+    """The login name of the request's session cookie (None without a live session)."""
+    tokens: dict[str, str] = getattr(scope.get("app"), "tokens", None) or {}
+    for morsel in _cookies(scope).values():
+        if morsel.key.startswith("access-token") and morsel.value in tokens:
+            return tokens[morsel.value]
+    return None
+
+
 class Guard:
     """ASGI middleware: records the sessions logins start, and ends those whose account changed or went away."""
 
@@ -154,8 +169,7 @@ class Guard:
         tokens: dict[str, str] | None = getattr(gradio_app, "tokens", None)
         if tokens:
             self._end_stale(tokens, _cookies(scope))
-        path = str(scope.get("path") or "").rstrip("/")
-        if scope["type"] != "http" or scope.get("method") != "POST" or not path.endswith("/login"):
+        if not posted_to(scope, "/login"):
             await self.app(scope, receive, send)
             return
         client = (scope.get("client") or ("unknown", 0))[0]

@@ -30,6 +30,7 @@ from agents.runtime import Maestro
 from ui.access import Access, allowed, bind, role_of
 from ui.accounts import Accounts
 from ui.login_guard import Guard, login_check
+from ui.upload_quota import QuotaGuard, UploadQuota
 from ui.web_api import build_api
 from ui.web_ask import build_ask_tab
 from ui.web_assets import CSS, HEAD_JS
@@ -147,9 +148,11 @@ def access_for(maestro: Maestro, auth: str | None = None) -> Access:
 
 def guarded(access: Access) -> dict[str, Any]:
     """``launch`` keyword arguments for ``access``: the throttled login check (None when there are no accounts:
-    then the app has no login) and the session guard in front of every request."""
+    then the app has no login), the session guard in front of every request, and the upload quota
+    (``ui.upload_quota``; the session guard runs first, so an ended session's uploads count as nobody's)."""
     return {"auth": None if access.open else login_check(access),
-            "app_kwargs": {"middleware": [Middleware(Guard, access=access)]}}
+            "app_kwargs": {"middleware": [Middleware(Guard, access=access),
+                                          Middleware(QuotaGuard, quota=UploadQuota())]}}
 
 
 def parse_auth(auth: str | None) -> tuple[str, str] | None:

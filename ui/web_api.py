@@ -6,6 +6,7 @@
   Rate tab and ``maestro rate``, attributed to the logged-in user.
 - ``/run`` (run_id) → one stored run as JSON (``maestro runs show --json`` has the same fields), with its ratings.
 - ``/whoami`` () → ``{name, role}`` of the caller.
+- ``/users`` () → ``[{name, role}]`` of every account (admins only; accounts are changed with ``maestro users``).
 
 Every endpoint checks the caller's role with ``ui.access.require_role``, the same check the page's handlers make
 (these need any account; exporting, editing the guidelines and rebuilding the handbook need an admin).
@@ -24,7 +25,7 @@ import gradio as gr
 from agents.runtime import InputError, Maestro
 from storage.db import jsonable
 from ui import cli_render, web_handbook
-from ui.access import require_role, role_of
+from ui.access import access_of, require_role, role_of
 from ui.web_ask import ASK_CONCURRENCY, ASK_GROUP, checked_image, rater_name
 
 if TYPE_CHECKING:
@@ -82,3 +83,10 @@ def build_api(maestro: Maestro) -> None:
         return {"name": rater_name(request), "role": role_of(maestro, request)}
 
     gr.api(whoami, api_name="whoami", concurrency_limit=None)
+
+    def users(request: gr.Request = None) -> list[dict[str, str]]:  # type: ignore[assignment]
+        """Every account's name and role (admins only)."""
+        require_role(maestro, request, "admin", "list the accounts")
+        return [{"name": n, "role": r} for n, r in access_of(maestro).accounts.roles().items()]
+
+    gr.api(users, api_name="users", concurrency_limit=None)

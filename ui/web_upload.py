@@ -19,6 +19,7 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 
 from vision_tools.image import MAX_BYTES, MAX_PIXELS
+from vision_tools.image.loading import shape_problem
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,9 @@ def check_upload(path: str | Path, name: str | None = None) -> str | None:
     if width * height > MAX_PIXELS:
         return (f"{shown} is {width}×{height} = {width * height / 1e6:.0f} megapixels: the limit is "
                 f"{MAX_PIXELS / 1e6:.0f} megapixels. Downscale or crop it first.")
+    problem = shape_problem(width, height)  # the same rule as `maestro ask` (vision_tools.image.loading)
+    if problem:
+        return f"{shown}: {problem}. Upload a larger picture."
     return None
 
 

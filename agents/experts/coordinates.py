@@ -91,7 +91,13 @@ def _as_coords(value: Any) -> tuple[float, float, float, float] | None:
     return None
 
 
-def _walk_json(node: Any, out: list[ParsedBox]) -> None:
+#: Boxes are found at most this deep in a reply's JSON; deeper nesting (a hostile reply) is not walked.
+_MAX_DEPTH = 32
+
+
+def _walk_json(node: Any, out: list[ParsedBox], depth: int = 0) -> None:
+    if depth > _MAX_DEPTH:
+        return
     if isinstance(node, dict):
         for key in _BOX_KEYS:
             coords = _as_coords(node.get(key))
@@ -100,14 +106,14 @@ def _walk_json(node: Any, out: list[ParsedBox]) -> None:
                 out.append(ParsedBox(coords, label))
                 return
         for value in node.values():
-            _walk_json(value, out)
+            _walk_json(value, out, depth + 1)
     elif isinstance(node, list):
         coords = _as_coords(node)
         if coords is not None:
             out.append(ParsedBox(coords))
             return
         for value in node:
-            _walk_json(value, out)
+            _walk_json(value, out, depth + 1)
 
 
 def _json_candidates(text: str) -> list[Any]:
@@ -119,7 +125,7 @@ def _json_candidates(text: str) -> list[Any]:
         try:
             found.append(json.loads(block))
             continue
-        except ValueError:
+        except (ValueError, RecursionError):  # an expert's reply is untrusted: any depth of brackets
             pass
         # Prose around the JSON: try the span from the first opening bracket to the last matching closer, the
         # outermost kind first (an object holding a box list, or a list of objects, keeps its labels).
@@ -131,7 +137,7 @@ def _json_candidates(text: str) -> list[Any]:
                 try:
                     found.append(json.loads(block[start:end + 1]))
                     break
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue
     return found
 

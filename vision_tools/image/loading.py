@@ -18,6 +18,10 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 MAX_PIXELS = 40_000_000
 #: Largest encoded file accepted, in bytes.
 MAX_BYTES = 50 * 1024 * 1024
+#: An image a question is asked about needs this many pixels a side (an icon or a 1x1 pixel has nothing to read),
+MIN_SIDE = 16
+#: and at most this ratio of long to short side (30000x10 is a line, not a picture).
+MAX_ASPECT = 40
 
 
 _ORIENTATION = 0x0112  # the EXIF tag saying how the camera was held
@@ -27,9 +31,21 @@ class ImageError(ValueError):
     """An image that cannot be used, with a message meant for the person who supplied it."""
 
 
+def shape_problem(width: int, height: int) -> str | None:
+    """Why an image of ``width`` x ``height`` cannot be asked about (too small, too elongated), or None."""
+    if min(width, height) < MIN_SIDE:
+        return (f"image too small: {width}x{height} pixels; an image to ask about needs at least {MIN_SIDE} pixels "
+                f"a side")
+    if max(width, height) > MAX_ASPECT * min(width, height):
+        return (f"image too elongated: {width}x{height} pixels; the long side may be at most {MAX_ASPECT} times "
+                f"the short one")
+    return None
+
+
 def load_image(source: str | Path | bytes | Image.Image, max_pixels: int = MAX_PIXELS, *,
-               lazy: bool = False) -> Image.Image:
+               lazy: bool = False, to_ask: bool = False) -> Image.Image:
     """Open ``source`` (a path, encoded bytes or a PIL image) as an 8-bit RGB image, or raise ``ImageError``.
+    ``to_ask``: the image a question is about, refused from its header when ``shape_problem`` finds one.
 
     ``lazy`` is for an image known to decode (one from the image store, checked when it was first stored): an
     upright RGB file is then returned undecoded, and Pillow decodes it when something first reads its pixels. A
@@ -57,6 +73,9 @@ def load_image(source: str | Path | bytes | Image.Image, max_pixels: int = MAX_P
             f"image too large: {width}x{height} = {width * height / 1e6:.1f} MP exceeds the limit of "
             f"{max_pixels / 1e6:.0f} MP; downscale it first"
         )
+    problem = shape_problem(width, height) if to_ask else None
+    if problem:
+        raise ImageError(problem)
     if lazy and image.mode == "RGB" and _upright_without_decoding(image):
         return image
     try:
@@ -93,11 +112,7 @@ def to_rgb(image: Image.Image) -> Image.Image:
     if mode == "RGB":
         return image
     if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
-        array = np.asarray(image, dtype=np.float64)
-        low, high = float(array.min()), float(array.max())
-        scale = 255.0 / (high - low) if high > low else 0.0
-        gray = ((array - low) * scale).clip(0, 255).astype(np.uint8)
-        return Image.fromarray(gray, mode="L").convert("RGB")
+        return Image.fromarray(_stretch_to_8bit(image), mode="L").convert("RGB")
     if mode == "P" and "transparency" in image.info:
         image = image.convert("RGBA")
         mode = "RGBA"
@@ -107,6 +122,40 @@ def to_rgb(image: Image.Image) -> Image.Image:
         canvas.alpha_composite(rgba)
         return canvas.convert("RGB")
     return image.convert("RGB")
+
+
+#: Pixels converted at a time from 16-bit or float to 8-bit: bounds the float32 working copy (4 bytes a pixel).
+_BAND_PIXELS = 1 << 20
+
+
+def _stretch_to_8bit(image: Image.Image) -> np.ndarray:
+    """A high-bit-depth or float image's values stretched linearly from their (finite) minimum and maximum to
+    0-255, as an 8-bit array. Done in bands of rows so that no full-size float copy exists: a 36 MP 16-bit PNG
+    that is 80 KB on disk would otherwise cost two 290 MB float64 arrays. NaN and infinities become 0."""
+    width, height = image.size
+    rows = max(1, _BAND_PIXELS // max(1, width))
+    bands = [(top, min(height, top + rows)) for top in range(0, height, rows)]
+
+    def band(top: int, bottom: int) -> np.ndarray:
+        return np.array(image.crop((0, top, width, bottom)), dtype=np.float32)  # a writable copy of one band
+
+    low, high = np.inf, -np.inf
+    for top, bottom in bands:
+        values = band(top, bottom)
+        finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values
+        if finite.size:
+            low, high = min(low, float(finite.min())), max(high, float(finite.max()))
+    scale = 255.0 / (high - low) if np.isfinite(low) and high > low else 0.0
+    low = low if np.isfinite(low) else 0.0
+    gray = np.empty((height, width), dtype=np.uint8)
+    for top, bottom in bands:
+        values = band(top, bottom)
+        np.nan_to_num(values, copy=False, nan=low, posinf=low, neginf=low)
+        values -= low
+        values *= scale
+        np.clip(values, 0, 255, out=values)
+        gray[top:bottom] = values  # cast to uint8 in place of the band
+    return gray
 
 
 def require_rgb(image: Image.Image, min_side: int = 1, purpose: str = "be used") -> Image.Image:
