@@ -61,7 +61,7 @@ def build_app(maestro: Maestro) -> gr.Blocks:
     """The whole page for one ``Maestro`` application object."""
     with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as app:
         with gr.Row(elem_id="app-header", equal_height=True):
-            gr.Markdown(f"**{TITLE}** · {INTRO}", elem_id="app-title")
+            gr.HTML(f"<b>{TITLE}</b><span class='mae-intro'> · {html.escape(INTRO)}</span>", elem_id="app-title")
             who = gr.HTML(elem_id="app-user")
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Ask", id="ask"):

@@ -145,6 +145,7 @@ CSS = """
   #ask-answer { order: 1 !important; } #ask-turn { order: 2 !important; }
   #ask-examples { order: 30 !important; }
   .mae-who { white-space: normal; }
+  .mae-intro { display: none; }
 }
 #app-header { align-items: center; gap: 8px; }
 #app-title p { margin: 0; }
