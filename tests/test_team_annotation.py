@@ -130,3 +130,23 @@ def test_conversations_link_turns_per_owner(maestro: Maestro) -> None:
     assert (conv.id, conv.turns, conv.title) == ("c1", 2, "What is written on sign 0?")
     assert team.conversation_runs(store, "c1") == [first, second]
     assert team.conversation_of(store, other) == "c2"
+
+
+def test_team_cli_assigns_lists_settles_and_reports(maestro: Maestro, data_dir: Path) -> None:
+    from tests.test_cli_rate import maestro as cli
+
+    store = maestro.store
+    first, second = _runs(maestro, 2)
+    done = cli("team", "assign", "--to", "alice,bob,carol", "-k", "2", home=data_dir)
+    assert done.returncode == 0 and "2 runs, overlap 2: 4 new assignments" in done.stdout
+    assert all(len(team.assignees(store, r)) == 2 for r in (first, second))
+    store.add_rating(first, rater="alice", verdict="correct")
+    store.add_rating(first, rater="bob", verdict="incorrect")
+    listed = cli("team", "disagreements", home=data_dir)
+    assert first in listed.stdout and second not in listed.stdout
+    refused = cli("team", "adjudicate", first, "--verdict", "maybe", "--reason", "x", home=data_dir)
+    assert refused.returncode == 2 and refused.stderr.startswith("error: the final verdict") and not refused.stdout
+    settled = cli("team", "adjudicate", first, "--verdict", "correct", "--reason", "the sign says so",
+                  home=data_dir, rater="rita")
+    assert settled.returncode == 0 and team.final_label(store, first).reviewer == "rita"
+    assert "alice: 1 done" in cli("team", "stats", home=data_dir).stdout
