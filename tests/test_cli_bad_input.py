@@ -212,3 +212,13 @@ def test_bad_input_is_one_line_and_exit_2(label: str, make_args: Callable[[Path]
 
 def test_there_are_many_cases() -> None:
     assert len(CASES) >= 76
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", "nan"])
+def test_a_bad_upload_quota_is_one_line(value: str, tmp_path: Path, capfd: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAESTRO_UPLOAD_MB_PER_USER", value)
+    with pytest.raises(SystemExit) as exited:
+        main(["web", "--port", "1", "--data-dir", str(tmp_path / "home")])
+    lines = capfd.readouterr().err.strip().splitlines()
+    assert exited.value.code == 2 and len(lines) == 1 and "MAESTRO_UPLOAD_MB_PER_USER must be" in lines[0], lines

@@ -2,7 +2,8 @@
 only admins edit the guidelines, export and rebuild the handbook, through the page's handlers and the API alike;
 a role change counts at the next request; removing an account or changing its password ends its sessions (401 on
 the API, the login form on the page); a guesser's wrong passwords from another client never delay the owner's
-login, throttled attempts are answered at once with 429 and Retry-After, and names are compared exactly."""
+login, throttled attempts are answered at once with 429 and Retry-After, and names are compared exactly. One
+browser test: a removed user's open page asks for a login again."""
 
 from __future__ import annotations
 
@@ -177,3 +178,24 @@ def test_old_users_files_load_as_annotators(tmp_path: Path) -> None:
     accounts.set_role("olduser", "admin")
     assert f"olduser:admin:{digest}" in (tmp_path / "users.txt").read_text(encoding="utf-8")
     assert Accounts.of(tmp_path, single=("ops", "ops-password")).roles() == {"olduser": "admin", "ops": "admin"}
+
+
+@pytest.mark.browser
+def test_a_removed_users_page_asks_for_a_login_again(server: Served) -> None:
+    from tests.test_web_browser import ARGS, CHROMIUM, sync_api
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server.url)
+            page.get_by_label("username").fill("bob")
+            page.get_by_label("password").fill(PASSWORDS["bob"])
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#ask-question", timeout=20_000)
+            Accounts.of(server.maestro.store.data_dir).remove("bob")
+            page.reload()
+            sync_api.expect(page.get_by_label("username")).to_be_visible(timeout=20_000)
+            assert page.locator("#ask-question").count() == 0
+        finally:
+            browser.close()

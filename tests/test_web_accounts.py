@@ -17,7 +17,7 @@ from tests.test_web_access import serve_with_accounts
 from tests.test_web_api import SIGN_QUESTION, Served, sign_png  # noqa: F401 - sign_png is a fixture
 from ui.access import Access
 from ui.accounts import Accounts
-from ui.login_guard import LoginThrottle, login_check
+from ui.login_guard import MAX_PAIRS, LoginThrottle, Throttled, login_check
 
 PASSWORDS = {"alice": "alice-password", "bob": "bob-password"}
 
@@ -94,3 +94,16 @@ def test_the_login_check_is_a_coroutine_function_and_refuses_unknown_names(tmp_p
     assert accounts.names() == ["solo"] and not (tmp_path / "users.txt").exists()
     assert [LoginThrottle.delay(n) for n in range(7)] == [0, 0, 0, 1, 2, 4, 8]
     assert LoginThrottle.delay(40) == 30
+
+
+def test_made_up_names_cannot_make_the_throttle_forget_a_closed_pair() -> None:
+    throttle = LoginThrottle()
+    for _ in range(3):
+        throttle.done(throttle.admit("10.0.0.9", "alice"), ok=False)
+    with pytest.raises(Throttled):
+        throttle.admit("10.0.0.9", "alice")
+    for i in range(MAX_PAIRS + 10):  # a spray of made-up names from the same client
+        throttle.done(throttle.admit("10.0.0.9", f"name{i}"), ok=False)
+    with pytest.raises(Throttled):
+        throttle.admit("10.0.0.9", "alice")
+    throttle.done(throttle.admit("10.0.0.7", "alice"), ok=True)  # another client is not held up

@@ -18,6 +18,7 @@ token was never recorded, the token is deleted from ``App.tokens`` before Gradio
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import math
 import time
@@ -74,8 +75,11 @@ class LoginThrottle:
         """Start checking an attempt (the key to pass to ``done``), or raise ``Throttled``. Runs on the event
         loop without awaiting, so admission and counting are atomic."""
         now = time.monotonic()
-        if len(self._pairs) > MAX_PAIRS:
+        if len(self._pairs) > MAX_PAIRS:  # many made-up names: forget the stale pairs, then the never-closed ones
             for key in [k for k, p in self._pairs.items() if now - p.last > FORGET_AFTER_S and not p.checking]:
+                del self._pairs[key]
+        if len(self._pairs) > MAX_PAIRS:  # a closed pair is kept: forgetting it would reopen it to its guesser
+            for key in [k for k, p in self._pairs.items() if p.failures < FREE_ATTEMPTS and not p.checking]:
                 del self._pairs[key]
         key = (client, name)
         pair = self._pairs.setdefault(key, _Pair(last=now))
@@ -107,8 +111,6 @@ def login_check(access: Access, throttle: LoginThrottle | None = None) -> Callab
 
     It must be a plain ``async def``: Gradio awaits only what ``inspect.iscoroutinefunction`` recognises, and would
     take an un-awaited coroutine object for a successful login."""
-    import asyncio
-
     throttle = throttle or LoginThrottle()
 
     async def check(username: str, password: str) -> bool:
