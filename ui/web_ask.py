@@ -304,7 +304,7 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
                            api_name="ask", preprocess=False, concurrency_id=ASK_GROUP,
                            concurrency_limit=ASK_CONCURRENCY)
     running.then(finish, run_id, [ask, stop, answer, turn_note, history["list"], *evidence.outputs],
-                 concurrency_limit=None, api_name=False)
+                 concurrency_limit=None, api_name=False).then(None, None, None, js=SHOW_ANSWER_JS)
 
     cleared = ([], "", "", "", "", *evidence.values(None))
     view = [chat, run_id, answer, turn_note, feedback, *evidence.outputs]
@@ -342,6 +342,18 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
                concurrency_limit=None)
     return {"image": image, "question": question, "history": history["list"],
             "history_choices": lambda request: gr.Radio(choices=history_choices(maestro, rater_name(request)))}
+
+
+# On a phone the answer sits first, above the image and the question; once a run ends, bring it into view if the
+# page was scrolled past it (asking scrolls down to the Ask button).
+SHOW_ANSWER_JS = """
+() => {
+  const answer = document.querySelector('#ask-answer');
+  if (window.innerWidth <= 700 && answer && answer.getBoundingClientRect().top < 0) {
+    answer.scrollIntoView({block: 'start'});
+  }
+}
+"""
 
 
 def _session(request: gr.Request | None) -> str:
