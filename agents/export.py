@@ -20,14 +20,17 @@ why). Which runs feed which format (the latest whole-run rating decides):
   are prompts for rollouts to come, so they use the registry loaded now (the experts the rollouts can call).
 - DPO from an evaluation comparison (``comparison=``): items where one run was right and the other wrong
   (``agents.export_comparison``).
-- grounding: each expert call that gave boxes, in runs rated correct, as an SFT row whose target is the boxes
-  (``agents.exporting.grounding``).
-- ratings: every live rating of the exported runs, one row each (who, verdict, corrected answer, comment, step),
-  for annotation audits and agreement studies.
+- ratings: every live rating of the exported runs, one row each (who, verdict, corrected answer, comment, step,
+  box corrections), for annotation audits and agreement studies.
+- labels: each rated run's final label, and where it came from (``adjudicated``, ``agreed``, ``single``).
+- grounding: runs whose final label carries box corrections (in the stored image's pixels), as grounding SFT.
+- grounding_experts: each expert call that gave boxes, in runs rated correct, as an SFT row whose target is the
+  boxes (``agents.exporting.grounding``): the expert's own boxes, checked only through the run's answer.
 
 Only live ratings count (an edited rating's earlier versions stay in storage's history, never in an export). When
 annotators disagree on a run's verdict, the run is neither a positive nor a negative example (skipped as
-``annotators_disagree``): training on a disputed label would teach a guess.
+``annotators_disagree``): training on a disputed label would teach a guess, until a reviewer adjudicates it
+(``storage.team.adjudicate``): a final label replaces every annotator's verdict in every format.
 
 Faithfulness: every trajectory is judged and laid out under the registry its run was made with (its stored snapshot,
 ``agents.run_registry``) and with the exact orchestrator prompts the run stored (``agents.export_prompts``), never
@@ -44,22 +47,23 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents import export_formats as fmt
-from agents.answers import detect_kind
 from agents.eval_compare import load_comparison
 from agents.export_comparison import comparison_pairs
 from agents.export_files import FILE_STEMS, atomic_write, load_export, write_jsonl, write_parquet
-from agents.export_prompts import Conversation, conversation, expert_conversations
+from agents.export_prompts import Conversation, conversation, expert_conversations, rl_prompts
 from agents.outcome import abstention, abstention_reason
 from agents.prompts import system_prompt
 from agents.protocol import validate_trajectory
-from agents.reward import ground_truth_for, stored_trajectory
+from agents.reward import stored_trajectory
 from agents.run_registry import RunRegistries, RunRegistry
+from storage import RatingRecord
+from storage.team import FinalLabel, final_label
 
 if TYPE_CHECKING:
     from agents.registry import Registry
@@ -68,7 +72,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMATS", "Manifest", "default_export_dir", "export", "export_app", "load_export"]
 
-FORMATS = ("sft", "sft_experts", "dpo", "kto", "grpo", "verl", "ratings", "grounding")
+FORMATS = ("sft", "sft_experts", "dpo", "kto", "grpo", "verl", "ratings", "labels", "grounding", "grounding_experts")
 #: Statuses of runs that ended as the policy meant them to: only these can be good examples.
 _FINISHED = ("done", "abstained")
 _PAGE = 500
@@ -121,6 +125,8 @@ class _Judged:
     bad: bool = False  # a person said it is wrong
     final_text: str | None = None  # the corrected final turn, when a correction applies
     corrected: bool = False  # a person's corrected answer replaced the final turn's
+    label: RatingRecord | None = None  # the label that decided (a reviewer's, or the annotators' latest)
+    label_source: str = ""  # adjudicated | agreed | single
 
     def good_conversation(self) -> Conversation:
         return conversation(self.record, self.registry, final_text=self.final_text)
@@ -168,15 +174,31 @@ def _iter_runs(store: Store, *, since: datetime | None, until: datetime | None, 
         offset += _PAGE
 
 
-def _judge(record: RunRecord, registry: RunRegistry, skipped: dict[str, int]) -> _Judged:
+def _as_label(final: FinalLabel) -> RatingRecord:
+    """A reviewer's final label in the shape of a rating (verdict, corrected answer, boxes; the reason as comment)."""
+    return RatingRecord(id=0, run_id=final.run_id, step_index=None, rater=final.reviewer, verdict=final.verdict,  # type: ignore[arg-type]
+                        score=None, corrected_answer=final.final_answer, comment=final.reason, step_marks={},
+                        created_at=final.updated_at, updated_at=final.updated_at, boxes=list(final.boxes))
+
+
+def _judge(record: RunRecord, registry: RunRegistry, skipped: dict[str, int],
+           final: FinalLabel | None = None) -> _Judged:
     judged = _Judged(record, registry)
     whole = [r for r in record.ratings if r.step_index is None]
-    if len({r.verdict for r in whole}) > 1:
+    if final is not None:  # a reviewer settled it: their label is the only one
+        whole, judged.label_source = [_as_label(final)], "adjudicated"
+    elif len({r.verdict for r in whole}) > 1:
         _count(skipped, "annotators_disagree")
         return judged
+    else:
+        judged.label_source = "agreed" if len({r.rater for r in whole}) > 1 else "single"
     latest = whole[-1] if whole else None
     if latest is None:
         return judged
+    judged.label = latest
+    if not latest.boxes and final is None:  # box corrections of the agreeing annotators: the latest one that drew
+        latest_boxes = next((r.boxes for r in reversed(whole) if r.boxes), [])
+        judged.label = replace(latest, boxes=list(latest_boxes))
     judged.bad = latest.verdict == "incorrect"
     last = record.steps[-1] if record.steps else None
     final_answer_turn = last is not None and last.kind == "answer"
@@ -275,7 +297,7 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
         if not store.images.exists(record.image_id):
             _count(manifest.skipped, "image_missing")
             continue
-        judged.append(_judge(record, registries.for_run(record), manifest.skipped))
+        judged.append(_judge(record, registries.for_run(record), manifest.skipped, final_label(store, record.id)))
     manifest.run_registry_hashes = sorted(hashes)
 
     rows: dict[str, list[dict[str, Any]]] = {}
@@ -290,10 +312,10 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
         rows["sft_experts"] = [fmt.expert_sft_row(j.record, step, call, conv, images.paths(conv), i)
                                for j in judged if j.good and not j.corrected and j.record.status == "done"
                                for i, (step, call, conv) in enumerate(expert_conversations(j.record))]
-    if "grounding" in formats:
+    if "grounding_experts" in formats:
         from agents.exporting.grounding import grounding_rows
 
-        rows["grounding"] = grounding_rows((j.record for j in judged if j.good and not j.corrected),
+        rows["grounding_experts"] = grounding_rows((j.record for j in judged if j.good and not j.corrected),
                                            images.relative)
     if "kto" in formats:
         rows["kto"] = _kto_rows(judged, images)
@@ -313,8 +335,13 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
                 _count(manifest.skipped, "dpo_pair_identical_within_max_length", len(lengths.dropped))
     if "ratings" in formats:
         rows["ratings"] = [_rating_row(j.record, r) for j in judged for r in j.record.ratings]
+    if "labels" in formats:
+        rows["labels"] = [fmt.label_row(j.record, j.label, j.label_source) for j in judged if j.label is not None]
+    if "grounding" in formats:
+        rows["grounding"] = [fmt.grounding_row(j.record, j.label, images.relative(j.record.image_id), j.label_source)
+                             for j in judged if j.label is not None and j.label.boxes]
     if "grpo" in formats or "verl" in formats:
-        prompts = _rl_prompts(judged, store, dataset, manifest.skipped)
+        prompts = rl_prompts(judged, store, dataset, manifest.skipped)
         names = fmt.registry_names(registry)
         if "grpo" in formats:
             rows["grpo"] = [fmt.grpo_row(i, p["question"], images.relative(p["image_id"]), p["truth"],
@@ -343,6 +370,7 @@ def _rating_row(record: RunRecord, rating: Any) -> dict[str, Any]:
     return {"run_id": record.id, "rater": rating.rater, "verdict": rating.verdict, "step_index": rating.step_index,
             "corrected_answer": rating.corrected_answer, "comment": rating.comment,
             "step_marks": json.dumps(rating.step_marks or {}, ensure_ascii=False), "rated_at": when.isoformat(),
+            "boxes": json.dumps(rating.boxes or [], ensure_ascii=False),
             "question": record.question, "answer": record.answer, "status": record.status,
             "reason": record.reason, "image_id": record.image_id}
 
@@ -384,47 +412,6 @@ def _dpo_rows(judged: Sequence[_Judged], images: _Images, max_pairs: int) -> lis
             rows.append(fmt.dpo_row(chosen.record, rejected.record, chosen_conv, rejected_conv,
                                     images.paths(chosen_conv), kind=kind))
     return rows
-
-
-def _rl_prompts(judged: Sequence[_Judged], store: Store, dataset: str | None,
-                skipped: dict[str, int]) -> list[dict[str, Any]]:
-    """One prompt per distinct (image, question) with a ground truth; newest run's truth wins."""
-    prompts: dict[tuple[str, str], dict[str, Any]] = {}
-    for j in judged:  # newest first, as listed
-        record = j.record
-        key = _group_key(record)
-        truth = ground_truth_for(record)
-        if truth is None or not truth.strip():
-            _count(skipped, "no_ground_truth_for_rl")
-            continue
-        if key in prompts:
-            prompts[key]["source"]["run_ids"].append(record.id)
-            continue
-        skills = [s.skill for s in record.steps if s.kind == "search" and s.skill]
-        prompts[key] = {"question": record.question, "image_id": record.image_id, "truth": truth,
-                        "kind": detect_kind(truth), "ability": skills[0] if skills else "visual_reasoning",
-                        "source": {"run_id": record.id, "run_ids": [record.id], "dataset": record.dataset or "",
-                                   "item_id": record.item_id or "", "truth_from": _truth_source(record)}}
-    for item in store.dataset_items(dataset) if dataset else []:
-        if not (item.image_id and item.answer and store.images.exists(item.image_id)):
-            _count(skipped, "dataset_item_without_image_or_answer")
-            continue
-        key = (item.image_id, " ".join(item.question.split()))
-        if key not in prompts:
-            prompts[key] = {"question": item.question, "image_id": item.image_id, "truth": item.answer,
-                            "kind": detect_kind(item.answer), "ability": item.category or "visual_reasoning",
-                            "source": {"run_id": "", "run_ids": [], "dataset": dataset, "item_id": item.item_id,
-                                       "truth_from": "dataset"}}
-    return list(prompts.values())
-
-
-def _truth_source(record: RunRecord) -> str:
-    latest = next((r for r in reversed(record.ratings) if r.step_index is None), None)
-    if latest is not None and latest.corrected_answer:
-        return "corrected"
-    if latest is not None and latest.verdict == "correct" and record.answer:
-        return "rated_correct"
-    return "dataset"
 
 
 def default_export_dir(data_dir: str | Path) -> Path:

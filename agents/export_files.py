@@ -16,7 +16,8 @@ from typing import Any
 
 #: File stem per format; verl reads parquet only, the JSONL beside it is for people and other tools.
 FILE_STEMS = {"sft": "sft", "sft_experts": "sft_experts", "dpo": "dpo", "kto": "kto", "grpo": "grpo",
-              "verl": "verl_train", "ratings": "ratings", "grounding": "grounding"}
+              "verl": "verl_train", "ratings": "ratings", "labels": "labels", "grounding": "grounding",
+              "grounding_experts": "grounding_experts"}
 
 
 def atomic_write(path: Path, text: str) -> None:

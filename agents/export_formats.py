@@ -163,3 +163,30 @@ def registry_names(registry: Registry) -> dict[str, dict[str, list[str]]]:
     """Models and skills with their aliases, so the reward can check names without the registry file."""
     return {"models": {e.name: list(e.aliases) for e in registry.experts},
             "skills": {s.spec.name: list(s.spec.aliases) for s in registry.skills}}
+
+
+#: What a grounding row asks for: the evidence of the answer, as boxes in the image's own pixels.
+GROUNDING_ASK = "Mark the evidence for the answer as boxes [x0, y0, x1, y1] in image pixels."
+
+
+def label_row(record: RunRecord, label: Any, source: str) -> dict[str, Any]:
+    """A run's final label (``source``: adjudicated by a reviewer, agreed by its annotators, or one annotator)."""
+    return {"run_id": record.id, "source": source, "verdict": label.verdict, "final_answer": label.corrected_answer,
+            "labelled_by": label.rater, "reason": label.comment or "",
+            "boxes": json.dumps(label.boxes or [], ensure_ascii=False), "question": record.question,
+            "answer": record.answer, "status": record.status, "image_id": record.image_id}
+
+
+def grounding_row(record: RunRecord, label: Any, image: str, source: str) -> dict[str, Any]:
+    """One grounding SFT conversation from a box correction: the question and image in, the answer with its
+    evidence boxes (original pixels, the image as stored) out."""
+    answer = label.corrected_answer or record.answer or ""
+    boxes = [{"label": b.get("label") or "", "box": list(b["box"])} for b in label.boxes]
+    target = json.dumps({"answer": answer, "boxes": boxes}, ensure_ascii=False)
+    return {"id": f"{record.id}-grounding", "run_id": record.id, "source": source, "images": [image],
+            "messages": [{"role": "user", "content": [{"type": "image"},
+                                                      {"type": "text", "text": f"{record.question}\n{GROUNDING_ASK}"}],
+                          "train": False},
+                         {"role": "assistant", "content": [{"type": "text", "text": target}], "train": True}],
+            "boxes": json.dumps(boxes, ensure_ascii=False), "answer": answer}
+

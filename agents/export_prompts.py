@@ -14,21 +14,28 @@ laid out from what the run itself stored, whatever registry is loaded when expor
 
 Images are content ids in storage; here they become ``{"type": "image"}`` placeholders and a parallel list of
 image ids (the exporter copies the files and writes their relative paths). ``expert_conversations`` gives the
-exact prompt and raw reply of the expert calls that produced a run's answer, for expert-level SFT.
+exact prompt and raw reply of the expert calls that produced a run's answer, for expert-level SFT, and
+``rl_prompts`` the GRPO/verl prompts with their ground truth (a reviewer's final label first).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents import export_formats as fmt
+from agents.answers import detect_kind
 from agents.policies.vlm import VLMPolicy
 from agents.prompts import system_prompt
+from agents.reward import ground_truth_for
 from agents.run_registry import RunRegistry
 from storage.records import ModelCall, RunRecord, Step
+
+if TYPE_CHECKING:
+    from storage import Store
 
 STORED_PROMPT = "stored_prompt"
 
@@ -119,3 +126,60 @@ def expert_conversations(record: RunRecord) -> list[tuple[Step, ModelCall, Conve
         reply = {"role": "assistant", "content": [{"type": "text", "text": call.raw_reply}], "train": True}
         out.append((step, call, Conversation(messages, [reply], image_ids)))
     return out
+
+
+def _skip(skipped: dict[str, int], reason: str) -> None:
+    skipped[reason] = skipped.get(reason, 0) + 1
+
+
+def rl_prompts(judged: Sequence[Any], store: Store, dataset: str | None,
+               skipped: dict[str, int]) -> list[dict[str, Any]]:
+    """One prompt per distinct (image, question) with a ground truth; newest run's truth wins."""
+    prompts: dict[tuple[str, str], dict[str, Any]] = {}
+    for j in judged:  # newest first, as listed
+        record = j.record
+        key = (record.image_id, " ".join(record.question.split()))
+        truth = _adjudicated_truth(j) if j.label_source == "adjudicated" else ground_truth_for(record)
+        if truth is None or not truth.strip():
+            _skip(skipped, "no_ground_truth_for_rl")
+            continue
+        if key in prompts:
+            prompts[key]["source"]["run_ids"].append(record.id)
+            continue
+        skills = [s.skill for s in record.steps if s.kind == "search" and s.skill]
+        prompts[key] = {"question": record.question, "image_id": record.image_id, "truth": truth,
+                        "kind": detect_kind(truth), "ability": skills[0] if skills else "visual_reasoning",
+                        "source": {"run_id": record.id, "run_ids": [record.id], "dataset": record.dataset or "",
+                                   "item_id": record.item_id or "",
+                                   "truth_from": "adjudicated" if j.label_source == "adjudicated"
+                                   else _truth_source(record)}}
+    for item in store.dataset_items(dataset) if dataset else []:
+        if not (item.image_id and item.answer and store.images.exists(item.image_id)):
+            _skip(skipped, "dataset_item_without_image_or_answer")
+            continue
+        key = (item.image_id, " ".join(item.question.split()))
+        if key not in prompts:
+            prompts[key] = {"question": item.question, "image_id": item.image_id, "truth": item.answer,
+                            "kind": detect_kind(item.answer), "ability": item.category or "visual_reasoning",
+                            "source": {"run_id": "", "run_ids": [], "dataset": dataset, "item_id": item.item_id,
+                                       "truth_from": "dataset"}}
+    return list(prompts.values())
+
+
+def _adjudicated_truth(j: Any) -> str | None:
+    """The ground truth a reviewer's final label gives: their answer, or the run's own when they judged it correct."""
+    label = j.label
+    if label is not None and label.corrected_answer:
+        return label.corrected_answer
+    if label is not None and label.verdict == "correct" and j.record.answer:
+        return j.record.answer
+    return j.record.expected
+
+
+def _truth_source(record: RunRecord) -> str:
+    latest = next((r for r in reversed(record.ratings) if r.step_index is None), None)
+    if latest is not None and latest.corrected_answer:
+        return "corrected"
+    if latest is not None and latest.verdict == "correct" and record.answer:
+        return "rated_correct"
+    return "dataset"

@@ -89,7 +89,7 @@ def step_record(row: orm.Step) -> Step:
 
 
 def rating_record(row: orm.Rating) -> RatingRecord:
-    return _record(RatingRecord, row, step_marks=dict(row.step_marks or {}))
+    return _record(RatingRecord, row, step_marks=dict(row.step_marks or {}), boxes=list(row.boxes or []))
 
 
 def run_record(row: orm.Run) -> RunRecord:

@@ -244,6 +244,8 @@ class _RatingVersion:
     corrected_answer: Mapped[str | None]
     comment: Mapped[str | None]
     step_marks: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # Box corrections: [{"box": [x0, y0, x1, y1], "label": str}] in the stored image's own pixels.
+    boxes: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # When this version was saved (an edit saves a new version in place; undo brings an older one back).
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -7,7 +7,7 @@
 - ``undo_last_rating(rater)`` takes back that annotator's most recent save: an edit gets its previous version
   back, a first rating is removed; the taken-back version is kept in the history. Undo again walks further back.
 - ``rating_queue`` / ``rating_progress``: the runs an annotator has not rated yet, with filters, and how far along
-  they are. ``agreement`` compares annotators who rated the same runs (share agreeing and Cohen's κ per pair).
+  they are; a run assigned to some annotators (``storage.team.assign``) is queued for them only, and first. ``agreement`` compares annotators who rated the same runs (share agreeing and Cohen's κ per pair).
 """
 
 from __future__ import annotations
@@ -25,13 +25,16 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from storage import convert
-from storage.models import Dataset, Item, Rating, RatingHistory, Run, Step, utcnow
+from storage.models import Dataset, ImageRow, Item, Rating, RatingHistory, Run, Step, utcnow
 from storage.records import RUN_STATUSES, VERDICTS, RatingRecord, RatingVersion, RunSummary
+from storage.team import Assignment
 
 #: Statuses a person can judge: an answer, or a decision not to answer.
 RATEABLE = ("done", "abstained")
 _COPIED = ("run_id", "step_index", "rater", "verdict", "score", "corrected_answer", "comment", "step_marks",
-           "created_at", "updated_at")
+           "boxes", "created_at", "updated_at")
+#: At most this many box corrections per rating.
+MAX_BOXES = 50
 
 
 @dataclass
@@ -46,6 +49,7 @@ class RatingInput:
     comment: str | None = None
     step_index: int | None = None
     step_marks: dict[str, Any] = field(default_factory=dict)
+    boxes: list[dict[str, Any]] = field(default_factory=list)
 
     def check(self) -> RatingInput:
         """This input cleaned (names and texts stripped, empty texts None), or ``ValueError`` saying what is wrong."""
@@ -67,7 +71,7 @@ class RatingInput:
             raise ValueError("step_index must be a step number (0 or more) or None")
         return RatingInput(run_id=str(self.run_id), rater=self.rater.strip(), verdict=self.verdict,
                            corrected_answer=_text(self.corrected_answer), score=score, comment=_text(self.comment),
-                           step_index=step, step_marks=dict(self.step_marks or {}))
+                           step_index=step, step_marks=dict(self.step_marks or {}), boxes=check_boxes(self.boxes))
 
 
 @dataclass
@@ -129,6 +133,30 @@ def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:
     return None if expected >= 1.0 else (observed - expected) / (1.0 - expected)
 
 
+def check_boxes(boxes: Any, size: tuple[int, int] | None = None) -> list[dict[str, Any]]:
+    """Box corrections cleaned: ``[{"box": [x0, y0, x1, y1], "label": str}]`` with whole-pixel corners, x0 < x1
+    and y0 < y1, inside the image when its ``size`` (width, height) is given; ``ValueError`` otherwise."""
+    if boxes is None:
+        return []
+    if not isinstance(boxes, list) or len(boxes) > MAX_BOXES:
+        raise ValueError(f"boxes must be a list of at most {MAX_BOXES} boxes")
+    cleaned = []
+    for item in boxes:
+        corners = item.get("box") if isinstance(item, dict) else None
+        if (not isinstance(corners, list | tuple) or len(corners) != 4
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                           for v in corners)):
+            raise ValueError("each box is {\"box\": [x0, y0, x1, y1]} in image pixels")
+        x0, y0, x1, y1 = (round(float(v)) for v in corners)
+        if not (0 <= x0 < x1 and 0 <= y0 < y1):
+            raise ValueError(f"a box needs 0 <= x0 < x1 and 0 <= y0 < y1; got {[x0, y0, x1, y1]}")
+        if size is not None and (x1 > size[0] or y1 > size[1]):
+            raise ValueError(f"box {[x0, y0, x1, y1]} lies outside the {size[0]}x{size[1]} image")
+        label = item.get("label")
+        cleaned.append({"box": [x0, y0, x1, y1], "label": str(label)[:200] if label else ""})
+    return cleaned
+
+
 def _text(value: str | None) -> str | None:
     value = (value or "").strip() if isinstance(value, str) or value is None else str(value).strip()
     return value or None
@@ -161,11 +189,11 @@ class RatingsMixin:
     # -- writing -------------------------------------------------------------------------------------------------
     def add_rating(self, run_id: str, *, rater: str, verdict: str, corrected_answer: str | None = None,
                    score: float | None = None, comment: str | None = None, step_index: int | None = None,
-                   step_marks: dict[str, Any] | None = None) -> int:
+                   step_marks: dict[str, Any] | None = None, boxes: list[dict[str, Any]] | None = None) -> int:
         """Save ``rater``'s verdict on a run (or one step), replacing their earlier one; returns the live id.
-        Invalid input raises before anything is written."""
+        Invalid input raises before anything is written. ``boxes`` are box corrections in image pixels."""
         (saved,) = self.add_ratings([RatingInput(run_id, rater, verdict, corrected_answer, score, comment,
-                                                 step_index, step_marks or {})])
+                                                 step_index, step_marks or {}, boxes or [])])
         return saved.id
 
     def add_ratings(self, inputs: Iterable[RatingInput]) -> list[Saved]:
@@ -181,15 +209,19 @@ class RatingsMixin:
         raise AssertionError("unreachable")
 
     def _save(self, session: Session, item: RatingInput) -> Saved:
-        if not session.scalar(select(exists().where(Run.id == item.run_id))):
+        image_id = session.scalar(select(Run.image_id).where(Run.id == item.run_id))
+        if image_id is None:
             raise KeyError(f"no run {item.run_id!r}")
+        if item.boxes:
+            image = session.get(ImageRow, image_id)
+            check_boxes(item.boxes, (image.width, image.height) if image is not None else None)
         if item.step_index is not None and not session.scalar(
                 select(exists().where(Step.run_id == item.run_id, Step.index == item.step_index))):
             raise ValueError(f"run {item.run_id} has no step {item.step_index}")
         now = utcnow()
         live = session.scalar(select(Rating).where(*_same(item.run_id, item.rater, item.step_index)))
         values = dict(verdict=item.verdict, score=item.score, corrected_answer=item.corrected_answer,
-                      comment=item.comment, step_marks=item.step_marks, updated_at=now)
+                      comment=item.comment, step_marks=item.step_marks, boxes=item.boxes, updated_at=now)
         if live is None:
             live = Rating(run_id=item.run_id, step_index=item.step_index, rater=item.rater, created_at=now,
                           previous_id=None, **values)
@@ -221,6 +253,7 @@ class RatingsMixin:
             for name in ("verdict", "score", "corrected_answer", "comment", "step_marks", "updated_at"):
                 setattr(live, name, getattr(previous, name))
             live.step_marks = dict(previous.step_marks or {})
+            live.boxes = list(previous.boxes or [])
             live.previous_id = previous.previous_id
             session.flush()
             undone.restored = convert.rating_record(live)
@@ -303,13 +336,14 @@ class RatingsMixin:
             raise ValueError(f"order must be oldest or random; got {order!r:.40}")
         mine = exists().where(Rating.run_id == Run.id, Rating.rater == (rater or "").strip(),
                               Rating.step_index.is_(None))
-        query = select(Run, _latest_verdict().label("rating")).where(~mine)
+        query = select(Run, _latest_verdict().label("rating")).where(~mine, _open_to(rater))
         query = self._queue_query(query, dataset=dataset, category=category, status=status)
         if verdict:
             query = self._filtered(query, rating=verdict)
         if exclude:
             query = query.where(Run.id.not_in(list(exclude)))
         ordering = (func.random(),) if order == "random" else (Run.created_at.asc(), Run.id.asc())
+        ordering = (_assigned_to(rater).desc(), *ordering)  # what was given to them comes before the open pool
         return self._summaries(query.order_by(*ordering).limit(max(0, int(limit))))
 
     def rating_progress(self, rater: str, *, dataset: str | None = None, category: str | None = None,
@@ -317,8 +351,8 @@ class RatingsMixin:
         """(runs ``rater`` has rated, runs in scope) among the finished runs matching the filters."""
         mine = exists().where(Rating.run_id == Run.id, Rating.rater == (rater or "").strip(),
                               Rating.step_index.is_(None))
-        scope = self._queue_query(select(func.count()).select_from(Run), dataset=dataset, category=category,
-                                  status=status)
+        scope = self._queue_query(select(func.count()).select_from(Run).where(_open_to(rater)), dataset=dataset,
+                                  category=category, status=status)
         with self._read() as session:
             total = int(session.scalar(scope) or 0)
             done = int(session.scalar(scope.where(mine)) or 0)
@@ -333,6 +367,15 @@ class RatingsMixin:
             return [c for c in session.scalars(query) if c]
 
 
+def _assigned_to(rater: str) -> Any:
+    return exists().where(Assignment.run_id == Run.id, Assignment.annotator == (rater or "").strip())
+
+
+def _open_to(rater: str) -> Any:
+    """Runs ``rater`` may rate: given to them, or given to nobody (``storage.team.assign``)."""
+    return _assigned_to(rater) | ~exists().where(Assignment.run_id == Run.id)
+
+
 def _same(run_id: str, rater: str, step_index: int | None) -> tuple[Any, ...]:
     step = Rating.step_index.is_(None) if step_index is None else Rating.step_index == step_index
     return Rating.run_id == run_id, Rating.rater == rater, step
@@ -343,6 +386,7 @@ def _archive(session: Session, live: Rating, change: str, now: datetime) -> Rati
     old = RatingHistory(rating_id=live.id, replaced_at=now, change=change, previous_id=live.previous_id,
                         **{name: getattr(live, name) for name in _COPIED})
     old.step_marks = dict(live.step_marks or {})
+    old.boxes = list(live.boxes or [])
     session.add(old)
     session.flush()
     return old

@@ -160,6 +160,7 @@ class RatingRecord:
     step_marks: dict[str, Any]
     created_at: datetime  # when this annotator first rated it
     updated_at: datetime | None = None  # when this version was saved (edits and undo change it)
+    boxes: list[dict[str, Any]] = field(default_factory=list)  # box corrections, in the image's own pixels
 
 
 @dataclass

@@ -279,9 +279,9 @@ def test_expert_boxes_export_for_grounding_sft(stored: dict[str, Any], tmp_path:
     rated = maestro("rate", stored["id"], "--verdict", "correct", home=home)
     assert rated.returncode == 0, rated.stderr
     out = tmp_path / "export"
-    done = maestro("export", "--format", "grounding", "--out", str(out), home=home)
+    done = maestro("export", "--format", "grounding_experts", "--out", str(out), home=home)
     assert done.returncode == 0, done.stderr
-    [row] = [json.loads(line) for line in (out / "grounding.jsonl").read_text().splitlines()]
+    [row] = [json.loads(line) for line in (out / "grounding_experts.jsonl").read_text().splitlines()]
     assert (row["run_id"], row["step_index"], row["model"], row["skill"]) == (stored["id"], 0, "Qwen3", "Perception")
     assert row["image_size"] == [800, 600] and [b["box"] for b in row["boxes"]] == [list(CIRCLE)]
     assert row["target_frame"] == "relative_1000" and row["checked"] == "answer"

@@ -195,6 +195,7 @@ def test_abstentions_are_their_own_state_rated_and_filtered(served: Served, brow
     expect(info).to_contain_text("found no axis to read values from")
     assert info.get_by_text("The run failed").count() == 0 and info.locator("strong:text-is('Answer:')").count() == 0
     open_tab(page, "Rate")
+    page.locator("#rate-filters").get_by_text("Queue filters").click()
     page.locator("#rate-status input").click()
     page.get_by_role("option", name="abstained", exact=True).click()
     wait_for_run(page, abstained)

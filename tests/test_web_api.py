@@ -335,7 +335,7 @@ def test_a_chosen_pair_shows_as_a_titled_pending_step_while_its_skill_runs(data_
             time.sleep(0.05)
         assert titled is not None, "no pending step named the chosen pair while the skill slept"
         # Sleepy is not in the verb map: the generic phrase, and the query it was sent.
-        assert titled["metadata"]["title"] == "⏳ Step 1 · Tools@@Sleepy · working…"
+        assert titled["metadata"]["title"] == "Step 1 · Tools@@Sleepy · working…"
         assert "**Query:** 3" in texts(titled)
         chat, run_id, _ = job.result(timeout=60)
         assert not [m for m in chat if m["metadata"].get("status") == "pending"], "the finished step replaced it"
@@ -348,7 +348,7 @@ def test_a_chosen_pair_shows_as_a_titled_pending_step_while_its_skill_runs(data_
     registry = Maestro.open(Settings.resolve(data_dir=data_dir)).registry
     step = Step(index=2, kind="search", model="Tools", skill="Text-Reading", query="the sign")
     title = render.pending_message(2, step, registry.skill_names.resolve).metadata["title"]
-    assert title == "⏳ Step 3 · Tools@@Text-Reading · reading text…"
+    assert title == "Step 3 · Tools@@Text-Reading · reading text…"
 
 
 def test_each_step_says_why_it_was_routed_live_and_in_replay(data_dir: Path, sign_png: Path) -> None:
@@ -406,7 +406,7 @@ def test_export_endpoint_writes_files_a_manifest_and_a_zip(served: Served, sign_
     assert only_bad.startswith("exported 1 runs")
     message, listing, files = client.predict(["sft"], "last tuesday", "", "(any)", "(any)", "(any)", "(any)",
                                              api_name="/export")
-    assert message.startswith("⚠️") and "not an ISO date" in message and files is None
+    assert message.startswith("Error:") and "not an ISO date" in message and files is None
     message, _, _ = client.predict([], "", "", "(any)", "(any)", "(any)", "(any)", api_name="/export")
     assert "at least one format" in message
 

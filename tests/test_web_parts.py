@@ -9,6 +9,7 @@ import struct
 import tempfile
 import tracemalloc
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from agents.config import Settings
 from agents.runtime import Maestro
 from ui import render
 from ui.web import CACHE_MAX_AGE_S, CACHE_SWEEP_S, build_app
-from ui.web_evidence import box_rows, evidence_items, timeline_html
+from ui.web_evidence import CROP_MIN_PX, answer_crop, box_rows, confidence_line, evidence_items, timeline_html
 from ui.web_upload import check_upload, discard
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
@@ -88,8 +89,17 @@ def test_evidence_boxes_and_waterfall_of_a_real_run(sign_run: tuple[Maestro, str
     maestro, run_id = sign_run
     record = maestro.store.get_run(run_id)
     rows = box_rows(record)
-    assert [r[:3] for r in rows] == [[1, "ocr.read_text", "MAIN STREET"], [1, "ocr.read_text", "Exit 42"]]
-    assert rows[0][3:7] == [105, 105, 535, 160] and rows[0][7] == "1.00"
+    assert [r[:4] for r in rows] == [["answer", 1, "ocr.read_text", "MAIN STREET"],
+                                     ["answer", 1, "ocr.read_text", "Exit 42"]]
+    assert rows[0][4:8] == [105, 105, 535, 160] and rows[0][8] == "1.00"
+    # Evidence first: only the boxes the answer contains are marked, and they lead the table.
+    exit_only = replace(record, answer="Exit 42")
+    assert [r[:4] for r in box_rows(exit_only)] == [["answer", 1, "ocr.read_text", "Exit 42"],
+                                                    ["", 1, "ocr.read_text", "MAIN STREET"]]
+    crop, caption = answer_crop(exit_only, lambda image_id: maestro.store.images.path(image_id))
+    assert crop.width >= CROP_MIN_PX and caption.startswith("The answer's evidence · Exit 42")
+    assert answer_crop(replace(record, answer="nothing on the sign"), lambda i: None) is None
+    assert "calibrated probability" in confidence_line(record)
     items = evidence_items(record, lambda image_id: maestro.store.images.path(image_id))
     assert len(items) == 1 and items[0][1].startswith("Step 1 · ocr.read_text · 2 boxes")
     html = timeline_html(record)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ui import cli_experts, cli_export, cli_handbook, cli_rate, cli_render, cli_rerun
+from ui import cli_experts, cli_export, cli_handbook, cli_rate, cli_render, cli_rerun, cli_team
 from ui.cli_options import (
     DataDir,
     DbOpt,
@@ -38,6 +38,7 @@ app.add_typer(runs_app, name="runs")
 app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(cli_handbook.handbook_app, name="handbook")
 app.add_typer(cli_rate.users_app, name="users")
+app.add_typer(cli_team.team_app, name="team")
 # Commands kept in their own files by topic, registered here so every command is listed in one place.
 app.command("rate")(cli_rate.rate_command)
 app.command("export")(cli_export.export_command)

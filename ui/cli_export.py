@@ -18,9 +18,9 @@ from ui.cli_options import DataDir, DbOpt, RegistryOpt, friendly_errors
 def export_command(
         out: Annotated[Path | None, typer.Option("--out", help="Folder for the files (default "
                                                               "<data-dir>/exports/<timestamp>).")] = None,
-        formats: Annotated[list[str] | None, typer.Option("--format", help="sft, sft_experts, dpo, kto, grpo, verl, ratings "
-                                                                           "or grounding; "
-                                                                           "repeat for several (default all).")] = None,
+        formats: Annotated[list[str] | None, typer.Option("--format", help=(
+            "sft, sft_experts, dpo, kto, grpo, verl, ratings, labels, grounding (people's box corrections) or "
+            "grounding_experts (experts' boxes in runs rated correct); repeat for several (default all)."))] = None,
         since: Annotated[str | None, typer.Option("--since", help="Only runs from this ISO date/time on.")] = None,
         until: Annotated[str | None, typer.Option("--until", help="Only runs up to this ISO date/time.")] = None,
         rating: Annotated[str | None, typer.Option("--rating", help="correct, incorrect, partial or unrated "

@@ -28,7 +28,6 @@ ImageFile = Callable[[str], Path | None]
 
 _RUN_ID = re.compile(r"^[0-9a-f]{32}$")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~=])")
-_KIND_ICON = {"think": "💭", "search": "🔍", "answer": "✅"}
 #: What a pending step says while its skill runs, by canonical Level-1 skill name (lower case).
 SKILL_VERBS = {"ocr": "reading text", "chart": "reading the chart", "counting": "counting",
                "diagram-reasoning": "tracing the diagram", "embodied-scene": "looking around the scene",
@@ -70,8 +69,8 @@ def ms(value: float | None) -> str:
 
 
 def step_title(step: Step) -> str:
-    """The title of a step's collapsible message, e.g. ``🔍 Step 1 · Tools@@OCR · Text Recognition · 12+3 tok``."""
-    parts = [f"{_KIND_ICON.get(step.kind, '•')} Step {step.index + 1}"]
+    """The title of a step's collapsible message, e.g. ``Step 1 · Tools@@OCR · Text Recognition · 12+3 tok``."""
+    parts = [f"Step {step.index + 1}"]
     if step.kind == "search":
         parts.append(f"{step.model}@@{step.skill}")
         if step.level2:
@@ -83,7 +82,7 @@ def step_title(step: Step) -> str:
     if step.tokens_in or step.tokens_out:
         parts.append(f"{step.tokens_in}+{step.tokens_out} tok")
     if step.status == "error":
-        parts.append("⚠ failed")
+        parts.append("failed")
     return " · ".join(parts)
 
 
@@ -104,7 +103,7 @@ def _num(value: Any, digits: int = 2) -> str:
 def _candidate_line(c: dict[str, Any], chosen: str | None) -> str:
     cost = c.get("cost") if isinstance(c.get("cost"), dict) else {}
     measured = ", ".join(f"{k} {_num(v, 1 if k != 'money' else 4)}" for k, v in cost.items() if v is not None)
-    mark = " ✔" if chosen and c.get("expert") == chosen else ""
+    mark = " (chosen)" if chosen and c.get("expert") == chosen else ""
     parts = [f"Beta({_num(c.get('alpha'), 1)}, {_num(c.get('beta'), 1)})", f"mean {_num(c.get('mean'))}",
              f"evidence {_num(c.get('evidence'), 1)} ({md_escape(str(c.get('source', '?')))})",
              f"cost {_num(c.get('cost_norm'))}" + (f" [{measured}]" if measured else ""),
@@ -174,7 +173,7 @@ def _step_body(step: Step) -> str:
     if step.violations:
         lines.append("**Protocol problems:** " + "; ".join(md_escape(v) for v in step.violations))
     if step.error:
-        lines.append(f"**⚠ Error:** {md_escape(step.error)}")
+        lines.append(f"**Error:** {md_escape(step.error)}")
     lines.append(_timings(step))
     if step.kind == "search" and step.observation:
         lines.append("**Observation** (what went back to the orchestrator):\n\n" + code_block(step.observation))
@@ -194,9 +193,9 @@ def _tool_messages(step: Step, parent: str) -> list[gr.ChatMessage]:
     for call in step.tool_calls:
         text = md_escape(call.summary) or "(no summary)"
         if call.error:
-            text += f"\n\n**⚠ Error:** {md_escape(call.error)}"
+            text += f"\n\n**Error:** {md_escape(call.error)}"
         out.append(gr.ChatMessage(role="assistant", content=text, metadata={
-            "title": f"🛠 {call.tool}" + (" · ⚠ failed" if call.error else ""), "id": f"{parent}-tool-{call.index}",
+            "title": f"Tool {call.tool}" + (" · failed" if call.error else ""), "id": f"{parent}-tool-{call.index}",
             "parent_id": parent, "status": "done", "duration": round(call.latency_ms / 1000, 3)}))
     return out
 
@@ -224,9 +223,9 @@ def pending_message(index: int, action: Any = None,
     skill, the query and the routing reasons."""
     if action is None or not getattr(action, "skill", None):
         return gr.ChatMessage(role="assistant", content="The orchestrator is choosing the next (expert, skill) call…",
-                              metadata={"title": f"⏳ Step {index + 1} · working…", "id": f"pending-{index}",
+                              metadata={"title": f"Step {index + 1} · working…", "id": f"pending-{index}",
                                         "status": "pending"})
-    title = f"⏳ Step {index + 1} · {action.model}@@{action.skill} · {action_verb(action.skill, resolve)}"
+    title = f"Step {index + 1} · {action.model}@@{action.skill} · {action_verb(action.skill, resolve)}"
     lines = [f"**Query:** {md_escape(action.query)}"]
     if action.think:
         lines.insert(0, f"**Thinking:** {md_escape(action.think)}")
@@ -279,14 +278,14 @@ def outcome_text(run: RunRecord) -> str:
         sure = f" · confidence {confidence:.2f}" if confidence is not None else ""
         return f"**Answer:** {plain_text(run.answer)}{forced}{sure}"
     if run.status == "abstained":
-        return f"🤷 **No answer: the run abstained.** {reason}"
+        return f"**No answer: the run abstained.** {reason}"
     if run.status == "cancelled":
-        return "⏹ **The run was stopped** before it finished."
+        return "**The run was stopped** before it finished."
     if run.status == "interrupted":
-        return f"⏹ **The run was interrupted** before it finished: {reason}"
+        return f"**The run was interrupted** before it finished: {reason}"
     if run.status == "running":
-        return "⏳ **Working…**"
-    return f"⚠️ **The run failed:** {reason}"
+        return "**Working…**"
+    return f"**The run failed:** {reason}"
 
 
 def final_message(run: RunRecord) -> gr.ChatMessage:
@@ -335,14 +334,14 @@ def model_call_messages(step: Step, parent: str, image_file: ImageFile, question
                  + (f" · {params}" if params else "") + "*",
                  "**Prompt** (the exact messages sent):", prompt]
         if call.error:
-            lines.append(f"**⚠ Error:** {md_escape(call.error)}")
+            lines.append(f"**Error:** {md_escape(call.error)}")
         if getattr(call, "reasoning", None):  # kept apart from the reply: never read for boxes or answers
             lines.append("**Reasoning** (kept apart from the reply):\n\n" + code_block(call.reasoning))
         lines.append("**Raw reply** (before any sanitising):\n\n" + code_block(call.raw_reply or "(empty)"))
         if getattr(call, "boxes", None):
             lines.append("**Boxes** (original-image pixels): " + "; ".join(
                 f"{md_escape(str(b.get('label') or 'box'))} {[round(v) for v in b['box']]}" for b in call.boxes))
-        title = f"🧠 {call.role} call · {call.model}" + (" · ⚠ failed" if call.error else "")
+        title = f"{call.role} call · {call.model}" + (" · failed" if call.error else "")
         out.append(gr.ChatMessage(role="assistant", content="\n\n".join(lines), metadata={
             "title": title, "id": f"{parent}-call-{i}", "parent_id": parent, "status": "done",
             "duration": round((call.latency_ms or 0.0) / 1000, 3)}))
@@ -362,14 +361,14 @@ def self_consistency_messages(run: RunRecord) -> list[gr.ChatMessage]:
         counts = " · ".join(f"**{md_escape(str(a))}** ×{n}" for a, n in (vote.get("counts") or {}).items())
         samples = ", ".join(f"[{str(r)[:8]}](?run={r})" if _RUN_ID.match(str(r)) else "?"
                             for r in vote.get("run_ids") or [])
-        text = (f"🗳 **Self-consistency sc@{_num(vote.get('k'))}:** {counts or 'no sample answered'} — agreement "
+        text = (f"**Self-consistency sc@{_num(vote.get('k'))}:** {counts or 'no sample answered'} — agreement "
                 f"{float(vote.get('agreement') or 0.0):.2f} (the answer's confidence is at most this) · "
                 f"samples: {samples}")
         return [gr.ChatMessage(role="assistant", content=text)]
     if sc.get("warning"):
-        return [gr.ChatMessage(role="assistant", content=f"⚠️ {md_escape(str(sc['warning']))}")]
+        return [gr.ChatMessage(role="assistant", content=f"**Warning:** {md_escape(str(sc['warning']))}")]
     if sc.get("group"):
-        return [gr.ChatMessage(role="assistant", content=f"🗳 Sample {int(sc.get('index', 0)) + 1} of a "
+        return [gr.ChatMessage(role="assistant", content=f"Sample {int(sc.get('index', 0)) + 1} of a "
                                                          f"self-consistency call (sc@{_num(sc.get('k'))}); the vote "
                                                          "is shown on the sample that carries the winning answer.")]
     return []
@@ -377,4 +376,4 @@ def self_consistency_messages(run: RunRecord) -> list[gr.ChatMessage]:
 
 def error_message(text: str) -> gr.ChatMessage:
     """A problem the person can act on (bad input, a crash), shown in the chat instead of a stack trace."""
-    return gr.ChatMessage(role="assistant", content=f"⚠️ {md_escape(text)}")
+    return gr.ChatMessage(role="assistant", content=f"**Error:** {md_escape(text)}")

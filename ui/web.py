@@ -1,5 +1,6 @@
-"""The Maestro web application (Gradio 6 Blocks): Ask, Replay (with "Rerun…"), Rate, Registry, Export, Handbook
-and Compare tabs, plus ``EXTRA_TABS`` where later tabs plug in.
+"""The Maestro web application (Gradio 6 Blocks): Ask (with the conversations' History sidebar), Replay (with
+"Rerun…"), Rate, Review (assignment, adjudication, annotators), Registry, Export, Handbook and Compare tabs, plus
+``EXTRA_TABS`` where later tabs plug in. A header shows who is logged in, their role and a Log out link.
 
 ``build_app(maestro)`` builds the page (and the API-only endpoints of ``ui.web_api``); ``launch(...)`` opens the
 application object on the configured data directory and serves it. ``launch_options(maestro)`` holds what every
@@ -15,6 +16,7 @@ and when the server stops; refused uploads at once (``ui.web_upload``).
 
 from __future__ import annotations
 
+import html
 import logging
 import threading
 from collections.abc import Callable
@@ -26,19 +28,20 @@ from starlette.middleware import Middleware
 
 from agents.config import Settings
 from agents.runtime import Maestro
-from ui.access import Access, allowed, bind
+from ui.access import Access, allowed, bind, role_of
 from ui.accounts import Accounts
 from ui.login_guard import Guard, login_check
 from ui.upload_quota import QuotaGuard, UploadQuota
 from ui.web_api import build_api
 from ui.web_ask import build_ask_tab
-from ui.web_assets import CSS, SHORTCUTS_JS
+from ui.web_assets import CSS, HEAD_JS
 from ui.web_compare import RerunPanel, build_compare_tab
 from ui.web_export import build_export_tab, exports_dir
 from ui.web_handbook import build_handbook_tab
 from ui.web_rate import build_rate_tab
 from ui.web_registry import build_registry_tab
 from ui.web_replay import Filters, build_replay_tab, table_page
+from ui.web_review import build_review_tab
 from vision_tools.image import MAX_BYTES, MAX_PIXELS
 
 log = logging.getLogger(__name__)
@@ -55,14 +58,16 @@ CACHE_MAX_AGE_S = 3600
 CACHE_SWEEP_S = 900
 
 
-WARMING_NOTE = "⏳ Loading the models (sentence encoder, OCR) — a question asked now waits until they are ready."
+WARMING_NOTE = "Loading the models (sentence encoder, OCR) — a question asked now waits until they are ready."
 
 
 def build_app(maestro: Maestro, warming: threading.Event | None = None) -> gr.Blocks:
     """The whole page for one ``Maestro`` application object; ``warming`` (set when the models are loaded) shows a
     note at the top until then."""
     with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as app:
-        gr.Markdown(f"# {TITLE}\n{INTRO}")
+        with gr.Row(elem_id="app-header", equal_height=True):
+            gr.HTML(f"<b>{TITLE}</b><span class='mae-intro'> · {html.escape(INTRO)}</span>", elem_id="app-title")
+            who = gr.HTML(elem_id="app-user")
         if warming is not None:
             warm_note = gr.Markdown(WARMING_NOTE, visible=not warming.is_set(), elem_id="warming-note")
             warm_timer = gr.Timer(1.0, active=not warming.is_set())
@@ -75,12 +80,14 @@ def build_app(maestro: Maestro, warming: threading.Event | None = None) -> gr.Bl
                             show_progress="hidden")
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Ask", id="ask"):
-                build_ask_tab(maestro)
+                ask = build_ask_tab(maestro)
             with gr.Tab("Replay", id="replay") as replay_tab:
                 replay = build_replay_tab(maestro)
                 rerun_panel = RerunPanel(maestro)  # "Rerun…" under the open run (ui/web_compare.py)
             with gr.Tab("Rate", id="rate") as rate_tab:
                 rate = build_rate_tab(maestro)
+            with gr.Tab("Review", id="review") as review_tab:
+                review = build_review_tab(maestro)
             with gr.Tab("Registry", id="registry") as registry_tab:
                 registry = build_registry_tab(maestro)
             with gr.Tab("Export", id="export", visible=False) as export_tab:  # admins only: shown on load
@@ -98,6 +105,8 @@ def build_app(maestro: Maestro, warming: threading.Event | None = None) -> gr.Bl
                           concurrency_limit=None, api_name=False)
         rate_tab.select(rate["refresh"], rate["refresh_inputs"], rate["refresh_outputs"], concurrency_limit=None,
                         api_name=False)
+        review_tab.select(lambda names: (*review["refresh"](), names or review["load_names"]()), review["names"],
+                          [*review["outputs"], review["names"]], concurrency_limit=None, api_name=False)
         registry_tab.select(registry["quick"], None, registry["quick_outputs"], concurrency_limit=None,
                             api_name=False).then(registry["checked"], None, registry["checked_outputs"],
                                                  concurrency_limit=None, api_name=False)
@@ -112,14 +121,28 @@ def build_app(maestro: Maestro, warming: threading.Event | None = None) -> gr.Bl
             rows, page, _, caption = table_page(maestro, Filters(), 1)
             shown = [gr.update(visible=allowed(maestro, request, "admin"))] * len(admin_only)
             run_id = (request.query_params.get("run") or "").strip() if request is not None else ""
+            first = (who_html(request, role_of(maestro, request)), ask["history_choices"](request))
             if not run_id:
-                return (gr.Tabs(), rows, page, caption, gr.skip(), *[gr.skip()] * len(replay["shown"]), *shown)
-            return (gr.Tabs(selected="replay"), rows, page, caption, run_id, *replay["show"](run_id), *shown)
+                return (*first, gr.Tabs(), rows, page, caption, gr.skip(), *[gr.skip()] * len(replay["shown"]),
+                        *shown)
+            return (*first, gr.Tabs(selected="replay"), rows, page, caption, run_id, *replay["show"](run_id),
+                    *shown)
 
-        app.load(on_load, None, [tabs, *replay["page_outputs"], replay["run_id"], *replay["shown"], *admin_only],
+        app.load(on_load, None, [who, ask["history"], tabs, *replay["page_outputs"], replay["run_id"],
+                                 *replay["shown"], *admin_only],
                  concurrency_limit=None, api_name=False).then(None, replay["run_id"], None, js=replay["show_js"])
         build_api(maestro)
     return app
+
+
+def who_html(request: gr.Request | None, role: str | None = None) -> str:
+    """The header's right side: who is logged in (and their role) with a Log out link, or that there is no login."""
+    name = getattr(request, "username", None) if request is not None else None
+    if not name:
+        return "<div class='mae-who'>No login: everyone is <b>anonymous</b></div>"
+    role_text = f" <span class='mae-role'>{html.escape(role)}</span>" if role else ""
+    return (f"<div class='mae-who'>Signed in as <b id='app-user-name'>{html.escape(str(name))}</b>{role_text} · "
+            f"<a href='/logout' id='app-logout'>Log out</a></div>")
 
 
 def launch_options(maestro: Maestro) -> dict[str, Any]:
@@ -129,7 +152,7 @@ def launch_options(maestro: Maestro) -> dict[str, Any]:
     exports = exports_dir(maestro)
     for folder in (images, exports):
         folder.mkdir(parents=True, exist_ok=True)
-    return {"allowed_paths": [str(images), str(exports)], "max_file_size": MAX_BYTES, "head": SHORTCUTS_JS, "css": CSS,
+    return {"allowed_paths": [str(images), str(exports)], "max_file_size": MAX_BYTES, "head": HEAD_JS, "css": CSS,
             "footer_links": ["api", "settings"]}
 
 

@@ -27,7 +27,16 @@ import gradio as gr
 
 from agents.runtime import InputError, Maestro
 from agents.types import Event
+from storage import team
 from ui import render, web_handbook
+from ui.web_conversation import (
+    Turn,
+    build_history,
+    earlier_turns,
+    history_choices,
+    next_turn,
+    open_conversation,
+)
 from ui.web_evidence import EvidencePanel
 from ui.web_upload import check_upload, discard, payload_name, payload_path
 
@@ -72,9 +81,11 @@ def examples() -> list[list[str]]:
     return [[str(EXAMPLES_DIR / r["image"]), r["question"]] for r in rows if (EXAMPLES_DIR / r["image"]).is_file()]
 
 
-def ask_stream(maestro: Maestro, image: str | None, question: str,
-               cancel: threading.Event | None = None) -> Iterator[tuple[list[gr.ChatMessage], str]]:
-    """Yield ``(chat messages, run id)`` as the run grows: the question at once, then after every event."""
+def ask_stream(maestro: Maestro, image: str | None, question: str, cancel: threading.Event | None = None,
+               turn: Turn | None = None, owner: str = "anonymous") -> Iterator[tuple[list[gr.ChatMessage], str]]:
+    """Yield ``(chat messages, run id)`` as the run grows: the question at once, then after every event. With a
+    ``turn`` (``ui.web_conversation``) the run is stored as the conversation's next turn, shown below the earlier
+    ones, and a follow-up reads the stored image and reuses its stored tool outputs."""
     question = (question or "").strip()
     if not image:
         yield [render.error_message("Upload or paste an image first, or pick one of the examples.")], ""
@@ -86,7 +97,11 @@ def ask_stream(maestro: Maestro, image: str | None, question: str,
 
     def work() -> None:
         try:
-            maestro.ask(image, question, on_event=events.put, cancel=cancel)
+            if turn is None:
+                maestro.ask(image, question, on_event=events.put, cancel=cancel)
+            else:
+                maestro.ask(turn.image, question, on_event=events.put, cancel=cancel, tool_cache=turn.tool_cache,
+                            stored_image=turn.follow_up)
         except InputError as exc:
             events.put(("error", str(exc)))
         except Exception as exc:  # never a stack trace in the page: the message, with the details in the log
@@ -97,7 +112,8 @@ def ask_stream(maestro: Maestro, image: str | None, question: str,
 
     threading.Thread(target=work, name="maestro-ask", daemon=True).start()
     resolve = image_file(maestro)
-    history = render.question_messages(question, {"path": image}) + [render.pending_message(0)]
+    earlier = earlier_turns(maestro, turn.conversation_id) if turn is not None and turn.follow_up else []
+    history = earlier + render.question_messages(question, {"path": image}) + [render.pending_message(0)]
     run_id = ""
     yield history, run_id
     errors: list[str] = []
@@ -109,6 +125,8 @@ def ask_stream(maestro: Maestro, image: str | None, question: str,
         finished = batch[-1] is _DONE
         for item in batch:
             if isinstance(item, Event):
+                if turn is not None and item.run.id and not run_id:  # stored: make it the conversation's turn
+                    team.link_turn(maestro.store, item.run.id, turn.conversation_id, owner)
                 run_id = item.run.id or run_id
                 if item.kind == "action":
                     action = item.step
@@ -116,8 +134,8 @@ def ask_stream(maestro: Maestro, image: str | None, question: str,
                 errors.append(item[1])
         record = maestro.store.get_run(run_id) if run_id else None
         if record is not None:
-            history = render.render_run(record, resolve, in_flight=_in_flight(record), action=action,
-                                        resolve=skill_names)
+            history = earlier + render.render_run(record, resolve, in_flight=_in_flight(record), action=action,
+                                                  resolve=skill_names)
         if errors:
             shown = [m for m in history if (m.metadata or {}).get("status") != "pending"]
             yield shown + [render.error_message(e) for e in errors], run_id
@@ -169,12 +187,26 @@ def save_quick_rating(maestro: Maestro, run_id: str, verdict: str, corrected: st
     corrected = (corrected or "").strip() or None
     maestro.store.add_rating(run_id, rater=rater_name(request), verdict=verdict, corrected_answer=corrected)
     if record.status == "abstained":
-        label = "👍 right to abstain" if verdict == "correct" else "👎 should have answered"
+        label = "right to abstain" if verdict == "correct" else "should have answered"
     else:
-        label = "👍 correct" if verdict == "correct" else "👎 incorrect"
+        label = "correct" if verdict == "correct" else "incorrect"
     extra = f", corrected answer: {render.md_escape(corrected)}" if corrected else ""
     learned = web_handbook.feedback(maestro, run_id)
     return f"Saved: {label}{extra} (rated as {render.md_escape(rater_name(request))}).{learned}"
+
+
+def turn_line(maestro: Maestro, run_id: str) -> str:
+    """Which turn of its conversation a run is, and how many of its tool calls reused stored outputs."""
+    conversation = team.conversation_of(maestro.store, run_id) if run_id else None
+    record = maestro.store.get_run(run_id) if conversation else None
+    if record is None or conversation is None:
+        return ""
+    turn = team.conversation_runs(maestro.store, conversation).index(run_id) + 1
+    calls = [c for s in record.steps for c in s.tool_calls]
+    reused = sum(bool(c.reused) for c in calls)
+    cache = f" · {reused} of {len(calls)} tool calls reused stored outputs" if turn > 1 and calls else ""
+    return (f"<sub>Turn {turn} of conversation {conversation[:8]} · ask again about this image to follow up, or "
+            f"New conversation{cache}</sub>")
 
 
 def outcome_line(maestro: Maestro, run_id: str) -> str:
@@ -182,34 +214,44 @@ def outcome_line(maestro: Maestro, run_id: str) -> str:
     record = maestro.store.get_run(run_id) if run_id else None
     if record is None:
         return ""
-    meaning = (" Rate it: 👍 = right to abstain, 👎 = it should have answered (type that answer below)."
+    meaning = (" Rate it: Correct = right to abstain, Incorrect = it should have answered (type that answer below)."
                if record.status == "abstained" else "")
     return render.outcome_text(record) + meaning
 
 
 def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
-    """The Ask tab's components and events (call inside a ``gr.Tab``)."""
-    with gr.Row():
-        with gr.Column(scale=2, min_width=300):
+    """The Ask tab's components and events (call inside a ``gr.Tab``). On a narrow screen the two columns stack
+    with the answer first and the examples last (``ui.web_assets``: ``#ask-row``)."""
+    history = build_history(maestro)
+    conversation = gr.State(None)  # {"id", "image_id"} of the conversation a next question continues
+    with gr.Row(elem_id="ask-row"):
+        with gr.Column(scale=2, min_width=300, elem_id="ask-left"):
             image = gr.Image(label="Image (upload, paste or drop)", type="filepath", sources=["upload", "clipboard"],
                              height=320, elem_id="ask-image")
             upload_note = gr.Markdown(elem_id="ask-upload-note")
             question = gr.Textbox(label="Question", placeholder="What is written on the sign? (Enter asks, "
                                   "Shift+Enter adds a line)", lines=1, max_lines=6, elem_id="ask-question")
-            with gr.Row():
+            with gr.Row(elem_id="ask-buttons"):
                 ask = gr.Button("Ask", variant="primary", elem_id="ask-button", scale=3)
-                stop = gr.Button("⏹ Stop", variant="stop", elem_id="ask-stop", interactive=False, scale=1)
+                stop = gr.Button("Stop", variant="stop", elem_id="ask-stop", interactive=False, scale=1,
+                                 elem_classes=["mae-icon-stop"])
             if rows := examples():
-                gr.Examples(rows, inputs=[image, question], label="Examples (click one)", examples_per_page=10)
-        with gr.Column(scale=3, min_width=400):
+                with gr.Column(elem_id="ask-examples"):
+                    gr.Examples(rows, inputs=[image, question], label="Examples (click one)", examples_per_page=10)
+        with gr.Column(scale=3, min_width=300, elem_id="ask-right"):
             answer = gr.Markdown(elem_id="ask-answer")
+            turn_note = gr.Markdown(elem_id="ask-turn")
             chat = gr.Chatbot(label="Run", height=620, elem_id="ask-chat", feedback_options=None,
                               buttons=["copy"], group_consecutive_messages=False)
-            run_id = gr.Textbox(label="Run id", interactive=False, elem_id="ask-run-id", max_lines=1)
+            with gr.Row(elem_id="ask-run-row", equal_height=True):
+                run_id = gr.Textbox(label="Run id", interactive=False, elem_id="ask-run-id", max_lines=1, scale=4)
+                clear = gr.Button("Clear view", size="sm", scale=1, elem_id="ask-clear",
+                                  elem_classes=["mae-icon-clear"])
+                new_conversation = gr.Button("New conversation", size="sm", scale=1, elem_id="ask-new")
             with gr.Row(elem_id="ask-rating"):
-                up = gr.Button("👍 Correct", elem_id="ask-thumbs-up", size="sm")
-                down = gr.Button("👎 Incorrect", elem_id="ask-thumbs-down", size="sm")
-            corrected = gr.Textbox(label="Correct answer (optional, saved with 👎; for an abstention: the answer it "
+                up = gr.Button("Correct", elem_id="ask-thumbs-up", size="sm", elem_classes=["mae-icon-up"])
+                down = gr.Button("Incorrect", elem_id="ask-thumbs-down", size="sm", elem_classes=["mae-icon-down"])
+            corrected = gr.Textbox(label="Correct answer (optional, saved with Incorrect; for an abstention: the answer it "
                                          "should have given)", max_lines=2, elem_id="ask-corrected")
             feedback = gr.Markdown(elem_id="ask-feedback")
     evidence = EvidencePanel("ask", image_file(maestro)).build()
@@ -218,50 +260,75 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
         if payload is None:  # cleared (by us after a refusal, or by the person): the warning stays until a good one
             return gr.skip(), gr.skip()
         path, problem = checked_image(payload)
-        return (gr.skip(), "") if path else (None, f"⚠️ {render.md_escape(problem)}")
+        return (gr.skip(), "") if path else (None, f"**Refused:** {render.md_escape(problem)}")
 
     image.change(on_image, image, [image, upload_note], preprocess=False, queue=False, api_name=False)
 
     def start(request: gr.Request) -> tuple[Any, ...]:
         if _session(request) in _IN_FLIGHT:  # a second Enter while a run goes: leave everything as it is
             return (gr.skip(),) * 5
-        return (gr.Button(interactive=False), gr.Button(interactive=True), "⏳ **Working…**", "", "")
+        return (gr.Button(interactive=False), gr.Button(interactive=True), "**Working…**", "", "")
 
-    def run(payload: Any, text: str, request: gr.Request) -> Iterator[tuple[list[gr.ChatMessage], str, str]]:
+    def run(payload: Any, text: str, conv: dict[str, str] | None,
+            request: gr.Request) -> Iterator[tuple[Any, ...]]:
         session = _session(request)
         if session in _IN_FLIGHT:
-            yield gr.skip(), gr.skip(), gr.skip()
+            yield gr.skip(), gr.skip(), gr.skip(), gr.skip()
             return
         path, problem = checked_image(payload)
-        if problem:
-            yield [render.error_message(problem)], "", ""
+        if problem or not path or not (text or "").strip():
+            for history, rid in ask_stream(maestro, None if problem else path, text):
+                yield ([render.error_message(problem)] if problem else history), rid, "", gr.skip()
             return
+        turn = next_turn(maestro, path, conv)
         cancel = _IN_FLIGHT[session] = threading.Event()
         try:
-            for history, rid in ask_stream(maestro, path, text, cancel):
-                yield history, rid, ""
+            for history, rid in ask_stream(maestro, path, text, cancel, turn, rater_name(request)):
+                record_image = maestro.store.get_run(rid).image_id if rid else ""
+                yield history, rid, "", ({"id": turn.conversation_id, "image_id": record_image} if rid
+                                         else gr.skip())
         finally:
             _IN_FLIGHT.pop(session, None)
 
     def finish(rid: str, request: gr.Request) -> tuple[Any, ...]:
         if _session(request) in _IN_FLIGHT:
-            return (gr.skip(),) * 3 + (gr.skip(),) * len(evidence.outputs)
+            return (gr.skip(),) * 5 + (gr.skip(),) * len(evidence.outputs)
         record = maestro.store.get_run(rid) if rid else None
         return (gr.Button(interactive=True), gr.Button(interactive=False), outcome_line(maestro, rid),
+                turn_line(maestro, rid), gr.Radio(choices=history_choices(maestro, rater_name(request))),
                 *evidence.values(record))
 
     started = gr.on([ask.click, question.submit], start, None, [ask, stop, answer, corrected, feedback],
                     concurrency_limit=None, api_name=False)
-    running = started.then(run, [image, question], [chat, run_id, feedback], api_name="ask", preprocess=False,
-                           concurrency_id=ASK_GROUP, concurrency_limit=ASK_CONCURRENCY)
-    running.then(finish, run_id, [ask, stop, answer, *evidence.outputs], concurrency_limit=None, api_name=False)
+    running = started.then(run, [image, question, conversation], [chat, run_id, feedback, conversation],
+                           api_name="ask", preprocess=False, concurrency_id=ASK_GROUP,
+                           concurrency_limit=ASK_CONCURRENCY)
+    running.then(finish, run_id, [ask, stop, answer, turn_note, history["list"], *evidence.outputs],
+                 concurrency_limit=None, api_name=False).then(None, None, None, js=SHOW_ANSWER_JS)
+
+    cleared = ([], "", "", "", "", *evidence.values(None))
+    view = [chat, run_id, answer, turn_note, feedback, *evidence.outputs]
+    clear.click(lambda: cleared, None, view, concurrency_limit=None, api_name=False)
+    gr.on([new_conversation.click, history["new"].click], lambda: (None, *cleared), None, [conversation, *view],
+          concurrency_limit=None, api_name=False)
+
+    def pick(conversation_id: str | None) -> tuple[Any, ...]:
+        path, messages, rid, state = open_conversation(maestro, conversation_id or "")
+        if state is None:
+            return (gr.skip(),) * (3 + len(view))
+        record = maestro.store.get_run(rid)
+        return (path, state, messages, rid, outcome_line(maestro, rid), turn_line(maestro, rid), "",
+                *evidence.values(record))
+
+    history["list"].input(pick, history["list"], [image, conversation, *view], concurrency_limit=None,
+                          api_name=False)
 
     def halt(request: gr.Request) -> str:
         cancel = _IN_FLIGHT.get(_session(request))
         if cancel is None:
             return gr.skip()
         cancel.set()
-        return "⏹ **Stopping…** the step in flight finishes first, then the run is stored as cancelled."
+        return "**Stopping…** the step in flight finishes first, then the run is stored as cancelled."
 
     stop.click(halt, None, answer, concurrency_limit=None, api_name=False)
 
@@ -273,7 +340,20 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
     up.click(thumbs("correct"), [run_id, corrected], feedback, api_name="rate_correct", concurrency_limit=None)
     down.click(thumbs("incorrect"), [run_id, corrected], feedback, api_name="rate_incorrect",
                concurrency_limit=None)
-    return {"image": image, "question": question}
+    return {"image": image, "question": question, "history": history["list"],
+            "history_choices": lambda request: gr.Radio(choices=history_choices(maestro, rater_name(request)))}
+
+
+# On a phone the answer sits first, above the image and the question; once a run ends, bring it into view if the
+# page was scrolled past it (asking scrolls down to the Ask button).
+SHOW_ANSWER_JS = """
+() => {
+  const answer = document.querySelector('#ask-answer');
+  if (window.innerWidth <= 700 && answer && answer.getBoundingClientRect().top < 0) {
+    answer.scrollIntoView({block: 'start'});
+  }
+}
+"""
 
 
 def _session(request: gr.Request | None) -> str:

@@ -88,7 +88,7 @@ def compare(maestro: Maestro, run_a: str, run_b: str) -> tuple[str, str]:
     try:
         a, b = find_run(maestro.store, run_a), find_run(maestro.store, run_b)
     except KeyError as exc:
-        return f"⚠️ {html.escape(str(exc.args[0] if exc.args else exc))}", ""
+        return f"Error: {html.escape(str(exc.args[0] if exc.args else exc))}", ""
     diff = diff_runs(a, b)
     verdict = "**Identical apart from timings.**" if diff.identical else \
         f"**Differs:** {html.escape(diff.headline())}."
@@ -227,12 +227,12 @@ class RerunPanel:
         unchanged = (gr.skip(),) * 5
         chosen = next((c for c in self.choices if c.label == label), None)
         if chosen is None or mode not in TOOLS_MODES:
-            return ("⚠️ Choose one of the listed registries and a tools mode.", *unchanged)
+            return ("Error: Choose one of the listed registries and a tools mode.", *unchanged)
         try:
             source = find_run(self.maestro.store, source_id)
             result = rerun(self.rerunner.app_for(chosen.path), source, tools=tools_mode(mode))
         except (KeyError, ValueError, OSError) as exc:
-            return (f"⚠️ {html.escape(str(exc.args[0] if exc.args else exc))}", *unchanged)
+            return (f"Error: {html.escape(str(exc.args[0] if exc.args else exc))}", *unchanged)
         headline, view = compare(self.maestro, source.id, result.id or "")
         line = (f"Rerun stored as `{result.id}` ({result.status}; {reuse_count(result)}) under "
                 f"{html.escape(chosen.label)}.")

@@ -1,6 +1,10 @@
 """The evidence viewer shown under a run (Ask, Replay, Rate): every tool's image at a readable size, zoomable, with
 the boxes' coordinates in a table, and a waterfall of the steps and tool calls with their durations.
 
+Evidence first: the boxes whose text the answer contains (``answer_boxes``) come first in the table, marked and
+highlighted, and the gallery starts with the answer's evidence: the image cropped to those boxes (with a
+margin), enlarged when small. One line says what the run's confidence means (a calibrated probability).
+
 ``EvidencePanel.build()`` lays the components out (call inside a tab); ``panel.values(run)`` gives their values
 for a stored run (``storage.RunRecord``) and ``panel.outputs`` the components to send them to. The functions
 below it are plain (run in, data out) so they can be tested without a page.
@@ -9,18 +13,26 @@ below it are plain (run in, data out) so they can be tested without a page.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import gradio as gr
+from PIL import Image
 
 from ui.render import ImageFile, ms
 
 if TYPE_CHECKING:
     from storage import RunRecord
 
-BOX_HEADERS = ["step", "tool", "label", "x0", "y0", "x1", "y1", "score"]
+BOX_HEADERS = ["evidence", "step", "tool", "label", "x0", "y0", "x1", "y1", "score"]
+#: The answer's crop shows at least this many pixels across (small boxes are enlarged to it).
+CROP_MIN_PX = 480
+CONFIDENCE_NOTE = ("**Confidence {value:.2f}** is a calibrated probability that the answer is right: of answers "
+                   "given with about this confidence, about {percent:.0f} in 100 were right on held-out checks. "
+                   "It is not the tools' box scores in the table.")
+_WORD = re.compile(r"[a-z0-9]+")
 #: Keys whose value names what a box holds, in order of preference.
 _LABEL_KEYS = ("text", "label", "kind", "name", "target")
 
@@ -68,15 +80,82 @@ def _boxes(data: Any) -> list[tuple[str, list[float], Any]]:
     return found
 
 
+def _words(text: str | None) -> str:
+    return " ".join(_WORD.findall((text or "").lower()))
+
+
+def _supports(label: str, answer: str) -> bool:
+    """Whether a box's text is part of the answer (or the answer part of it), compared word by word."""
+    label_words = _words(label)
+    return bool(label_words and answer) and (f" {label_words} " in f" {answer} " or f" {answer} " in f" {label_words} ")
+
+
+def all_boxes(run: RunRecord) -> list[tuple[int, str, str, list[float], Any]]:
+    """(step index, tool, label, box, score) for every box a tool reported, in step order."""
+    return [(step.index, call.tool, label, box, score) for step in run.steps for call in step.tool_calls
+            for label, box, score in _boxes(call.data)]
+
+
+def answer_boxes(run: RunRecord) -> list[tuple[str, list[float]]]:
+    """(label, box) of the boxes whose text the run's answer contains: the answer's evidence."""
+    answer = _words(run.answer)
+    found = [(label, box) for _, _, label, box, _ in all_boxes(run) if _supports(label, answer)]
+    return list({(label, tuple(box)): (label, box) for label, box in found}.values())
+
+
 def box_rows(run: RunRecord) -> list[list[Any]]:
-    """One row per box a tool reported: step, tool, label and the box in original-image pixels."""
-    rows = []
-    for step in run.steps:
-        for call in step.tool_calls:
-            for label, (x0, y0, x1, y1), score in _boxes(call.data):
-                rows.append([step.index + 1, call.tool, label, round(x0), round(y0), round(x1), round(y1),
-                             "" if score is None else f"{float(score):.2f}"])
-    return rows
+    """One row per box a tool reported: step, tool, label and the box in original-image pixels; the answer's
+    boxes first, marked ``answer``."""
+    answer = _words(run.answer)
+    rows = [["answer" if _supports(label, answer) else "", index + 1, tool, label, round(x0), round(y0), round(x1),
+             round(y1), "" if score is None else f"{float(score):.2f}"]
+            for index, tool, label, (x0, y0, x1, y1), score in all_boxes(run)]
+    return sorted(rows, key=lambda row: row[0] != "answer")  # stable: step order within each group
+
+
+def box_table(run: RunRecord) -> Any:
+    """``box_rows`` as a styled table: the answer's rows highlighted."""
+    import pandas as pd  # imported on first use: pandas takes a while to load
+
+    frame = pd.DataFrame(box_rows(run), columns=BOX_HEADERS)
+    if frame.empty:
+        return frame
+
+    def paint(row: Any) -> list[str]:
+        return ["background-color: #fff3c4; font-weight: 600" if row["evidence"] == "answer" else ""] * len(row)
+
+    return frame.style.apply(paint, axis=1)
+
+
+def answer_crop(run: RunRecord, image_file: ImageFile) -> tuple[Image.Image, str] | None:
+    """The run's image cropped to the answer's boxes (a margin around their union), enlarged when small."""
+    found = answer_boxes(run)
+    path = image_file(run.image_id) if found else None
+    if path is None:
+        return None
+    with Image.open(path) as opened:
+        image = opened.convert("RGB")
+    x0 = min(b[0] for _, b in found)
+    y0 = min(b[1] for _, b in found)
+    x1 = max(b[2] for _, b in found)
+    y1 = max(b[3] for _, b in found)
+    margin = max(12.0, 0.15 * max(x1 - x0, y1 - y0))
+    box = (max(0, int(x0 - margin)), max(0, int(y0 - margin)), min(image.width, int(x1 + margin) + 1),
+           min(image.height, int(y1 + margin) + 1))
+    if box[2] <= box[0] or box[3] <= box[1]:
+        return None
+    crop = image.crop(box)
+    if crop.width < CROP_MIN_PX:
+        scale = CROP_MIN_PX / crop.width
+        crop = crop.resize((CROP_MIN_PX, max(1, round(crop.height * scale))), Image.Resampling.LANCZOS)
+    labels = ", ".join(label for label, _ in found[:3])
+    return crop, f"The answer's evidence · {labels[:160]} · pixels {box[0]}-{box[2]} x {box[1]}-{box[3]}"
+
+
+def confidence_line(run: RunRecord) -> str:
+    if run.confidence is None or run.status != "done":
+        return ""
+    return CONFIDENCE_NOTE.format(value=run.confidence, percent=100 * run.confidence)
 
 
 @dataclass
@@ -146,16 +225,21 @@ class EvidencePanel:
 
     def build(self) -> EvidencePanel:
         with gr.Accordion("Evidence and timeline", open=True, elem_id=f"{self.prefix}-evidence"):
+            confidence = gr.Markdown(elem_id=f"{self.prefix}-confidence")
             gallery = gr.Gallery(label="Tool images (click one to enlarge; full screen to zoom)", columns=2,
                                  height=520, object_fit="contain", allow_preview=True, preview=False,
                                  elem_id=f"{self.prefix}-gallery", buttons=["fullscreen", "download"])
             boxes = gr.Dataframe(headers=BOX_HEADERS, type="array", interactive=False, label="Boxes (pixels)",
                                  elem_id=f"{self.prefix}-boxes", max_height=260)
             timeline = gr.HTML(elem_id=f"{self.prefix}-timeline", label="Timeline")
-        self.outputs = [gallery, boxes, timeline]
+        self.outputs = [confidence, gallery, boxes, timeline]
         return self
 
     def values(self, run: RunRecord | None) -> list[Any]:
         if run is None:
-            return [[], [], ""]
-        return [evidence_items(run, self.image_file), box_rows(run), timeline_html(run)]
+            return ["", [], [], ""]
+        # The answer's evidence leads the gallery. Not opened as a preview: Gradio focuses the previewed
+        # thumbnail, which would scroll the page away from the form and take the focus from the verdict.
+        crop = answer_crop(run, self.image_file)
+        items = [*([crop] if crop is not None else []), *evidence_items(run, self.image_file)]
+        return [confidence_line(run), items, box_table(run), timeline_html(run)]

@@ -63,15 +63,15 @@ def run_export(maestro: Maestro, formats: list[str] | None, since: str | None, u
     """Export with the form's filters: (summary text, file listing, files to offer: the zip first)."""
     chosen = [f for f in (formats or []) if f in FORMATS]
     if not chosen:
-        return "⚠️ Pick at least one format.", [], None
+        return "Error: Pick at least one format.", [], None
     try:
         manifest = export_app(maestro, None, formats=chosen, since=_pick(since), until=_pick(until),
                               rating=_pick(rating), skill=_pick(skill), model=_pick(model), dataset=_pick(dataset))
     except (ValueError, RuntimeError) as exc:  # bad filters, or a missing parquet writer: the person can act on it
-        return f"⚠️ {exc}", [], None
+        return f"Error: {exc}", [], None
     except Exception as exc:  # never a stack trace in the page
         log.exception("export failed")
-        return f"⚠️ The export failed: {type(exc).__name__}: {exc}", [], None
+        return f"Error: The export failed: {type(exc).__name__}: {exc}", [], None
     folder = Path(manifest.out_dir)
     archive = shutil.make_archive(str(folder), "zip", root_dir=folder)
     files = [archive] + [str(p) for p in sorted(folder.iterdir()) if p.is_file() and not p.name.startswith(".")]

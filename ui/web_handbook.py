@@ -78,7 +78,7 @@ def caption(maestro: Maestro, rows: int) -> str:
     if orchestrator.policy != "router":
         lines.append("The handbook learns from every rating, but only the `router` policy routes by it.")
     if _handbook is None:
-        lines.append("⚠ The handbook module is not installed in this checkout.")
+        lines.append("Note: the handbook module is not installed in this checkout.")
     elif not rows:
         lines.append("The handbook is empty: rate some runs (Ask or Rate tab) or run an evaluation.")
     else:

@@ -19,6 +19,7 @@ the server started.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 from pathlib import Path
@@ -32,14 +33,13 @@ from ui import render, web_handbook
 from ui.access import require_role
 from ui.safe_markdown import markdown_html
 from ui.web_ask import image_file, rater_name
+from ui.web_boxes import parse_boxes
 from ui.web_evidence import EvidencePanel
+from ui.web_rate_form import STEP_MARKS, VERDICTS, RateForm
 
 if TYPE_CHECKING:
     from storage import RunRecord
 
-VERDICTS = ["correct", "incorrect", "partial"]
-#: Marks an annotator can put on a step; stored in the rating's ``step_marks`` as {step index: [marks]}.
-STEP_MARKS = ["good call", "wrong model", "wrong skill", "bad tool output"]
 HISTORY_HEADERS = ["rated at", "rater", "verdict", "question", "answer", "corrected", "comment", "step marks",
                    "run id"]
 HISTORY_SIZE = 50
@@ -84,18 +84,12 @@ def save_guidelines(maestro: Maestro, text: str, request: gr.Request | None = No
     require_role(maestro, request, "admin", "edit the guidelines")
     text = text or ""
     if len(text) > GUIDELINES_LIMIT:
-        return f"⚠️ Not saved: guidelines are at most {GUIDELINES_LIMIT // 1000} kB."
+        return f"Not saved: guidelines are at most {GUIDELINES_LIMIT // 1000} kB."
     path = guidelines_path(maestro)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
     return f"Saved the guidelines ({len(text)} characters) to `{path.name}` in the data directory."
-
-
-def step_choices(record: RunRecord) -> list[tuple[str, str]]:
-    return [(f"Step {s.index + 1} ({s.model}@@{s.skill}): {mark}" if s.kind == "search"
-             else f"Step {s.index + 1} ({s.kind}): {mark}", f"{s.index}:{mark}")
-            for s in record.steps for mark in STEP_MARKS]
 
 
 def header_text(record: RunRecord, note: str = "") -> str:
@@ -113,10 +107,6 @@ def parse_marks(values: list[str] | None) -> dict[str, list[str]]:
         if index.isdigit() and mark in STEP_MARKS:
             marks.setdefault(index, []).append(mark)
     return marks
-
-
-def marks_values(marks: dict[str, list[str]]) -> list[str]:
-    return [f"{index}:{mark}" for index, names in marks.items() for mark in names]
 
 
 def agreement_line(maestro: Maestro, run_id: str) -> str:
@@ -145,13 +135,15 @@ def progress_html(maestro: Maestro, rater: str, dataset: str | None, category: s
                   status: str | None) -> str:
     done, total = maestro.store.rating_progress(rater, dataset=dataset, category=category, status=status)
     share = f" ({done / total:.0%})" if total else ""
-    return (f"<div id='rate-progress-line'><progress value='{done}' max='{max(total, 1)}' style='width:60%'>"
-            f"</progress> <b>{done} of {total} rated</b> by {render.md_escape(rater)}{share}</div>")
+    return (f"<div id='rate-progress-line'><progress value='{done}' max='{max(total, 1)}' style='width:35%'>"
+            f"</progress> <b>{done} of {total} rated</b> by {html.escape(rater)}{share}</div>")
 
 
 def submit_rating(maestro: Maestro, run_id: str, verdict: str | None, corrected: str, marks: list[str] | None,
-                  comment: str, rater: str, step_index: int | None = None, no_correction: bool = False) -> str:
+                  comment: str, rater: str, step_index: int | None = None, no_correction: bool = False,
+                  boxes: str | None = None) -> str:
     """Store the form; returns a line for the page (an explanation instead of an exception on bad input).
+    ``boxes``: the box editor's JSON (box corrections in original pixels).
 
     A run rated incorrect needs its correction, or an explicit "No correction known": an incorrect verdict saved
     without either used to become a negative example with nothing to learn the right answer from."""
@@ -163,8 +155,11 @@ def submit_rating(maestro: Maestro, run_id: str, verdict: str | None, corrected:
     if problem:
         return problem
     before = maestro.store.rating_of(run_id, rater, step_index)
-    maestro.store.add_rating(run_id, rater=rater, verdict=verdict, corrected_answer=corrected, comment=comment,
-                             step_marks=parse_marks(marks), step_index=step_index)
+    try:
+        maestro.store.add_rating(run_id, rater=rater, verdict=verdict, corrected_answer=corrected, comment=comment,
+                                 step_marks=parse_marks(marks), step_index=step_index, boxes=parse_boxes(boxes))
+    except (KeyError, ValueError) as exc:
+        return f"Not saved: {render.md_escape(str(exc.args[0] if exc.args else exc))}"
     learned = web_handbook.feedback(maestro, run_id)
     what = f"step {step_index + 1} of run" if step_index is not None else "run"
     edited = " (your earlier rating was replaced; it stays in the history)" if before is not None else ""
@@ -199,50 +194,40 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
     """The Rate tab's components and events; returns what the tab's select event refreshes."""
     skipped = gr.State([])
     store = maestro.store
-    with gr.Row():
-        dataset = gr.Dropdown([ANY, *store.list_datasets()], value=ANY, label="Evaluation set", scale=1,
-                              elem_id="rate-dataset")
-        category = gr.Dropdown([ANY, *store.list_categories()], value=ANY, label="Category", scale=1,
-                               elem_id="rate-category")
-        status = gr.Dropdown(STATUS_CHOICES, value=ANY, label="Status", scale=1, elem_id="rate-status")
-        verdict_filter = gr.Dropdown(VERDICT_CHOICES, value=ANY, label="Others' verdict", scale=1,
-                                     elem_id="rate-verdict-filter")
-        order = gr.Radio(["oldest", "random"], value="oldest", label="Queue order", scale=1)
-    progress = gr.HTML(elem_id="rate-progress")
-    with gr.Row():
-        next_button = gr.Button("Next unrated (N)", variant="primary", elem_id="rate-next", scale=2)
-        skip_button = gr.Button("Skip (S)", elem_id="rate-skip", scale=1)
-        undo_button = gr.Button("Undo my last rating (U)", elem_id="rate-undo", scale=1)
-    gr.Markdown("Keys: **N** next · **1** correct · **2** incorrect · **3** partial · **C** type the corrected "
-                "answer · **Ctrl+Enter** save · **S** skip · **U** undo", elem_id="rate-keys")
-    with gr.Accordion("Guidelines", open=False, elem_id="rate-guidelines"):
-        # Callables: evaluated on every page load, so a reload shows what is in the file now.
-        guidelines = gr.HTML(lambda: guidelines_html(maestro), elem_id="rate-guidelines-text")
-        with gr.Accordion("Edit the guidelines (admins)", open=False, visible=False,
-                          elem_id="rate-guidelines-edit") as guidelines_edit:
-            guidelines_editor = gr.Textbox(lambda: read_guidelines(maestro), lines=10, max_lines=30,
-                                           show_label=False, elem_id="rate-guidelines-editor")
-            guidelines_save = gr.Button("Save guidelines", size="sm", elem_id="rate-guidelines-save")
-            guidelines_note = gr.Markdown()
-    header = gr.Markdown("Press **Next unrated** (or N) to load a run.", elem_id="rate-header")
-    current = gr.Textbox(label="Run being rated", interactive=False, max_lines=1, elem_id="rate-run-id")
-    with gr.Row():
-        with gr.Column(scale=3):
-            chat = gr.Chatbot(label="Run to rate", height=520, elem_id="rate-chat", feedback_options=None,
-                              group_consecutive_messages=False)
-        with gr.Column(scale=2):
-            verdict = gr.Radio(VERDICTS, label="Verdict (1 / 2 / 3)", elem_id="rate-verdict")
-            corrected = gr.Textbox(label="Corrected answer", max_lines=3, elem_id="rate-corrected")
-            no_correction = gr.Checkbox(label="No correction known (incorrect, but the right answer is unknown)",
-                                        elem_id="rate-no-correction")
-            marks = gr.CheckboxGroup([], label="Step marks", elem_id="rate-marks")
-            comment = gr.Textbox(label="Comment", lines=2, elem_id="rate-comment")
-            save = gr.Button("Save rating (Ctrl+Enter)", variant="primary", elem_id="rate-submit")
-            saved = gr.Markdown(elem_id="rate-saved")
-            with gr.Accordion("Rate one step", open=False, elem_id="rate-step-panel"):
-                step_pick = gr.Dropdown([], label="Step", elem_id="rate-step")
-                step_verdict = gr.Radio(VERDICTS, label="Step verdict", elem_id="rate-step-verdict")
-                step_save = gr.Button("Save step rating", size="sm", elem_id="rate-step-save")
+    with gr.Row(elem_id="rate-top", equal_height=True):
+        next_button = gr.Button("Next unrated (N)", variant="primary", elem_id="rate-next", scale=2, size="sm")
+        skip_button = gr.Button("Skip (S)", elem_id="rate-skip", scale=1, size="sm")
+        undo_button = gr.Button("Undo my last (U)", elem_id="rate-undo", scale=1, size="sm")
+        progress = gr.HTML(elem_id="rate-progress", scale=3)
+    with gr.Row(elem_id="rate-panels"):
+        with gr.Accordion("Queue filters", open=False, elem_id="rate-filters"), gr.Row():
+            dataset = gr.Dropdown([ANY, *store.list_datasets()], value=ANY, label="Evaluation set",
+                                  elem_id="rate-dataset")
+            category = gr.Dropdown([ANY, *store.list_categories()], value=ANY, label="Category",
+                                   elem_id="rate-category")
+            status = gr.Dropdown(STATUS_CHOICES, value=ANY, label="Status", elem_id="rate-status")
+            verdict_filter = gr.Dropdown(VERDICT_CHOICES, value=ANY, label="Others' verdict",
+                                         elem_id="rate-verdict-filter")
+            order = gr.Radio(["oldest", "random"], value="oldest", label="Queue order")
+        with gr.Accordion("Guidelines", open=False, elem_id="rate-guidelines"):
+            # Callables: evaluated on every page load, so a reload shows what is in the file now.
+            guidelines = gr.HTML(lambda: guidelines_html(maestro), elem_id="rate-guidelines-text")
+            with gr.Accordion("Edit the guidelines (admins)", open=False, visible=False,
+                              elem_id="rate-guidelines-edit") as guidelines_edit:
+                guidelines_editor = gr.Textbox(lambda: read_guidelines(maestro), lines=10, max_lines=30,
+                                               show_label=False, elem_id="rate-guidelines-editor")
+                guidelines_save = gr.Button("Save guidelines", size="sm", elem_id="rate-guidelines-save")
+                guidelines_note = gr.Markdown()
+    gr.Markdown("Keys: **N** next · **1** correct · **2** incorrect · **3** partial · **C** corrected answer · "
+                "**Ctrl+Enter** save · **S** skip · **U** undo · **[ ]** step · **G M K B** step marks",
+                elem_id="rate-keys")
+    with gr.Row(elem_id="rate-main"):
+        with gr.Column(scale=3, min_width=320):
+            header = gr.Markdown("Press **Next unrated** (or N) to load a run.", elem_id="rate-header")
+            chat = gr.Chatbot(label="Run to rate", height=460, elem_id="rate-chat", feedback_options=None,
+                              group_consecutive_messages=False, autoscroll=False)
+        with gr.Column(scale=2, min_width=300, elem_id="rate-form"):
+            rate_form = RateForm(maestro).build()
     evidence = EvidencePanel("rate", image_file(maestro)).build()
     agreement = gr.Markdown(elem_id="rate-agreement")
     gr.Markdown("### History of ratings")
@@ -251,24 +236,21 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
                            elem_id="rate-history", max_height=400,
                            column_widths=["12%", "8%", "8%", "20%", "12%", "12%", "12%", "8%", "8%"])
 
+    current, saved = rate_form.current, rate_form.saved
     filters = [dataset, category, status, verdict_filter]
-    form = [current, chat, header, marks, verdict, corrected, comment, step_pick, no_correction, *evidence.outputs]
+    # The API's order (``/rate_next``, ``/rate_save``): run id, chat, header, the form, the evidence, the boxes.
+    form = [current, chat, header, *rate_form.outputs[1:7], *evidence.outputs, *rate_form.outputs[7:]]
 
     def form_for(run_id: str, rater: str, note: str = "") -> tuple[Any, ...]:
         """The form showing ``run_id`` with ``rater``'s own rating filled in (empty when they have none)."""
         record = store.get_run(run_id) if run_id else None
+        mine = store.rating_of(run_id, rater) if record is not None else None
+        values = rate_form.values(record, mine)
         if record is None:
-            return ("", [], note or "The run was not found.", gr.CheckboxGroup(choices=[], value=[]),
-                    gr.Radio(value=None), "", "", gr.Dropdown(choices=[], value=None), False,
-                    *evidence.values(None))
-        mine = store.rating_of(run_id, rater)
-        choices = step_choices(record)
-        steps = [(f"Step {s.index + 1} ({s.kind})", s.index) for s in record.steps]
-        return (record.id, render.render_run(record, image_file(maestro)), header_text(record, note),
-                gr.CheckboxGroup(choices=choices, value=marks_values(mine.step_marks) if mine else []),
-                gr.Radio(value=mine.verdict if mine else None), (mine.corrected_answer or "") if mine else "",
-                (mine.comment or "") if mine else "", gr.Dropdown(choices=steps, value=None),
-                bool(mine and mine.verdict == "incorrect" and not mine.corrected_answer), *evidence.values(record))
+            return (values[0], [], note or "The run was not found.", *values[1:7], *evidence.values(None),
+                    *values[7:])
+        return (values[0], render.render_run(record, image_file(maestro)), header_text(record, note), *values[1:7],
+                *evidence.values(record), *values[7:])
 
     def next_form(rater: str, values: tuple[Any, ...], order_value: str, skip_list: list[str]) -> tuple[Any, ...]:
         ds, cat, st, vf = (_pick(v) for v in values)
@@ -277,7 +259,7 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
         bar = progress_html(maestro, rater, ds, cat, st)
         if not queue:
             note = " (some were skipped this session)" if skip_list else ""
-            return (*form_for("", rater, f"🎉 Nothing left to rate{note}."), bar)
+            return (*form_for("", rater, f"Nothing left to rate{note}."), bar)
         return (*form_for(queue[0].id, rater), bar)
 
     def load(ds: str, cat: str, st: str, vf: str, order_value: str, skip_list: list[str],
@@ -312,17 +294,18 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
     refresh_outputs = [*side_outputs, progress, dataset, category, guidelines, guidelines_editor]
 
     def save_form(rid: str, verdict_value: str | None, corrected_value: str, mark_values: list[str] | None,
-                  comment_value: str, ds: str, cat: str, st: str, vf: str, order_value: str, skip_list: list[str],
-                  unknown: bool, request: gr.Request) -> tuple[Any, ...]:
+                  comment_value: str, ds: str, cat: str, st: str, vf: str, order_value: str,
+                  skip_list: list[str], unknown: bool, boxes_value: str, request: gr.Request) -> tuple[Any, ...]:
         rater = rater_name(request)
         line = submit_rating(maestro, rid, verdict_value, corrected_value, mark_values, comment_value, rater,
-                             no_correction=bool(unknown))
+                             no_correction=bool(unknown), boxes=boxes_value)
         if not line.startswith("Saved"):
             return (line, *[gr.skip()] * (len(form) + 1 + len(side_outputs)))
         return (line, *next_form(rater, (ds, cat, st, vf), order_value, skip_list), *side())
 
-    save_inputs = [current, verdict, corrected, marks, comment, *filters, order, skipped, no_correction]
-    save.click(save_form, save_inputs, [saved, *form, progress, *side_outputs], concurrency_limit=None,
+    # Optional last: "No correction known", then the boxes.
+    save_inputs = [*rate_form.inputs, *filters, order, skipped, rate_form.no_correction, rate_form.boxes]
+    rate_form.save.click(save_form, save_inputs, [saved, *form, progress, *side_outputs], concurrency_limit=None,
                api_name="rate_save").then(None, None, None, js=FOCUS_VERDICT_JS)
 
     def undo(ds: str, cat: str, st: str, vf: str, request: gr.Request) -> tuple[Any, ...]:
@@ -345,7 +328,7 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
             return "Pick a step first."
         return submit_rating(maestro, rid, value, "", [], "", rater_name(request), step_index=int(index))
 
-    step_save.click(save_step, [current, step_pick, step_verdict], saved, concurrency_limit=None, api_name=False)
+    rate_form.step_save.click(save_step, [current, rate_form.step_pick, rate_form.step_verdict], saved, concurrency_limit=None, api_name=False)
 
     def open_from_history(event: gr.SelectData, request: gr.Request) -> tuple[Any, ...]:
         row = event.row_value or []

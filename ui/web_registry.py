@@ -42,7 +42,7 @@ def _where(spec: ExpertSpec) -> str:
 def health_of(maestro: Maestro, spec: ExpertSpec) -> tuple[str, str, str]:
     """(reachable, latency, detail) for one expert, within ``HEALTH_TIMEOUT_S``."""
     if spec.backend == "tools":
-        return "✅ yes", "0 ms", "vision tools run in-process"
+        return "yes", "0 ms", "vision tools run in-process"
     loaded = spec.name in getattr(maestro.registry, "_instances", {})
     if spec.backend == "transformers" and not loaded:
         return "– not loaded", "-", "in-process model: loads on first use"
@@ -58,10 +58,10 @@ def health_of(maestro: Maestro, spec: ExpertSpec) -> tuple[str, str, str]:
     try:
         ok, latency, detail = _pool.submit(check).result(timeout=HEALTH_TIMEOUT_S)
     except FutureTimeout:
-        return "❌ no", f"> {HEALTH_TIMEOUT_S:.0f} s", f"no answer within {HEALTH_TIMEOUT_S:.0f} s"
+        return "no", f"> {HEALTH_TIMEOUT_S:.0f} s", f"no answer within {HEALTH_TIMEOUT_S:.0f} s"
     except Exception as exc:  # a broken entry is a row on the page, not a crash
-        return "❌ no", "-", f"{type(exc).__name__}: {exc}"
-    return ("✅ yes" if ok else "❌ no"), f"{latency:.0f} ms", detail
+        return "no", "-", f"{type(exc).__name__}: {exc}"
+    return ("yes" if ok else "no"), f"{latency:.0f} ms", detail
 
 
 def expert_rows(maestro: Maestro, check: bool) -> list[list[str]]:

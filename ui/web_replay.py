@@ -2,7 +2,8 @@
 
 A run opens by clicking its row, by typing its id, or by a deep link ``/?run=<id>`` read when the page loads; the
 page's address then always carries the open run (``?run=<id>``, so copying it shares the run) and the run is
-scrolled to the top of the window. Rendering goes through ``ui.render.render_run``, the same function the live
+scrolled to the top of the window, its question first. Table rows stay one line high: long questions and answers
+are cut with an ellipsis, the full text shows on hover. Rendering goes through ``ui.render.render_run``, the same function the live
 Ask tab uses, followed by the evidence viewer (``ui.web_evidence``).
 
 Later controls plug in through ``REPLAY_CONTROLS``: each builder is called inside the row under the run id with
@@ -115,7 +116,8 @@ def open_run(maestro: Maestro, run_id: str) -> tuple[list[gr.ChatMessage], str]:
 
 def info_text(record: RunRecord) -> str:
     """The line above a replayed run: id, status, link, and every live rating with the annotators' agreement."""
-    lines = [f"**Run** `{record.id}` · **{record.status}** · {record.created_at:%Y-%m-%d %H:%M:%S} · policy "
+    lines = [f"**Question:** {render.plain_text(record.question)}  ",
+             f"**Run** `{record.id}` · **{record.status}** · {record.created_at:%Y-%m-%d %H:%M:%S} · policy "
              f"{render.md_escape(record.policy)} · registry `{record.registry_hash}` · [link](?run={record.id})"]
     for rating in record.ratings:
         corrected = f" · corrected: {render.md_escape(rating.corrected_answer)}" if rating.corrected_answer else ""
@@ -148,7 +150,8 @@ def build_replay_tab(maestro: Maestro) -> dict[str, Any]:
         following = gr.Button("Next ▶", size="sm")
         page = gr.Number(value=1, label="Page", precision=0, minimum=1, min_width=80)
         caption = gr.Markdown(elem_id="replay-caption")
-    table = gr.Dataframe(headers=HEADERS, datatype="str", type="array", interactive=False, wrap=True,
+    # One line per row (``ui.web_assets``: cut with an ellipsis, the full text in each cell's hover title).
+    table = gr.Dataframe(headers=HEADERS, datatype="str", type="array", interactive=False, wrap=False,
                          elem_id="replay-table", max_height=420, column_widths=["11%", "7%", "7%", "14%", "27%",
                                                                                    "14%", "7%", "13%"])
     gr.Markdown("Click a row to open the run, or paste a run id. The address always carries the open run: "
@@ -158,7 +161,7 @@ def build_replay_tab(maestro: Maestro) -> dict[str, Any]:
         open_button = gr.Button("Open", scale=1, elem_id="replay-open")
     info = gr.Markdown(elem_id="replay-info")
     chat = gr.Chatbot(label="Replay", height=620, elem_id="replay-chat", feedback_options=None,
-                      group_consecutive_messages=False)
+                      group_consecutive_messages=False, autoscroll=False)  # opens at the question
     evidence = EvidencePanel("replay", image_file(maestro)).build()
 
     def show(rid: str) -> tuple[Any, ...]:
