@@ -4,8 +4,8 @@
 answer, boxes, reason); ``ratings`` and ``rating_history`` gain ``boxes`` (box corrections in image pixels);
 ``conversation_turns`` links the runs of a follow-up conversation in Ask.
 
-Revision ID: 0009_team_annotation
-Revises: 0005_rerun (the coordinator chains it after 0006-0008)
+Revision ID: 0008_team_annotation
+Revises: 0007_shared_eval
 Create Date: 2026-11-25
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0009_team_annotation"
-down_revision: str | None = "0005_rerun"
+revision: str = "0008_team_annotation"
+down_revision: str | None = "0007_shared_eval"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -1,7 +1,7 @@
 """Evaluations shared by several workers (claims with a lease), and the version of each tool call's tool.
 
-Revision ID: 0008_shared_eval
-Revises: 0005_rerun (the coordinator chains it after 0007 at merge)
+Revision ID: 0007_shared_eval
+Revises: 0006_trust_calibration
 Create Date: 2026-11-25
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0008_shared_eval"
+revision: str = "0007_shared_eval"
 down_revision: str | None = "0005_rerun"
 branch_labels: str | None = None
 depends_on: str | None = None
