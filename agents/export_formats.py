@@ -179,8 +179,9 @@ def label_row(record: RunRecord, label: Any, source: str) -> dict[str, Any]:
 
 def grounding_row(record: RunRecord, label: Any, image: str, source: str) -> dict[str, Any]:
     """One grounding SFT conversation from a box correction: the question and image in, the answer with its
-    evidence boxes (original pixels, the image as stored) out."""
-    answer = label.corrected_answer or record.answer or ""
+    evidence boxes (original pixels, the image as stored) out. A run labelled incorrect with no corrected answer
+    ("no correction known") teaches the boxes only: its own answer is wrong, so it is never the target's answer."""
+    answer = label.corrected_answer or ("" if label.verdict == "incorrect" else record.answer or "")
     boxes = [{"label": b.get("label") or "", "box": list(b["box"])} for b in label.boxes]
     target = json.dumps({"answer": answer, "boxes": boxes}, ensure_ascii=False)
     return {"id": f"{record.id}-grounding", "run_id": record.id, "source": source, "images": [image],

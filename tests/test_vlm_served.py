@@ -265,7 +265,7 @@ def test_expert_boxes_are_drawn_and_listed_in_the_evidence_viewer(stored: dict[s
     # Replay shows the expert's reasoning apart from its reply, and its boxes in pixels.
     [expert] = [m.content for m in calls if "expert call" in (m.metadata or {}).get("title", "")]
     assert "**Reasoning**" in expert and DECOY in expert and "red circle [200, 150, 400, 300]" in expert
-    assert [1, "expert.boxes", "red circle", *CIRCLE, ""] in rows
+    assert [1, "expert.boxes", "red circle", *CIRCLE, ""] in [row[1:] for row in rows]  # first column: answer's rows
     [(path, caption)] = [(p, c) for p, c in items if "expert.boxes" in c]
     assert caption.startswith("Step 1 · expert.boxes · 1 box ·")
     drawn = Image.open(path).convert("RGB")

@@ -175,6 +175,7 @@ def test_a_box_drawn_moved_and_resized_is_stored_in_original_pixels(data_dir: Pa
         page.keyboard.press("]")  # on to step 2
         page.keyboard.press("b")  # step 2: bad tool output
         expect(page.locator("#rate-marks label.mae-step-chosen").first).to_contain_text("Step 2")
+        page.locator("#rate-no-correction input").check()  # incorrect, the right answer unknown: boxes only
         page.keyboard.press("Control+Enter")
         expect(page.locator("#rate-saved")).to_contain_text("Saved", timeout=20_000)
         rating = maestro.store.rating_of(run, "anonymous")
