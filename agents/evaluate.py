@@ -129,6 +129,8 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
         if result.id and not any(c.reused for c in calls):  # a replay of stored tool outputs teaches nothing new
             record_feedback(maestro.store, result.id, maestro.registry)  # the router's next run sees it at once
         answered = result.status == "done"
+        trust = result.trust or {}
+        candidate = trust.get("candidate")
         return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
                 "status": result.status, "answer": result.answer if answered else None,
                 "reason": None if answered else result.reason, "confidence": result.confidence,
@@ -136,7 +138,12 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
                 "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "pairs": pairs,
                 "skill_expected": item.skill, "tool_calls": len(calls),
                 "reused_tool_calls": sum(1 for c in calls if c.reused), "rerun_of": source.id if source else None,
-                "vote_agreement": (result.vote or {}).get("agreement")}
+                "vote_agreement": (result.vote or {}).get("agreement"),
+                # Every candidate is a labelled example for ``maestro calibrate``, also one withheld.
+                "candidate": candidate, "evidence": trust.get("evidence"),
+                "candidate_correct": None if candidate is None else
+                match_answer(candidate, item.answer, match_kind(item.match)),
+                "calibration": trust.get("calibration")}
 
     pending = [item for item in items if item.id not in finished]
     try:

@@ -9,7 +9,7 @@ in one canonical spelling); runs that ended without an answer do not vote. Ties 
 a vote never depends on thread timing.
 
 The vote's winner is settled again with the vote's agreement as evidence (``agents.outcome.settle(...,
-vote_agreement=)``): 2 of 5 agreeing is weak evidence, and below ``orchestrator.min_confidence`` the call abstains.
+vote_agreement=)``): 2 of 5 agreeing is weak evidence, and below the calibrated threshold the call abstains.
 The sample that carries the winning answer (the first that gave it) is updated in storage with the outcome and the
 vote (``RunRecord.vote``: answers, counts, agreement, run ids), so the CLI, Replay and exports show it.
 
@@ -38,7 +38,7 @@ from PIL import Image
 from agents import budget
 from agents.answers import normalize
 from agents.loop import EventSink
-from agents.outcome import settle
+from agents.outcome import settle_for
 from agents.types import Run
 from skills.answer_form import answer_form
 
@@ -188,16 +188,14 @@ def _voted_run(maestro: Maestro, runs: list[Run], vote: Vote, question: str, exp
     fields["vote"] = vote.as_dict()
     voted = VotedRun(**fields, ballot=vote, samples=runs)
     if vote.winner is not None:
-        spec = maestro.registry.orchestrator
-        neural = frozenset(e.name for e in maestro.registry.experts if e.backend != "tools")
-        outcome = settle(vote.answer, chosen.steps, answer_form(question.strip(), expected_kind),
-                         min_confidence=spec.min_confidence, expert_confidence=spec.expert_confidence,
-                         neural_models=neural, vote_agreement=vote.agreement)
+        outcome = settle_for(maestro.registry, vote.answer, chosen.steps,
+                             answer_form(question.strip(), expected_kind), vote_agreement=vote.agreement)
         voted.status, voted.answer, voted.reason = outcome.status, outcome.answer, outcome.reason
-        voted.confidence, voted.error = outcome.confidence, None
+        voted.confidence, voted.error, voted.trust = outcome.confidence, None, outcome.trust
     if chosen.id:
         maestro.store.finish_run(chosen.id, status=voted.status, answer=voted.answer, latency_ms=chosen.latency_ms,
                                  tokens_in=chosen.tokens_in, tokens_out=chosen.tokens_out, cost=chosen.cost,
                                  error=voted.error, forced_answer=chosen.forced_answer, reason=voted.reason,
-                                 confidence=voted.confidence, answer_form=chosen.answer_form, vote=voted.vote)
+                                 confidence=voted.confidence, answer_form=chosen.answer_form, vote=voted.vote,
+                                 trust=voted.trust)
     return voted

@@ -1,0 +1,182 @@
+"""What supports a run's answer, whatever produced it: the evidence features the calibrator turns into P(correct).
+
+``gather`` looks at the run's search steps and classifies the final answer against what the tools read on the
+same image:
+
+- ``verified``: a tool settled the same answer (up to case, spacing and, for text, OCR noise), or the answer is a
+  span of an OCR reading;
+- ``contradicted``: a tool settled a different answer in the form the question asks, or the text skill read the
+  image and the answer is nowhere in its reading;
+- ``unverifiable``: no tool reading bears on it (a neural expert's or the orchestrator's own words).
+
+A failed call (expert down, timed out, HTTP 5xx, garbage) produced nothing and contributes no evidence. The
+``source`` says whose words the answer is: ``tools``, ``expert:<name>`` or ``orchestrator``. Features beside the
+kind: the tool's raw evidence score (the skills' confidences), the lowest OCR line score under the answer's span,
+the margin between the settled value and its runner-up candidate, how many tool readings agree, the vote share.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from agents.types import Step
+from skills.answer_form import AnswerForm, conform
+
+#: Similarity (difflib ratio on normalised text) from which two readings count as the same text despite OCR noise.
+FUZZY_SAME = 0.85
+#: Forms whose answers are free text (checked against OCR spans); the others are closed (letters, counts…).
+TEXT_FORMS = ("text", "free")
+#: OCR lines read at least this surely count as "the tools read text here" (for a contradiction).
+SURE_LINE = 0.8
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The evidence behind one candidate answer (``answer``), as features for the calibrator."""
+
+    answer: str
+    form: str
+    skill: str | None
+    level2: str | None
+    source: str  # tools | expert:<name> | orchestrator
+    check: str  # verified | contradicted | unverifiable
+    score: float | None  # the tools' raw evidence score for this answer (None: no tool scored it)
+    agreement: int = 0  # tool readings that settled this same answer
+    ocr: float | None = None  # lowest OCR line confidence under the answer's span (None: not found in a reading)
+    margin: float | None = None  # settled candidate's score minus the runner-up's
+    vote: float | None = None  # self-consistency agreement
+    against: str | None = None  # contradicted: what the tools read instead
+
+    def kinds(self) -> list[str]:
+        """The evidence kinds this answer belongs to, finest first: sub-skill, then skill, then form."""
+        head = f"{self.source}|{self.check}|{self.form}"
+        return [f"{head}|{self.skill}|{self.level2}", f"{head}|{self.skill}", head]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Evidence:
+        names = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def gather(fitted: str, steps: Sequence[Step], form: AnswerForm, *, neural_models: frozenset[str] = frozenset(),
+           vote: float | None = None) -> Evidence:
+    """The evidence for ``fitted`` (the answer already in the form the question asks) from ``steps``."""
+    ok = [s for s in steps if s.kind == "search" and s.status != "error"]
+    settled = [(s, conform(form, s.settled_answer)) for s in ok if s.settled_answer is not None]
+    settled = [(s, value) for s, value in settled if value is not None]
+    agreeing = [s for s, value in settled if similarity(value, fitted, form) >= 1.0]
+    base = {"answer": fitted, "form": form.kind, "vote": vote}
+    if agreeing:
+        best = max(agreeing, key=lambda s: s.confidence if s.confidence is not None else -1.0)
+        span = ocr_support(fitted, ok) if form.kind in TEXT_FORMS or form.kind == "number" else None
+        return Evidence(**base, skill=best.skill, level2=best.level2, source="tools", check="verified",
+                        score=best.confidence, agreement=len(agreeing), ocr=span, margin=_margin(best))
+    experts = [s for s in ok if s.model in neural_models]
+    source = f"expert:{experts[-1].model}" if experts else "orchestrator"
+    last = (experts or ok or [None])[-1]
+    skill, level2 = (last.skill, last.level2) if last is not None else (None, None)
+    if settled:
+        near = max(settled, key=lambda pair: similarity(pair[1], fitted, form))
+        closeness = similarity(near[1], fitted, form)
+        if closeness >= FUZZY_SAME:  # the same reading up to OCR noise: supported, scored down by the difference
+            score = None if near[0].confidence is None else near[0].confidence * closeness
+            return Evidence(**base, skill=near[0].skill, level2=near[0].level2, source=source, check="verified",
+                            score=score, agreement=1, ocr=ocr_support(fitted, ok), margin=_margin(near[0]))
+        return Evidence(**base, skill=skill, level2=level2, source=source, check="contradicted", score=None,
+                        against=near[1])
+    lines = list(_ocr_lines(ok))
+    span = ocr_support(fitted, ok) if form.kind in TEXT_FORMS or form.kind == "number" else None
+    if span is not None:
+        return Evidence(**base, skill=skill, level2=level2, source=source, check="verified", score=None, ocr=span)
+    text_read = [text for text, conf in lines if conf >= SURE_LINE and text.strip()]
+    if form.kind in TEXT_FORMS and text_read and any(s.skill == "OCR" for s in ok):
+        reading = " / ".join(text_read)
+        return Evidence(**base, skill=skill, level2=level2, source=source, check="contradicted", score=None,
+                        against=reading if len(reading) <= 120 else reading[:117] + "…")
+    return Evidence(**base, skill=skill, level2=level2, source=source, check="unverifiable", score=None)
+
+
+def plain(text: str | None) -> str:
+    """Text compared up to case, spacing and punctuation."""
+    return " ".join(re.sub(r"[^\w%.]+", " ", (text or "").casefold()).replace(".", " ").split())
+
+
+def similarity(a: str, b: str, form: AnswerForm) -> float:
+    """1.0 for the same answer; for free text, how alike two readings are (OCR noise: one wrong letter)."""
+    x, y = plain(a), plain(b)
+    if x == y:
+        return 1.0
+    if form.kind not in TEXT_FORMS or not x or not y:
+        return 0.0
+    return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio()
+
+
+def ocr_support(answer: str, steps: Sequence[Step]) -> float | None:
+    """The lowest confidence of the OCR lines the answer is read from, when it is a (fuzzy) span of a reading;
+    None when no reading contains it."""
+    target = plain(answer)
+    if not target:
+        return None
+    lines = [(plain(text), conf) for text, conf in _ocr_lines(steps)]
+    lines = [(text, conf) for text, conf in lines if text]
+    # Try spans of consecutive lines (an address runs over several rows), shortest first.
+    for width in range(1, min(8, len(lines)) + 1):
+        for start in range(0, len(lines) - width + 1):
+            window = lines[start:start + width]
+            joined = " ".join(text for text, _ in window)
+            if _contains_fuzzy(joined, target):
+                return min(conf for _, conf in window)
+    return None
+
+
+def _contains_fuzzy(haystack: str, needle: str) -> bool:
+    if needle in haystack:
+        return True
+    if len(needle) < 4 or len(haystack) < len(needle) * 0.8:
+        return False
+    matcher = difflib.SequenceMatcher(None, haystack, needle, autojunk=False)
+    matched = sum(block.size for block in matcher.get_matching_blocks())
+    return matched / len(needle) >= FUZZY_SAME and len(haystack) <= len(needle) * 1.6
+
+
+def _ocr_lines(steps: Sequence[Step]) -> Iterator[tuple[str, float]]:
+    """Every OCR line (text, confidence) the steps' tool calls read."""
+    for step in steps:
+        for call in step.tool_calls:
+            if call.error is None:
+                yield from _lines_in(call.data)
+
+
+def _lines_in(data: Any, depth: int = 0) -> Iterator[tuple[str, float]]:
+    if depth > 4:
+        return
+    if isinstance(data, dict):
+        lines = data.get("lines")
+        if isinstance(lines, list) and lines and all(isinstance(x, dict) and "text" in x for x in lines):
+            for line in lines:
+                conf = line.get("confidence")
+                yield str(line["text"]), float(conf) if isinstance(conf, int | float) else 0.0
+            return
+        for value in data.values():
+            yield from _lines_in(value, depth + 1)
+    elif isinstance(data, list):
+        for value in data[:50]:
+            yield from _lines_in(value, depth + 1)
+
+
+def _margin(step: Step) -> float | None:
+    """The settled candidate's score minus the runner-up's, where a tool listed its candidates."""
+    for call in reversed(step.tool_calls):
+        candidates = call.data.get("candidates") if isinstance(call.data, dict) else None
+        if isinstance(candidates, list) and candidates:
+            scores = sorted((float(c.get("score", 0.0)) for c in candidates if isinstance(c, dict)), reverse=True)
+            if scores:
+                return round(scores[0] - (scores[1] if len(scores) > 1 else 0.0), 4)
+    return None
