@@ -118,6 +118,8 @@ class Calibration:
     version: str = ""
 
     def decide(self, evidence: Evidence, target: float) -> Decision:
+        if evidence.check == "contradicted":  # the tools read something else: never answered
+            return Decision(None, None, None, False, "contradicted")
         for key in evidence.kinds():
             group = self.groups.get(key)
             if group is None:

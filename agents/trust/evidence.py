@@ -50,11 +50,15 @@ class Evidence:
     margin: float | None = None  # settled candidate's score minus the runner-up's
     vote: float | None = None  # self-consistency agreement
     against: str | None = None  # contradicted: what the tools read instead
+    detail: str | None = None  # what the tool read, where it says (a receipt's field: total, date, address…)
 
     def kinds(self) -> list[str]:
-        """The evidence kinds this answer belongs to, finest first: sub-skill, then skill, then form."""
-        head = f"{self.source}|{self.check}|{self.form}"
-        return [f"{head}|{self.skill}|{self.level2}", f"{head}|{self.skill}", head]
+        """The evidence kinds this answer belongs to, finest first: the field read, the sub-skill, the skill in
+        this form, the skill in any form, then the form across skills (each within source and check)."""
+        head = f"{self.source}|{self.check}"
+        skill = f"{head}|{self.form}|{self.skill}"
+        kinds = [f"{skill}|{self.level2}", skill, f"{head}|*|{self.skill}", f"{head}|{self.form}"]
+        return ([f"{kinds[0]}|{self.detail}"] if self.detail else []) + kinds
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -77,7 +81,8 @@ def gather(fitted: str, steps: Sequence[Step], form: AnswerForm, *, neural_model
         best = max(agreeing, key=lambda s: s.confidence if s.confidence is not None else -1.0)
         span = ocr_support(fitted, ok) if form.kind in TEXT_FORMS or form.kind == "number" else None
         return Evidence(**base, skill=best.skill, level2=best.level2, source="tools", check="verified",
-                        score=best.confidence, agreement=len(agreeing), ocr=span, margin=_margin(best))
+                        score=best.confidence, agreement=len(agreeing), ocr=span, margin=_margin(best),
+                        detail=_detail(best))
     experts = [s for s in ok if s.model in neural_models]
     source = f"expert:{experts[-1].model}" if experts else "orchestrator"
     last = (experts or ok or [None])[-1]
@@ -88,7 +93,8 @@ def gather(fitted: str, steps: Sequence[Step], form: AnswerForm, *, neural_model
         if closeness >= FUZZY_SAME:  # the same reading up to OCR noise: supported, scored down by the difference
             score = None if near[0].confidence is None else near[0].confidence * closeness
             return Evidence(**base, skill=near[0].skill, level2=near[0].level2, source=source, check="verified",
-                            score=score, agreement=1, ocr=ocr_support(fitted, ok), margin=_margin(near[0]))
+                            score=score, agreement=1, ocr=ocr_support(fitted, ok), margin=_margin(near[0]),
+                            detail=_detail(near[0]))
         return Evidence(**base, skill=skill, level2=level2, source=source, check="contradicted", score=None,
                         against=near[1])
     lines = list(_ocr_lines(ok))
@@ -179,4 +185,13 @@ def _margin(step: Step) -> float | None:
             scores = sorted((float(c.get("score", 0.0)) for c in candidates if isinstance(c, dict)), reverse=True)
             if scores:
                 return round(scores[0] - (scores[1] if len(scores) > 1 else 0.0), 4)
+    return None
+
+
+def _detail(step: Step) -> str | None:
+    """The named field a tool read (``documents.read_field``'s ``field``), when one did."""
+    for call in reversed(step.tool_calls):
+        value = call.data.get("field") if isinstance(call.data, dict) else None
+        if isinstance(value, str) and value and len(value) <= 40:
+            return value
     return None

@@ -10,7 +10,6 @@ are all right (or all wrong) gets that shrunk rate as a constant. Thresholds per
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ DELTA = 0.1
 class Labelled:
     """One answer whose correctness is known: from an evaluation (its expected answer) or a person's rating."""
 
-    evidence: Evidence
+    evidence: Evidence | None  # None: the run had no candidate answer (it can never answer)
     correct: bool
     split: str = "tuning"  # tuning | validation (``agents.trust.labels.split_of``)
     origin: str = ""  # dataset name or "ratings"
@@ -48,20 +47,22 @@ def fit(examples: Sequence[Labelled], *, delta: float = DELTA, targets: Sequence
     """A calibration fit on ``examples`` (contradicted answers are left out: they never answer)."""
     by_kind: dict[str, list[Labelled]] = defaultdict(list)
     for example in examples:
-        if example.evidence.check == "contradicted":
+        if example.evidence is None or example.evidence.check == "contradicted":
             continue
         for key in example.evidence.kinds():
             by_kind[key].append(example)
     groups = {key: fit_group(key, members, delta, targets) for key, members in by_kind.items()
               if len(members) >= MIN_GROUP}
     origins = sorted({e.origin for e in examples if e.origin})
-    info = {"created_at": datetime.now(UTC).isoformat(timespec="seconds"), "examples": len(examples),
+    labelled = sum(1 for e in examples if e.evidence is not None)
+    info = {"created_at": datetime.now(UTC).isoformat(timespec="seconds"), "examples": labelled,
             "origins": origins, "targets": list(targets), **(meta or {})}
-    return Calibration(groups, delta, info)
+    fitted = Calibration(groups, delta, info)
+    return Calibration.from_json(fitted.to_json())  # with its content-hash version
 
 
 def fit_group(key: str, members: Sequence[Labelled], delta: float, targets: Sequence[float]) -> Group:
-    x = np.array([features(m.evidence) for m in members], dtype=float)
+    x = np.array([features(m.evidence) for m in members if m.evidence is not None], dtype=float)
     y = np.array([1 if m.correct else 0 for m in members], dtype=int)
     n, right = len(y), int(y.sum())
     coef: list[float] | None = None
@@ -74,7 +75,7 @@ def fit_group(key: str, members: Sequence[Labelled], delta: float, targets: Sequ
     else:
         iso_x, iso_y = [0.0], [round((right + 1) / (n + 2), 4)]
     group = Group(key, n, right, coef, intercept, iso_x, iso_y, {}, {})
-    probabilities = [group.predict(m.evidence) for m in members]
+    probabilities = [group.predict(m.evidence) for m in members if m.evidence is not None]
     thresholds: dict[str, float | None] = {}
     worse: dict[str, bool] = {}
     for target in targets:
@@ -97,18 +98,3 @@ def _isotonic(scores: np.ndarray, y: np.ndarray) -> tuple[list[float], list[floa
     ys = [shrunk.get(float(round(v, 9)), float(v)) for v in iso.y_thresholds_]
     ys = list(np.maximum.accumulate(np.array(ys)))  # shrinking small steps must not break monotonicity
     return [round(v, 6) for v in xs], [round(float(v), 4) for v in ys]
-
-
-def expected_calibration_error(probabilities: Sequence[float], correct: Sequence[bool], bins: int = 10) -> float:
-    """ECE: the answer-weighted mean |mean P − rate right| over equal-width bins of P."""
-    if not probabilities:
-        return math.nan
-    p = np.asarray(probabilities, dtype=float)
-    y = np.asarray(correct, dtype=float)
-    index = np.minimum((p * bins).astype(int), bins - 1)
-    total = 0.0
-    for b in range(bins):
-        mask = index == b
-        if mask.any():
-            total += mask.sum() * abs(p[mask].mean() - y[mask].mean())
-    return float(total / len(p))

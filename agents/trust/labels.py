@@ -7,7 +7,7 @@ labelled by its latest verdict (``correct`` / ``incorrect``; ``partial`` is left
 candidate, by comparing the candidate with the rater's corrected answer.
 
 The split is by image, so all questions about one receipt fall on the same side: an image is ``validation`` when
-the first 8 hex digits of SHA-256 of its path relative to the dataset file are divisible by 4 (about a quarter),
+the first 8 hex digits of SHA-256 of its file name (``receipt_002.jpg``) are divisible by 4 (about a quarter),
 else ``tuning``. Ratings are all ``tuning``: they are the data answering learns from.
 """
 
@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 
 
 def split_of(image: str) -> str:
-    """``validation`` or ``tuning`` for an image path relative to its dataset file (see the module docstring)."""
-    return "validation" if int(hashlib.sha256(image.encode()).hexdigest()[:8], 16) % 4 == 0 else "tuning"
+    """``validation`` or ``tuning`` for an image's file name (see the module docstring)."""
+    name = image.replace("\\", "/").rsplit("/", 1)[-1]
+    return "validation" if int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % 4 == 0 else "tuning"
 
 
 def from_eval_folder(folder: str | Path, store: Store | None = None) -> list[Labelled]:
@@ -52,12 +53,12 @@ def from_eval_folder(folder: str | Path, store: Store | None = None) -> list[Lab
         if item is None:
             continue
         evidence, correct = _from_row(row, store)
-        if evidence is None:
+        image = item.image.name
+        if evidence is None:  # no candidate answer: counted in coverage, never answered
+            out.append(Labelled(None, False, split_of(image), name, item.id))
             continue
         if correct is None:
             correct = match_answer(evidence.answer, item.answer, match_kind(item.match))
-        image = item.image.relative_to(dataset.parent.resolve()).as_posix() \
-            if item.image.is_relative_to(dataset.parent.resolve()) else item.image.name
         out.append(Labelled(evidence, bool(correct), split_of(image), name, item.id))
     return out
 
@@ -73,8 +74,7 @@ def _from_row(row: dict[str, Any], store: Store | None) -> tuple[Evidence | None
     evidence = evidence_of_record(run, store)
     if evidence is None:
         return None, None
-    # An old folder's ``correct`` is for its answer; it is this candidate only when the run answered.
-    return evidence, (bool(row.get("correct")) if run.status == "done" else None)
+    return evidence, None  # judged afresh against the expected answer
 
 
 def evidence_of_record(run: RunRecord, store: Store) -> Evidence | None:
