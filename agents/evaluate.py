@@ -162,6 +162,7 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
     results.finish(rows)
     summary = summarize(rows)
     summary["dataset"] = str(dataset)
+    summary["trust"] = trust_summary(rows, out)
     if resume:
         summary["resumed"] = {"kept": len(items) - len(pending), "ran": len(pending),
                               "dropped_lines": results.dropped_lines}
@@ -233,6 +234,20 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "routing_accuracy": round(routing_ok / len(routed), 4) if routed else None,
         "errors": statuses.get("failed", 0) + statuses.get("interrupted", 0),
     }
+
+
+def trust_summary(rows: list[dict[str, Any]], out: Path | None = None) -> dict[str, Any]:
+    """How well the stated confidences predict correctness: ECE, the reliability table and the risk–coverage table
+    (``agents.trust.report``); with ``out``, their plots as PNGs there."""
+    from agents.trust import report
+
+    scored = report.from_rows(rows)
+    data = report.summary(scored)
+    trust = {"ece": data["ece"], "reliability": data["reliability"], "risk_coverage": data["risk_coverage"],
+             "calibration": sorted({str(r["calibration"]) for r in rows if r.get("calibration")})}
+    if out is not None and any(i.probability is not None for i in scored):
+        trust["plots"] = [str(p) for p in report.plot({"all items": scored}, out)]
+    return trust
 
 
 def outcome_rates(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:

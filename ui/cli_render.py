@@ -185,6 +185,11 @@ def print_summary(summary: dict[str, Any]) -> None:
     console.print(f"latency p50 {lat['p50']} ms, p95 {lat['p95']} ms; runs: {statuses}")
     if summary.get("routing_accuracy") is not None:
         console.print(f"Level-1 routing correct: {summary['routing_accuracy']:.1%}")
+    trust = summary.get("trust") or {}
+    if trust.get("ece") is not None:
+        curve = "; ".join(f"P>={r['threshold']:.2f}: {_share(r['coverage'])} answered, {_share(r['precision'])} right"
+                          for r in trust["risk_coverage"] if r["threshold"] in (0.5, 0.8, 0.9, 0.95))
+        console.print(f"ECE {trust['ece']:.3f}; risk-coverage: {curve}")
 
 
 def print_registry(registry: Registry) -> None:

@@ -27,6 +27,18 @@ class Scored:
     answered: bool
 
 
+def from_rows(rows: Sequence[dict[str, Any]]) -> list[Scored]:
+    """An evaluation's ``results.jsonl`` rows as scored items: the candidate's stated confidence (kept also when the
+    run withheld it), whether the candidate was right, and whether the run answered."""
+    items = []
+    for row in rows:
+        candidate = row.get("candidate") is not None or row.get("status") == "done"
+        right = row.get("candidate_correct") if row.get("candidate_correct") is not None else row.get("correct")
+        items.append(Scored(row.get("confidence") if candidate else None, bool(right) and candidate,
+                            row.get("status") == "done"))
+    return items
+
+
 def ece(items: Sequence[Scored], bins: int = BINS) -> float | None:
     """Expected calibration error over the items with a probability: the item-weighted mean |mean P − rate right|
     over equal-width bins of P (None when none has one)."""
