@@ -36,12 +36,10 @@ class BrokenExpert(JsonHandler):
 
 @pytest.fixture(scope="module")
 def sign(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("img") / "sign.png"
+    """A road sign that OCR reads as HARBOR ROAD EXIT 17."""
     image = Image.new("RGB", (760, 220), (250, 250, 245))
-    draw = ImageDraw.Draw(image)
-    draw.rectangle((8, 8, 752, 212), outline=(20, 90, 40), width=10)
-    draw.text((40, 75), "HARBOR ROAD EXIT 17", fill=(15, 15, 15), font=ImageFont.truetype(FONT, 56))
-    image.save(path)
+    ImageDraw.Draw(image).text((40, 75), "HARBOR ROAD EXIT 17", fill=(15, 15, 15), font=ImageFont.truetype(FONT, 56))
+    image.save(path := tmp_path_factory.mktemp("img") / "sign.png")
     return path
 
 
@@ -83,13 +81,18 @@ def turns(pair: str, answer: str) -> list[str]:
             f"<think>The sign says it.</think>\n<answer>{answer}</answer>"]
 
 
-def test_free_text_that_contradicts_the_ocr_reading_does_not_end_done(orchestrator: tuple[str, Script], sign: Path,
-                                                                       tmp_path: Path) -> None:
+def ask_scripted(orchestrator: tuple[str, Script], replies: list[str], sign: Path, tmp_path: Path):
+    """Run QUESTION with the orchestrator playing ``replies``; the live run, the stored one and the app."""
     url, script = orchestrator
-    script.replies[:] = turns("Tools@@OCR", "BANANA STREET 99")
+    script.replies[:] = replies
     app = open_app(tmp_path, url)
     run = app.ask(sign, QUESTION)
-    stored = app.store.get_run(run.id)
+    return run, app.store.get_run(run.id), app
+
+
+def test_free_text_that_contradicts_the_ocr_reading_does_not_end_done(orchestrator: tuple[str, Script], sign: Path,
+                                                                       tmp_path: Path) -> None:
+    run, stored, _ = ask_scripted(orchestrator, turns("Tools@@OCR", "BANANA STREET 99"), sign, tmp_path)
     assert run.status == "abstained" and run.answer is None and stored.status == "abstained"
     assert "contradicts what the tools read" in run.reason and "HARBOR" in run.reason
     assert stored.trust["evidence"]["check"] == "contradicted" and stored.trust["candidate"] == "BANANA STREET 99"
@@ -97,11 +100,7 @@ def test_free_text_that_contradicts_the_ocr_reading_does_not_end_done(orchestrat
 
 def test_free_text_supported_by_the_reading_is_verified(orchestrator: tuple[str, Script], sign: Path,
                                                         tmp_path: Path) -> None:
-    url, script = orchestrator
-    script.replies[:] = turns("Tools@@OCR", "HARBOR ROAD EXIT 17")
-    app = open_app(tmp_path, url)
-    run = app.ask(sign, QUESTION)
-    stored = app.store.get_run(run.id)
+    run, stored, app = ask_scripted(orchestrator, turns("Tools@@OCR", "HARBOR ROAD EXIT 17"), sign, tmp_path)
     assert stored.trust["evidence"]["check"] == "verified" and stored.trust["evidence"]["source"] == "tools"
     # The calibration that scored it is recorded with the run, so a replay can explain the confidence.
     assert stored.calibration == app.registry.calibration.version == stored.trust["calibration"]
