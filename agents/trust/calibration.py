@@ -30,7 +30,8 @@ FORMAT = "maestro-calibration/1"
 FILENAME = "calibration.json"
 SHIPPED = Path(__file__).resolve().parents[2] / "assets" / FILENAME
 #: Names of the feature vector's entries, in order (stored with each fit, checked on load).
-FEATURES = ("score_logit", "has_score", "ocr_logit", "has_ocr", "margin", "agreement", "vote")
+FEATURES = ("score_logit", "has_score", "ocr_logit", "has_ocr", "margin", "agreement", "vote", "ruled_out",
+            "warnings")
 
 
 def _logit(p: float) -> float:
@@ -48,6 +49,8 @@ def features(evidence: Evidence) -> list[float]:
         float(evidence.margin or 0.0),
         float(min(evidence.agreement, 3)),
         float(evidence.vote or 0.0),
+        float(evidence.ruled_out or 0.0),
+        float(evidence.warnings) / 5.0,
     ]
 
 

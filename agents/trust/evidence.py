@@ -51,6 +51,8 @@ class Evidence:
     vote: float | None = None  # self-consistency agreement
     against: str | None = None  # contradicted: what the tools read instead
     detail: str | None = None  # what the tool read, where it says (a receipt's field: total, date, address…)
+    ruled_out: float | None = None  # multiple choice: share of the other options the tools ruled out
+    warnings: int = 0  # warnings the tools raised while reading (a value they could not parse, a clipped mark)
 
     def kinds(self) -> list[str]:
         """The evidence kinds this answer belongs to, finest first: the field read, the sub-skill, the skill in
@@ -82,7 +84,7 @@ def gather(fitted: str, steps: Sequence[Step], form: AnswerForm, *, neural_model
         span = ocr_support(fitted, ok) if form.kind in TEXT_FORMS or form.kind == "number" else None
         return Evidence(**base, skill=best.skill, level2=best.level2, source="tools", check="verified",
                         score=best.confidence, agreement=len(agreeing), ocr=span, margin=_margin(best),
-                        detail=_detail(best))
+                        detail=_detail(best), ruled_out=_ruled_out(best, fitted), warnings=_warnings(best))
     experts = [s for s in ok if s.model in neural_models]
     source = f"expert:{experts[-1].model}" if experts else "orchestrator"
     last = (experts or ok or [None])[-1]
@@ -195,3 +197,23 @@ def _detail(step: Step) -> str | None:
         if isinstance(value, str) and value and len(value) <= 40:
             return value
     return None
+
+
+_VERDICT = re.compile(r"^\s*([A-H])\s*:\s*(true|false|unknown)\b", re.M)
+
+
+def _ruled_out(step: Step, chosen: str) -> float | None:
+    """Multiple choice: the share of the other options that the tools showed false (``X: false`` lines of the
+    observation); None when the step judged no options."""
+    verdicts = dict(_VERDICT.findall(step.observation or ""))
+    others = [v for letter, v in verdicts.items() if letter != chosen.strip().upper()]
+    return round(sum(v == "false" for v in others) / len(others), 4) if others else None
+
+
+def _warnings(step: Step) -> int:
+    """How many warnings the step's tools raised (``warnings`` lists in their outputs), capped at 5."""
+    count = 0
+    for call in step.tool_calls:
+        found = call.data.get("warnings") if isinstance(call.data, dict) else None
+        count += len(found) if isinstance(found, list) else 0
+    return min(count, 5)
