@@ -94,6 +94,9 @@ def settle(answer: str | None, steps: Sequence[Step], form: AnswerForm, *, min_c
     if evidence.check == "contradicted":
         return Outcome("abstained", None, f"the answer {_short(fitted)} contradicts what the tools read on the "
                                           f"image ({_short(evidence.against)})", None, trust)
+    if evidence.source == "orchestrator" and evidence.check == "unverifiable":
+        return Outcome("abstained", None, f"no expert or tool supports the answer {_short(fitted)}: it is the "
+                                          "orchestrator's own reading, and no tool could check it", None, trust)
     if calibration is not None:
         return _calibrated(fitted, evidence, calibration, target_precision, searches, trust)
     return _legacy(fitted, evidence, min_confidence, expert_confidence, searches, trust)
@@ -129,9 +132,6 @@ def _legacy(fitted: str, evidence: Evidence, min_confidence: float, expert_confi
         confidence, source = evidence.score, "the tools"
     elif evidence.check == "verified":
         confidence, source = max(expert_confidence, evidence.score or 0.0, evidence.ocr or 0.0), "a checked reply"
-    elif evidence.source == "orchestrator":
-        return Outcome("abstained", None, "no expert or tool supports the answer "
-                                          f"{_short(fitted)}: it is the orchestrator's own words", None, trust)
     else:
         confidence, source = expert_confidence, "an expert's reply, unverified by the tools"
     if evidence.vote is not None:

@@ -95,16 +95,29 @@ class Vote:
 
 
 def majority_vote(runs: list[Run], group: str = "") -> Vote:
-    """The vote over ``runs`` (in sampling order); only finished runs with an answer count."""
-    normalised = [normalise_answer(r.answer) if r.status == "done" else None for r in runs]
+    """The vote over ``runs`` (in sampling order): each sample's answer, or the candidate it withheld for want of
+    calibrated evidence (the vote itself is evidence); failed samples and contradicted candidates do not count."""
+    ballots = [ballot(r) for r in runs]
+    normalised = [normalise_answer(b) if b is not None else None for b in ballots]
     counter = Counter(n for n in normalised if n is not None)
     first_seen = {n: i for i, n in reversed(list(enumerate(normalised))) if n is not None}
     ranked = sorted(counter, key=lambda n: (-counter[n], first_seen[n]))
     winner = ranked[0] if ranked else None
     index = first_seen[winner] if winner is not None else None
-    return Vote(k=len(runs), group=group, winner=winner, answer=runs[index].answer if index is not None else None,
+    return Vote(k=len(runs), group=group, winner=winner, answer=ballots[index] if index is not None else None,
                 counts={n: counter[n] for n in ranked}, run_ids=[r.id for r in runs], winner_index=index,
-                answers=[r.answer if r.status == "done" else None for r in runs])
+                answers=ballots)
+
+
+def ballot(run: Run) -> str | None:
+    """What a sample votes for: its answer, or the candidate it withheld (not one the tools contradicted)."""
+    if run.status == "done":
+        return run.answer
+    trust = run.trust or {}
+    evidence = trust.get("evidence") or {}
+    if run.status == "abstained" and trust.get("candidate") and evidence.get("check") != "contradicted":
+        return str(trust["candidate"])
+    return None
 
 
 @dataclass

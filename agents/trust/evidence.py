@@ -57,7 +57,13 @@ class Evidence:
     def kinds(self) -> list[str]:
         """The evidence kinds this answer belongs to, finest first: the field read, the sub-skill, the skill in
         this form, the skill in any form, then the form across skills (each within source and check)."""
-        head = f"{self.source}|{self.check}"
+        kinds = self._kinds(self.source)
+        if self.source != "tools" and self.check == "verified":  # what the tools read is the evidence: pool with it
+            kinds += self._kinds("tools")
+        return kinds
+
+    def _kinds(self, source: str) -> list[str]:
+        head = f"{source}|{self.check}"
         skill = f"{head}|{self.form}|{self.skill}"
         kinds = [f"{skill}|{self.level2}", skill, f"{head}|*|{self.skill}", f"{head}|{self.form}"]
         return ([f"{kinds[0]}|{self.detail}"] if self.detail else []) + kinds
@@ -101,8 +107,8 @@ def gather(fitted: str, steps: Sequence[Step], form: AnswerForm, *, neural_model
                         against=near[1])
     lines = list(_ocr_lines(ok))
     span = ocr_support(fitted, ok) if form.kind in TEXT_FORMS or form.kind == "number" else None
-    if span is not None:
-        return Evidence(**base, skill=skill, level2=level2, source=source, check="verified", score=None, ocr=span)
+    if span is not None:  # the answer is what the OCR read: scored by that reading
+        return Evidence(**base, skill=skill, level2=level2, source=source, check="verified", score=span, ocr=span)
     text_read = [text for text, conf in lines if conf >= SURE_LINE and text.strip()]
     if form.kind in TEXT_FORMS and text_read and any(s.skill == "OCR" for s in ok):
         reading = " / ".join(text_read)

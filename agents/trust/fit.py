@@ -4,7 +4,7 @@ Per evidence kind with at least ``MIN_GROUP`` labelled answers: a logistic regre
 (``calibration.features``), then isotonic regression from its score to the observed rate of right answers
 (scikit-learn's ``LogisticRegression`` and ``IsotonicRegression``). Each isotonic step is shrunk towards 1/2 by
 one pseudo-observation on each side, so a step of ten right answers says 11/12, not 1.0. A kind whose examples
-are all right (or all wrong) gets that shrunk rate as a constant. Thresholds per target precision come from
+are nearly all right (fewer than ``MIN_CLASS`` wrong, or right) gets that shrunk rate as a constant. Thresholds per target precision come from
 ``agents.trust.ltt`` on the same examples.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -26,9 +25,14 @@ from agents.trust.evidence import Evidence
 
 #: Fewest labelled answers for a kind to get a calibrator of its own (fewer: it pools with its coarser kind).
 MIN_GROUP = 10
+#: Fewest wrong (and right) answers from which a kind's features are fit; with fewer, one error would draw the
+#: whole curve, so the kind gets its shrunk share right as a constant.
+MIN_CLASS = 5
 #: Target precisions a calibration stores thresholds for (a registry's target uses the nearest stricter one).
 TARGETS = (0.8, 0.85, 0.9, 0.95, 0.97, 0.99)
 DELTA = 0.1
+#: The target at which a kind shown below it is kept out of the coarser kinds' pools (the registry default).
+POOLING_TARGET = 0.95
 
 
 @dataclass(frozen=True)
@@ -45,20 +49,31 @@ class Labelled:
 def fit(examples: Sequence[Labelled], *, delta: float = DELTA, targets: Sequence[float] = TARGETS,
         meta: dict[str, Any] | None = None) -> Calibration:
     """A calibration fit on ``examples`` (contradicted answers are left out: they never answer)."""
-    by_kind: dict[str, list[Labelled]] = defaultdict(list)
-    for example in examples:
-        if example.evidence is None or example.evidence.check == "contradicted":
-            continue
-        for key in example.evidence.kinds():
-            by_kind[key].append(example)
-    groups = {key: fit_group(key, members, delta, targets) for key, members in by_kind.items()
-              if len(members) >= MIN_GROUP}
+    usable = [e for e in examples if e.evidence is not None and e.evidence.check != "contradicted"]
+    groups = _fit_kinds(usable, delta, targets, set())
+    # A kind whose own examples show it below the target is decided by them (it abstains); its errors are kept out
+    # of the coarser kinds it would pool with, so one bad field does not hold back the kinds that need the pool.
+    shown_bad = {key for key, group in groups.items() if group.rule(POOLING_TARGET) == (None, True)}
+    if shown_bad:
+        groups = _fit_kinds(usable, delta, targets, shown_bad)
     origins = sorted({e.origin for e in examples if e.origin})
     labelled = sum(1 for e in examples if e.evidence is not None)
-    info = {"created_at": datetime.now(UTC).isoformat(timespec="seconds"), "examples": labelled,
+    info = {"examples": labelled,
             "origins": origins, "targets": list(targets), **(meta or {})}
     fitted = Calibration(groups, delta, info)
     return Calibration.from_json(fitted.to_json())  # with its content-hash version
+
+
+def _fit_kinds(examples: Sequence[Labelled], delta: float, targets: Sequence[float],
+               excluded: set[str]) -> dict[str, Group]:
+    by_kind: dict[str, list[Labelled]] = defaultdict(list)
+    for example in examples:
+        kinds = example.evidence.kinds() if example.evidence is not None else []
+        for depth, key in enumerate(kinds):
+            if not excluded.intersection(kinds[:depth]):  # not pooled upwards from a kind shown below target
+                by_kind[key].append(example)
+    return {key: fit_group(key, members, delta, targets) for key, members in by_kind.items()
+            if len(members) >= MIN_GROUP}
 
 
 def fit_group(key: str, members: Sequence[Labelled], delta: float, targets: Sequence[float]) -> Group:
@@ -67,7 +82,7 @@ def fit_group(key: str, members: Sequence[Labelled], delta: float, targets: Sequ
     n, right = len(y), int(y.sum())
     coef: list[float] | None = None
     intercept = 0.0
-    if 0 < right < n:
+    if min(right, n - right) >= MIN_CLASS:
         model = LogisticRegression(C=1.0, max_iter=2000).fit(x, y)
         coef, intercept = [round(float(c), 6) for c in model.coef_[0]], round(float(model.intercept_[0]), 6)
         scores = 1.0 / (1.0 + np.exp(-(x @ np.array(coef) + intercept)))
