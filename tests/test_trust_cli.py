@@ -58,3 +58,27 @@ def test_calibrate_without_input_or_with_a_wrong_folder_is_one_line_and_exit_2(t
     wrong = maestro("calibrate", str(tmp_path), home=tmp_path / "home")
     assert wrong.returncode == 2 and "not an evaluation folder" in wrong.stderr
     assert len(wrong.stderr.strip().splitlines()) == 1
+
+
+def test_rated_runs_are_labelled_examples_for_calibrate_from_ratings(tmp_path: Path) -> None:
+    from PIL import Image, ImageDraw, ImageFont
+
+    from agents.trust.labels import from_ratings
+
+    image = Image.new("RGB", (620, 200), "white")
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", 60)
+    ImageDraw.Draw(image).text((30, 60), "NO PARKING", fill="black", font=font)
+    home = tmp_path / "home"
+    app = Maestro.open(Settings.resolve(data_dir=home))
+    first, second = (app.ask(image, "What is written on the sign?") for _ in range(2))
+    assert first.trust["candidate"] == second.trust["candidate"] == "NO PARKING"  # kept, answered or withheld
+    # A rater's verdict labels the answer; for a withheld candidate, the corrected answer does.
+    app.store.add_rating(first.id, rater="ann", verdict="correct", corrected_answer="NO PARKING")
+    app.store.add_rating(second.id, rater="ann", verdict="incorrect", corrected_answer="NO STOPPING")
+    labels = {e.item: e.correct for e in from_ratings(app.store)}
+    assert labels == {first.id: True, second.id: False}
+    assert all(e.origin == "ratings" and e.split == "tuning" for e in from_ratings(app.store))
+
+    fitted = maestro("calibrate", "--from-ratings", home=home)
+    assert fitted.returncode == 0, fitted.stderr
+    assert "ratings tuning: 2 items" in fitted.stdout and (home / "calibration.json").is_file()

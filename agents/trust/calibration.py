@@ -76,13 +76,18 @@ class Group:
         return float(np.interp(s, self.iso_x, self.iso_y))
 
     def rule(self, target: float) -> tuple[float | None, bool]:
-        """(threshold, shown worse) at the stored target nearest above ``target`` (stricter, never laxer)."""
+        """(threshold, stops here) at the stored target nearest above ``target`` (stricter, never laxer). Without a
+        threshold, the kind stops the walk to coarser kinds when its own examples show it below the target, or
+        merely fall below it (a kind right 22 times in 25 must not borrow the record of better kinds it pools
+        with); only a kind consistent with the target defers to the pool."""
         stored = sorted(float(t) for t in self.thresholds)
         at = next((t for t in stored if t >= target - 1e-9), None)
         if at is None:
-            return None, False
+            return None, True
         name = _target_name(at)
-        return self.thresholds.get(name), bool(self.worse.get(name))
+        threshold = self.thresholds.get(name)
+        stops = bool(self.worse.get(name)) or self.correct < at * self.n
+        return threshold, threshold is None and stops
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "correct": self.correct, "coef": self.coef, "intercept": self.intercept,

@@ -3,8 +3,8 @@
 An evaluation row carries the run's candidate answer, its evidence and whether the candidate matches the expected
 answer (``candidate_correct``), also when the run withheld it below the threshold: every candidate is a labelled
 example. Folders written before evidence was recorded are rebuilt from the stored runs (``store``). A rated run is
-labelled by its latest verdict (``correct`` / ``incorrect``; ``partial`` is left out), or, when it withheld its
-candidate, by comparing the candidate with the rater's corrected answer.
+labelled by comparing its candidate with the rater's corrected answer when there is one, else by its latest verdict
+(``correct`` / ``incorrect`` on an answered run; ``partial`` is left out).
 
 The split is by image, so all questions about one receipt fall on the same side: an image is ``validation`` when
 the first 8 hex digits of SHA-256 of its file name (``receipt_002.jpg``) are divisible by 4 (about a quarter),
@@ -104,11 +104,11 @@ def from_ratings(store: Store) -> list[Labelled]:
         evidence = evidence_of_record(run, store)
         if evidence is None:
             continue
-        if run.status == "done" and rating.verdict in ("correct", "incorrect"):
-            correct = rating.verdict == "correct"
-        elif rating.corrected_answer:
+        if rating.corrected_answer:  # the rater says what is right: the candidate is judged against it
             correct = match_answer(evidence.answer, rating.corrected_answer)
-        else:
+        elif run.status == "done" and rating.verdict in ("correct", "incorrect"):
+            correct = rating.verdict == "correct"
+        else:  # an abstention rated without a corrected answer says nothing about the withheld candidate
             continue
         out.append(Labelled(evidence, correct, "tuning", "ratings", run.id))
     return out
