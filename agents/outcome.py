@@ -73,8 +73,9 @@ def settle(answer: str | None, steps: Sequence[Step], form: AnswerForm, *, min_c
     With a ``calibration`` the confidence is its P(correct) for the answer's kind of evidence and the run answers
     only above that kind's threshold for ``target_precision``; without one (a bare registry in tests, an old
     setup) the tools' raw score is compared with the deprecated ``min_confidence``. Either way the answer is first
-    checked against what the tools read: contradicted answers and the orchestrator's own unsupported words never
-    end ``done``."""
+    checked against what the tools read: contradicted answers never end ``done``, and words no tool could check
+    (the orchestrator's own, an expert's) only once ratings of that source support them (never without a
+    calibration)."""
     searches = [s for s in steps if s.kind == "search"]
     failed = bool(searches) and all(s.status == "error" for s in searches)
     if is_non_answer(answer):
@@ -94,11 +95,11 @@ def settle(answer: str | None, steps: Sequence[Step], form: AnswerForm, *, min_c
     if evidence.check == "contradicted":
         return Outcome("abstained", None, f"the answer {_short(fitted)} contradicts what the tools read on the "
                                           f"image ({_short(evidence.against)})", None, trust)
+    if calibration is not None:  # unchecked words answer only once their source has enough rated answers
+        return _calibrated(fitted, evidence, calibration, target_precision, searches, trust)
     if evidence.source == "orchestrator" and evidence.check == "unverifiable":
         return Outcome("abstained", None, f"no expert or tool supports the answer {_short(fitted)}: it is the "
                                           "orchestrator's own reading, and no tool could check it", None, trust)
-    if calibration is not None:
-        return _calibrated(fitted, evidence, calibration, target_precision, searches, trust)
     return _legacy(fitted, evidence, min_confidence, expert_confidence, searches, trust)
 
 

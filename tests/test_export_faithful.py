@@ -21,10 +21,9 @@ from agents.export import export, load_export
 from agents.prompts import system_prompt
 from agents.registry import load_registry
 from agents.runtime import Maestro
-from agents.trust.evidence import Evidence
-from agents.trust.fit import Labelled, fit
 from storage.models import RegistrySnapshot
 from tests import test_vlm_policy as vlm
+from tests.calibrations import trust_source
 from tests.test_vlm_policy import Script, open_maestro, texts
 
 # The scripted chat server and the rendered sign of the VLM policy tests, shared as fixtures.
@@ -60,21 +59,13 @@ def exported(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
             for m in messages]
 
 
-def trust_kind(data_dir: Path, source: str, skill: str) -> None:
-    """Give ``data_dir`` a calibration in which printed text of this source and skill has 60 rated answers, all
-    right (what rating such runs would teach), so these runs can answer."""
-    evidence = Evidence(answer="x", form="text", skill=skill, level2=None, source=source, check="verified",
-                        score=0.95, ocr=0.95)
-    fit([Labelled(evidence, True)] * 60).save(data_dir / "calibration.json")
-
-
 @pytest.fixture
 def vlm_runs(chat: tuple[str, Script], sign: Path, tmp_path: Path) -> dict[str, Any]:
     """Two runs of a VLM-orchestrated registry, both rated correct: one through an expert only that registry
     has (``Chart-Expert``), one answered directly."""
     url, script = chat
     script.replies[:] = [SEARCH_EXPERT, EXPERT_REPLY, ANSWER, DIRECT]
-    trust_kind(tmp_path / "home", "expert:Chart-Expert", "Chart")
+    trust_source(tmp_path / "home", ("expert:Chart-Expert", "verified"))  # what rating that expert's checked readings teaches
     app = open_maestro(tmp_path, url, max_turns=3)
     first = app.ask(sign, QUESTION)
     second = app.ask(sign, QUESTION)
@@ -135,7 +126,7 @@ def test_a_keyword_run_under_a_renamed_expert_uses_its_snapshot_then_its_own_nam
     registry.write_text("orchestrator: {policy: keyword, max_turns: 2}\n"
                         "experts:\n  - name: Old-Tools\n    description: The tools, under an old name.\n"
                         "    backend: tools\n", encoding="utf-8")
-    trust_kind(tmp_path / "home", "tools", "OCR")
+    trust_source(tmp_path / "home", ("tools", "verified"))
     app = Maestro.open(Settings.resolve(data_dir=tmp_path / "home", registry_path=registry))
     run = app.ask(sign, QUESTION)
     assert run.status == "done" and run.steps[0].model == "Old-Tools"
@@ -176,7 +167,7 @@ def test_abstentions_rated_correct_are_targets(chat: tuple[str, Script], sign: P
     assert rows[abstained.id]["messages"][-1]["content"][0]["text"] == said
     target = rows[withheld.id]["messages"][-1]["content"][0]["text"]
     assert target.startswith("<think>The sign reads NO PARKING")
-    assert "<answer>I cannot answer: no expert or tool supports the answer" in target and "NO PARKING</answer>" \
+    assert "<answer>I cannot answer: too few rated examples of this kind" in target and "NO PARKING</answer>" \
         not in target
 
 

@@ -207,7 +207,8 @@ def test_self_consistency_votes_over_three_stored_samples(chat: tuple[str, Scrip
     assert result.ballot.counts == {"7": 2, "8": 1} and result.ballot.winner == "7"
     # Answers are returned in the form the question asks (a count): "{7}" and "7." both become "7". Samples run
     # in parallel, so which sample got which scripted reply varies; the carrier is the first sample that said 7.
-    # The samples are the orchestrator's own readings (no tool call): voted on, kept, and never an answer.
+    # The samples are the orchestrator's own readings (no tool call): voted on and kept, but not
+    # answered before that kind has a rated record.
     winner = result.ballot.winner_index
     assert result.answer is None and result.status == "abstained" and result.id == result.ballot.run_ids[winner]
     assert result.ballot.answer == "7" and result.trust["candidate"] == "7"

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from agents.answers import match_answer
 from agents.types import Step
 from skills.answer_form import AnswerForm, conform
 
@@ -129,6 +130,8 @@ def similarity(a: str, b: str, form: AnswerForm) -> float:
         return 1.0
     if form.kind not in TEXT_FORMS or not x or not y:
         return 0.0
+    if match_answer(a, b) or match_answer(b, a):  # free text has many right spellings: "seven" is 7
+        return 1.0
     return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio()
 
 
