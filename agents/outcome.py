@@ -74,8 +74,8 @@ def settle(answer: str | None, steps: Sequence[Step], form: AnswerForm, *, min_c
     only above that kind's threshold for ``target_precision``; without one (a bare registry in tests, an old
     setup) the tools' raw score is compared with the deprecated ``min_confidence``. Either way the answer is first
     checked against what the tools read: contradicted answers never end ``done``, and words no tool could check
-    (the orchestrator's own, an expert's) only once ratings of that source support them (never without a
-    calibration)."""
+    (the orchestrator's own, an expert's) only once ratings of that source support them. Without a calibration
+    (deprecated) such words get ``expert_confidence``."""
     searches = [s for s in steps if s.kind == "search"]
     failed = bool(searches) and all(s.status == "error" for s in searches)
     if is_non_answer(answer):
@@ -97,9 +97,6 @@ def settle(answer: str | None, steps: Sequence[Step], form: AnswerForm, *, min_c
                                           f"image ({_short(evidence.against)})", None, trust)
     if calibration is not None:  # unchecked words answer only once their source has enough rated answers
         return _calibrated(fitted, evidence, calibration, target_precision, searches, trust)
-    if evidence.source == "orchestrator" and evidence.check == "unverifiable":
-        return Outcome("abstained", None, f"no expert or tool supports the answer {_short(fitted)}: it is the "
-                                          "orchestrator's own reading, and no tool could check it", None, trust)
     return _legacy(fitted, evidence, min_confidence, expert_confidence, searches, trust)
 
 
@@ -128,13 +125,14 @@ def _calibrated(fitted: str, evidence: Evidence, calibration: Calibration, targe
 
 def _legacy(fitted: str, evidence: Evidence, min_confidence: float, expert_confidence: float,
             searches: list[Step], trust: dict[str, Any]) -> Outcome:
-    """No calibration: the raw evidence score against ``min_confidence`` (deprecated)."""
+    """No calibration (a bare registry; ``Maestro.open`` always has the shipped one): the raw evidence score
+    against ``min_confidence``, ``expert_confidence`` for words no tool checked (deprecated)."""
     if evidence.source == "tools":
         confidence, source = evidence.score, "the tools"
     elif evidence.check == "verified":
         confidence, source = max(expert_confidence, evidence.score or 0.0, evidence.ocr or 0.0), "a checked reply"
     else:
-        confidence, source = expert_confidence, "an expert's reply, unverified by the tools"
+        confidence, source = expert_confidence, "a reply unverified by the tools"
     if evidence.vote is not None:
         confidence = evidence.vote if confidence is None else min(confidence, evidence.vote)
     if confidence is not None and confidence < min_confidence:
