@@ -51,7 +51,9 @@ def match_answer(prediction: str | None, expected: str, kind: MatchKind | None =
     if kind == "choice":
         return _choice(focus) == expected.strip().strip("()").upper()
     if kind == "numeric":
-        want, got = _parse_number(expected), _first_number(focus)
+        # An expected amount may carry its currency as printed ("$8.20", "RM41.45"): read its number.
+        want = _parse_number(expected)
+        want, got = want if want is not None else _first_number(expected), _first_number(focus)
         if want is None or got is None:
             return False
         return got == want if want == 0 else abs(got - want) <= RELATIVE_TOLERANCE * abs(want)

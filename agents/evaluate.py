@@ -162,6 +162,7 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
     summary["dataset"] = str(dataset)
     summary["reproducibility"] = evaluation_record(maestro, shuffle_options=shuffle_options, sc=sc,
                                                    concurrency=concurrency, tools=tools)
+    summary["trust"] = trust_summary(rows, out)
     if resume:
         summary["resumed"] = {"kept": len(items) - len(pending), "ran": len(pending),
                               "dropped_lines": results.dropped_lines}
@@ -197,6 +198,8 @@ def item_row(maestro: Maestro, item: Item, dataset_name: str, *, cache: StoredTo
     if result.id and cache is None:  # a replay of stored tool outputs teaches nothing new
         record_feedback(maestro.store, result.id, maestro.registry)  # the router's next run sees it at once
     answered = result.status == "done"
+    trust = result.trust or {}
+    candidate = trust.get("candidate")
     return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
             "status": result.status, "answer": result.answer if answered else None,
             "reason": None if answered else result.reason, "confidence": result.confidence,
@@ -205,7 +208,12 @@ def item_row(maestro: Maestro, item: Item, dataset_name: str, *, cache: StoredTo
             "skill_expected": item.skill, "tool_calls": len(calls),
             "reused_tool_calls": sum(1 for c in calls if c.reused), "rerun_of": source.id if source else None,
             "vote_agreement": (result.vote or {}).get("agreement"),
-            **({"option_order": provenance["option_order"]} if provenance else {})}
+            **({"option_order": provenance["option_order"]} if provenance else {}),
+            # Every candidate is a labelled example for ``maestro calibrate``, also one withheld.
+            "candidate": candidate, "evidence": trust.get("evidence"),
+            "candidate_correct": None if candidate is None else
+            match_answer(candidate, item.answer, match_kind(item.match)),
+            "calibration": trust.get("calibration")}
 
 
 def _run_all(items: list[Item], one: Callable[[Item], dict[str, Any]], keep: Callable[[dict[str, Any]], None],
@@ -266,6 +274,20 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "routing_accuracy": round(routing_ok / len(routed), 4) if routed else None,
         "errors": statuses.get("failed", 0) + statuses.get("interrupted", 0),
     }
+
+
+def trust_summary(rows: list[dict[str, Any]], out: Path | None = None) -> dict[str, Any]:
+    """How well the stated confidences predict correctness: ECE, the reliability table and the risk–coverage table
+    (``agents.trust.report``); with ``out``, their plots as PNGs there."""
+    from agents.trust import report
+
+    scored = report.from_rows(rows)
+    data = report.summary(scored)
+    trust = {"ece": data["ece"], "reliability": data["reliability"], "risk_coverage": data["risk_coverage"],
+             "calibration": sorted({str(r["calibration"]) for r in rows if r.get("calibration")})}
+    if out is not None and any(i.probability is not None for i in scored):
+        trust["plots"] = [str(p) for p in report.plot({"all items": scored}, out)]
+    return trust
 
 
 def outcome_rates(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:

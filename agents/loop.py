@@ -18,7 +18,7 @@ from collections.abc import Callable
 from PIL import Image
 
 from agents import budget, protocol
-from agents.outcome import settle
+from agents.outcome import settle_for
 from agents.policies.base import Context, Policy
 from agents.registry import Registry
 from agents.types import Event, Run, Step
@@ -94,12 +94,9 @@ def _drive(current: Run, registry: Registry, policy: Policy, max_turns: int, for
 
 
 def _settle(current: Run, answer: str | None, registry: Registry, form: AnswerForm) -> None:
-    spec = registry.orchestrator
-    neural = frozenset(e.name for e in registry.experts if e.backend != "tools")
-    outcome = settle(answer, current.steps, form, min_confidence=spec.min_confidence,
-                     expert_confidence=spec.expert_confidence, neural_models=neural)
+    outcome = settle_for(registry, answer, current.steps, form)
     current.status, current.answer = outcome.status, outcome.answer
-    current.reason, current.confidence = outcome.reason, outcome.confidence
+    current.reason, current.confidence, current.trust = outcome.reason, outcome.confidence, outcome.trust
 
 
 def _take_turn(ctx: Context, policy: Policy, models: protocol.Names, skills: protocol.Names, registry: Registry,

@@ -1,23 +1,32 @@
 """How a run ends: the final answer checked against the form the question asks and against its evidence.
 
-A run is ``done`` only with an answer that fits the form (``skills.answer_form``) and whose confidence reaches the
-registry's ``orchestrator.min_confidence``. Otherwise it is ``abstained`` with a reason that names what is missing,
-or ``failed`` when no expert or tool could produce any evidence at all (every call errored). A policy abstains by
-answering ``I cannot answer: <what is missing>`` — ordinary protocol text, so abstentions are training data too.
+A run is ``done`` only with an answer that fits the form (``skills.answer_form``), is not contradicted by what the
+tools read on the image (``agents.trust.evidence``: whatever produced it, a tool, a neural expert or a VLM
+orchestrator), and whose calibrated P(correct) for its kind of evidence reaches that kind's threshold for the
+registry's ``orchestrator.target_precision`` (``agents.trust.calibration``; DESIGN §9). Otherwise it is
+``abstained`` with a reason that names what is missing ("too few rated examples of this kind…" where the labelled
+data cannot yet support the bound), or ``failed`` when no expert or tool could produce any evidence at all (every
+call errored: the orchestrator's own words are no evidence). A policy abstains by answering ``I cannot answer:
+<what is missing>`` — ordinary protocol text, so abstentions are training data too.
 
-Confidence comes from the evidence: the confidence of the tools' settled answer that agrees with the final answer
-(OCR scores, tool agreement, parse consistency), the self-consistency vote when there is one, or the registry's
-``expert_confidence`` for a neural expert's reply that no tool verified.
+Without a calibration (a bare registry) the tools' raw score is compared with the deprecated
+``orchestrator.min_confidence``, and an expert's unchecked reply gets ``expert_confidence``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
+from agents.trust.evidence import Evidence, gather
 from agents.types import RunStatus, Step
 from skills.answer_form import AnswerForm, conform, is_non_answer
+
+if TYPE_CHECKING:
+    from agents.registry import Registry
+    from agents.trust.calibration import Calibration
 
 ABSTAIN_PREFIX = "I cannot answer: "
 _ABSTAINED = re.compile(r"^\s*i (?:cannot|can't|could not) (?:answer|determine)[^:]*:\s*(.+)$", re.I | re.S)
@@ -40,60 +49,118 @@ class Outcome:
     answer: str | None
     reason: str | None
     confidence: float | None
+    #: The candidate answer, its evidence and the calibration's decision (stored with the run, so a replay can
+    #: explain the confidence, and an evaluation can label the candidate even when it was withheld).
+    trust: dict[str, Any] = field(default_factory=dict)
 
 
-def settle(answer: str | None, steps: Sequence[Step], form: AnswerForm, *, min_confidence: float,
-           expert_confidence: float, neural_models: frozenset[str] = frozenset(),
-           vote_agreement: float | None = None) -> Outcome:
-    """The outcome of a run whose policy answered ``answer`` after ``steps``."""
+def settle_for(registry: Registry, answer: str | None, steps: Sequence[Step], form: AnswerForm,
+               vote_agreement: float | None = None) -> Outcome:
+    """``settle`` with the registry's knobs and calibration (the loop's and the vote's one way to end a run)."""
+    spec = registry.orchestrator
+    neural = frozenset(e.name for e in registry.experts if e.backend != "tools")
+    return settle(answer, steps, form, min_confidence=spec.min_confidence, expert_confidence=spec.expert_confidence,
+                  neural_models=neural, vote_agreement=vote_agreement, calibration=registry.calibration,
+                  target_precision=spec.target_precision)
+
+
+def settle(answer: str | None, steps: Sequence[Step], form: AnswerForm, *, min_confidence: float = 0.5,
+           expert_confidence: float = 0.6, neural_models: frozenset[str] = frozenset(),
+           vote_agreement: float | None = None, calibration: Calibration | None = None,
+           target_precision: float = 0.95) -> Outcome:
+    """The outcome of a run whose policy answered ``answer`` after ``steps``.
+
+    With a ``calibration`` the confidence is its P(correct) for the answer's kind of evidence and the run answers
+    only above that kind's threshold for ``target_precision``; without one (a bare registry in tests, an old
+    setup) the tools' raw score is compared with the deprecated ``min_confidence``. Either way the answer is first
+    checked against what the tools read: contradicted answers never end ``done``, and words no tool could check
+    (the orchestrator's own, an expert's) only once ratings of that source support them. Without a calibration
+    (deprecated) such words get ``expert_confidence``."""
     searches = [s for s in steps if s.kind == "search"]
+    failed = bool(searches) and all(s.status == "error" for s in searches)
     if is_non_answer(answer):
-        if searches and all(s.status == "error" for s in searches):
-            errors = "; ".join(f"{s.model}@@{s.skill}: {s.error}" for s in searches)
-            return Outcome("failed", None, f"no expert or tool could produce evidence ({errors})", None)
+        if failed:
+            return Outcome("failed", None, f"no expert or tool could produce evidence ({_errors(searches)})", None)
         return Outcome("abstained", None, _missing(answer, searches), None)
     fitted = conform(form, answer)
     if fitted is None:
         return Outcome("abstained", None, f"the answer found ({_short(answer)}) is not {form.description}, the form "
                                           "the question asks for", None)
-    confidence, source = _confidence(fitted, searches, form, expert_confidence, neural_models)
-    if vote_agreement is not None:
-        confidence = vote_agreement if confidence is None else min(confidence, vote_agreement)
+    evidence = gather(fitted, searches, form, neural_models=neural_models, vote=vote_agreement)
+    trust: dict[str, Any] = {"candidate": fitted, "evidence": evidence.to_dict(), "target": target_precision,
+                             "calibration": calibration.version if calibration else None}
+    if failed:  # every call failed: nothing but the orchestrator's own words is left
+        return Outcome("failed", None, f"no expert or tool could produce evidence ({_errors(searches)}); the "
+                                       f"orchestrator's own answer {_short(fitted)} is not evidence", None, trust)
+    if evidence.check == "contradicted":
+        return Outcome("abstained", None, f"the answer {_short(fitted)} contradicts what the tools read on the "
+                                          f"image ({_short(evidence.against)})", None, trust)
+    if calibration is not None:  # unchecked words answer only once their source has enough rated answers
+        return _calibrated(fitted, evidence, calibration, target_precision, searches, trust)
+    return _legacy(fitted, evidence, min_confidence, expert_confidence, searches, trust)
+
+
+def _calibrated(fitted: str, evidence: Evidence, calibration: Calibration, target: float, searches: list[Step],
+                trust: dict[str, Any]) -> Outcome:
+    decision = calibration.decide(evidence, target)
+    p = decision.probability
+    if p is not None and evidence.vote is not None:
+        p = round(min(p, evidence.vote), 4)  # 2 of 5 samples agreeing is weak whatever the evidence kind says
+    trust["decision"] = {**decision.to_dict(), "probability": p}
+    if decision.answer and p is not None and decision.threshold is not None and p >= decision.threshold:
+        return Outcome("done", fitted, None, p, trust)
+    kind, goal = describe(evidence), f"{target:.0%}".replace("%", " %")
+    if decision.why == "too_few":
+        reason = f"too few rated examples of this kind ({kind}) to answer at {goal} precision"
+    elif decision.why == "worse":
+        group = calibration.groups[decision.kind or ""]
+        reason = (f"answers of this kind ({kind}) were right in {group.correct} of {group.n} rated examples, too "
+                  f"few to answer at {goal} precision")
+    else:
+        reason = (f"the evidence is too weak to answer at {goal} precision ({kind}: P(correct) {p:.2f}, "
+                  f"needs {decision.threshold:.2f})")
+    hint = _missing(None, searches, default="")
+    return Outcome("abstained", None, reason + (f"; {hint}" if hint else ""), p, trust)
+
+
+def _legacy(fitted: str, evidence: Evidence, min_confidence: float, expert_confidence: float,
+            searches: list[Step], trust: dict[str, Any]) -> Outcome:
+    """No calibration (a bare registry; ``Maestro.open`` always has the shipped one): the raw evidence score
+    against ``min_confidence``, ``expert_confidence`` for words no tool checked (deprecated)."""
+    if evidence.source == "tools":
+        confidence, source = evidence.score, "the tools"
+    elif evidence.check == "verified":
+        confidence, source = max(expert_confidence, evidence.score or 0.0, evidence.ocr or 0.0), "a checked reply"
+    else:
+        confidence, source = expert_confidence, "a reply unverified by the tools"
+    if evidence.vote is not None:
+        confidence = evidence.vote if confidence is None else min(confidence, evidence.vote)
     if confidence is not None and confidence < min_confidence:
         hint = _missing(None, searches, default="")
         reason = (f"the evidence is too weak to answer ({source}: confidence {confidence:.2f}, below the "
                   f"threshold {min_confidence:.2f})" + (f"; {hint}" if hint else ""))
-        return Outcome("abstained", None, reason, round(confidence, 4))
-    return Outcome("done", fitted, None, None if confidence is None else round(confidence, 4))
+        return Outcome("abstained", None, reason, round(confidence, 4), trust)
+    return Outcome("done", fitted, None, None if confidence is None else round(confidence, 4), trust)
 
 
-def _confidence(fitted: str, searches: list[Step], form: AnswerForm, expert_confidence: float,
-                neural_models: frozenset[str]) -> tuple[float | None, str]:
-    """The confidence of ``fitted`` and where it came from."""
-    settled = [s for s in searches if s.settled_answer is not None]
-    agreeing = [s for s in settled if _same(conform(form, s.settled_answer), fitted)]
-    scored = [s.confidence for s in agreeing if s.confidence is not None]
-    if scored:
-        return max(scored), "the tools"
-    if agreeing:
-        return None, "the tools (no score given)"
-    source = ("an expert's reply" if any(s.model in neural_models for s in searches)
-              else "the orchestrator's own reading")
-    # Only a tool reading in a closed form (a letter, yes/no, a count, a pair, a number) can contradict the answer:
-    # free text has many right spellings ("seven" and "7"), and "seven" is no count to contradict 7.
-    closed = form.kind in ("choice", "yesno", "count", "grid", "number")
-    against = [s.confidence for s in settled
-               if closed and s.confidence is not None and conform(form, s.settled_answer)]
-    if against:  # the tools read something else: the surer they are, the less the reply can be trusted
-        return expert_confidence * (1.0 - max(against)), f"{source}, contradicted by the tools"
-    return expert_confidence, f"{source}, unverified by the tools"
+def describe(evidence: Evidence) -> str:
+    """An evidence kind in a user's words."""
+    what = FORM_WORDS.get(evidence.form, "an answer")
+    if evidence.source == "tools":
+        return f"{what} read by the {evidence.skill or 'vision'} tools"
+    who = "the orchestrator's own reading" if evidence.source == "orchestrator" else \
+        f"the reply of {evidence.source.split(':', 1)[1]}"
+    checked = {"verified": "checked against the text read on the image",
+               "unverifiable": "that no tool could check"}.get(evidence.check, "")
+    return f"{what} from {who} {checked}".strip()
 
 
-def _same(a: str | None, b: str | None) -> bool:
-    """Two answers agree when they are equal up to case, spacing and punctuation."""
-    def plain(text: str | None) -> str:
-        return " ".join(re.sub(r"[^\w%]+", " ", (text or "").casefold()).split())
-    return a is not None and b is not None and plain(a) == plain(b)
+FORM_WORDS = {"choice": "an option letter", "yesno": "a Yes/No answer", "count": "a count", "grid": "a grid size",
+              "number": "a number", "text": "text as printed", "free": "a free-text answer"}
+
+
+def _errors(searches: list[Step]) -> str:
+    return "; ".join(f"{s.model}@@{s.skill}: {s.error}" for s in searches if s.error)
 
 
 def _missing(answer: str | None, searches: list[Step], default: str = "no skill could settle the question") -> str:

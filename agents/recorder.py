@@ -50,7 +50,7 @@ class StorageRecorder:
         self.store.finish_run(self.run_id or "", status=run.status, answer=run.answer, latency_ms=run.latency_ms,
                               tokens_in=run.tokens_in, tokens_out=run.tokens_out, cost=run.cost, error=run.error,
                               forced_answer=run.forced_answer, reason=run.reason, confidence=run.confidence,
-                              answer_form=run.answer_form, vote=run.vote)
+                              answer_form=run.answer_form, vote=run.vote, trust=run.trust)
 
     def with_image_ids(self, step: Step) -> Step:
         """``step`` with every live image stored and referenced by its content id (in place, and returned)."""

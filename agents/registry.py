@@ -13,7 +13,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -21,6 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agents.experts.base import Expert, ToolsExpert
 from agents.protocol import Names
 from skills.spec import BUILTIN_SKILLS_DIR, LoadedSkill, SkillProblem, discover_skills
+
+if TYPE_CHECKING:
+    from agents.trust.calibration import Calibration
 
 #: The registry shipped with the application: the offline, CPU-only ``tools`` expert.
 DEFAULT_REGISTRY = Path(__file__).resolve().parent.parent / "assets" / "registry.yaml"
@@ -135,10 +138,13 @@ class OrchestratorSpec(BaseModel):
     self_consistency: int = Field(1, ge=1, le=16, description="sc@k: sample k trajectories and vote on the answer "
                                   "(needs a policy that samples: vlm; the others are asked once, with a warning).")
     self_consistency_concurrency: int = Field(4, ge=1, le=16, description="sc@k samples in flight at once.")
-    min_confidence: float = Field(0.5, ge=0, le=1, description="An answer whose evidence scores below this is "
-                                  "withheld: the run abstains and says what is missing.")
-    expert_confidence: float = Field(0.6, ge=0, le=1, description="Confidence given to a neural expert's reply "
-                                     "that no tool verified (self-consistency replaces it with the vote's agreement).")
+    target_precision: float = Field(0.95, gt=0.5, lt=1, description="Answer only where the calibrated evidence "
+                                    "kind keeps precision at least this high (with 90 % confidence, Learn-then-Test); "
+                                    "otherwise abstain and say what is missing (docs/trust.md).")
+    min_confidence: float = Field(0.5, ge=0, le=1, description="Deprecated (use target_precision): the raw-score "
+                                  "threshold, used only when no calibration is available.")
+    expert_confidence: float = Field(0.6, ge=0, le=1, description="Deprecated with min_confidence: the confidence "
+                                     "of a neural expert's unchecked reply when no calibration is available.")
     run_budget_s: float = Field(300.0, gt=0, description="Wall-time budget of one run; expert timeouts, retries "
                                 "and fallbacks all fit inside it.")
 
@@ -160,6 +166,9 @@ class Registry:
     experts: list[ExpertSpec]
     skills: list[LoadedSkill]
     problems: list[SkillProblem] = field(default_factory=list)
+    #: P(correct) per evidence kind and thresholds (``agents.trust``); None: the deprecated raw-score threshold.
+    #: ``Maestro.open`` sets it (the data directory's calibration, else the shipped one).
+    calibration: Calibration | None = None
     _instances: dict[str, Expert] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

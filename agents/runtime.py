@@ -24,6 +24,7 @@ from agents.provenance.fingerprint import fingerprint
 from agents.recorder import StorageRecorder
 from agents.registry import Registry, load_registry
 from agents.tool_cache import LiveToolCache
+from agents.trust import calibration as trust_calibration
 from agents.types import Event, Run
 from skills.answer_form import answer_form
 from skills.base import ToolCache, image_known_as, reusing_tool_outputs
@@ -57,6 +58,8 @@ class Maestro:
     def open(cls, settings: Settings | None = None, policy: Policy | None = None) -> Maestro:
         settings = settings or Settings.resolve()
         registry = load_registry(settings.registry_path, settings.skills_paths)
+        # The data directory's calibration (``maestro calibrate``) wins over the shipped one.
+        registry.calibration = trust_calibration.load(settings.data_dir)
         store = open_store(settings.data_dir, settings.db_url)
         embeddings.keep_on_disk(settings.data_dir / "cache" / "embeddings.sqlite3")
         return cls(settings, registry, store, policy or build_policy(registry, store))

@@ -9,7 +9,7 @@ in one canonical spelling); runs that ended without an answer do not vote. Ties 
 a vote never depends on thread timing.
 
 The vote's winner is settled again with the vote's agreement as evidence (``agents.outcome.settle(...,
-vote_agreement=)``): 2 of 5 agreeing is weak evidence, and below ``orchestrator.min_confidence`` the call abstains.
+vote_agreement=)``): 2 of 5 agreeing is weak evidence, and below the calibrated threshold the call abstains.
 The sample that carries the winning answer (the first that gave it) is updated in storage with the outcome and the
 vote (``RunRecord.vote``: answers, counts, agreement, run ids), so the CLI, Replay and exports show it.
 
@@ -38,7 +38,7 @@ from PIL import Image
 from agents import budget
 from agents.answers import normalize
 from agents.loop import EventSink
-from agents.outcome import settle
+from agents.outcome import settle_for
 from agents.types import Run
 from skills.answer_form import answer_form
 
@@ -95,16 +95,29 @@ class Vote:
 
 
 def majority_vote(runs: list[Run], group: str = "") -> Vote:
-    """The vote over ``runs`` (in sampling order); only finished runs with an answer count."""
-    normalised = [normalise_answer(r.answer) if r.status == "done" else None for r in runs]
+    """The vote over ``runs`` (in sampling order): each sample's answer, or the candidate it withheld for want of
+    calibrated evidence (the vote itself is evidence); failed samples and contradicted candidates do not count."""
+    ballots = [ballot(r) for r in runs]
+    normalised = [normalise_answer(b) if b is not None else None for b in ballots]
     counter = Counter(n for n in normalised if n is not None)
     first_seen = {n: i for i, n in reversed(list(enumerate(normalised))) if n is not None}
     ranked = sorted(counter, key=lambda n: (-counter[n], first_seen[n]))
     winner = ranked[0] if ranked else None
     index = first_seen[winner] if winner is not None else None
-    return Vote(k=len(runs), group=group, winner=winner, answer=runs[index].answer if index is not None else None,
+    return Vote(k=len(runs), group=group, winner=winner, answer=ballots[index] if index is not None else None,
                 counts={n: counter[n] for n in ranked}, run_ids=[r.id for r in runs], winner_index=index,
-                answers=[r.answer if r.status == "done" else None for r in runs])
+                answers=ballots)
+
+
+def ballot(run: Run) -> str | None:
+    """What a sample votes for: its answer, or the candidate it withheld (not one the tools contradicted)."""
+    if run.status == "done":
+        return run.answer
+    trust = run.trust or {}
+    evidence = trust.get("evidence") or {}
+    if run.status == "abstained" and trust.get("candidate") and evidence.get("check") != "contradicted":
+        return str(trust["candidate"])
+    return None
 
 
 @dataclass
@@ -188,16 +201,14 @@ def _voted_run(maestro: Maestro, runs: list[Run], vote: Vote, question: str, exp
     fields["vote"] = vote.as_dict()
     voted = VotedRun(**fields, ballot=vote, samples=runs)
     if vote.winner is not None:
-        spec = maestro.registry.orchestrator
-        neural = frozenset(e.name for e in maestro.registry.experts if e.backend != "tools")
-        outcome = settle(vote.answer, chosen.steps, answer_form(question.strip(), expected_kind),
-                         min_confidence=spec.min_confidence, expert_confidence=spec.expert_confidence,
-                         neural_models=neural, vote_agreement=vote.agreement)
+        outcome = settle_for(maestro.registry, vote.answer, chosen.steps,
+                             answer_form(question.strip(), expected_kind), vote_agreement=vote.agreement)
         voted.status, voted.answer, voted.reason = outcome.status, outcome.answer, outcome.reason
-        voted.confidence, voted.error = outcome.confidence, None
+        voted.confidence, voted.error, voted.trust = outcome.confidence, None, outcome.trust
     if chosen.id:
         maestro.store.finish_run(chosen.id, status=voted.status, answer=voted.answer, latency_ms=chosen.latency_ms,
                                  tokens_in=chosen.tokens_in, tokens_out=chosen.tokens_out, cost=chosen.cost,
                                  error=voted.error, forced_answer=chosen.forced_answer, reason=voted.reason,
-                                 confidence=voted.confidence, answer_form=chosen.answer_form, vote=voted.vote)
+                                 confidence=voted.confidence, answer_form=chosen.answer_form, vote=voted.vote,
+                                 trust=voted.trust)
     return voted

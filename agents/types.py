@@ -39,6 +39,8 @@ class Run:
     error: str | None = None
     latency_ms: float = 0.0
     vote: dict[str, Any] = field(default_factory=dict)
+    #: The candidate answer, its evidence and the calibration's decision and version (``agents.outcome``).
+    trust: dict[str, Any] = field(default_factory=dict)
 
     @property
     def tokens_in(self) -> int:

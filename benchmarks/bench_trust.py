@@ -1,103 +1,71 @@
-"""Trust benchmark: how much the whole agent answers, how often it is right when it does, and how that trades
-against the confidence threshold — per dev set, so ``orchestrator.min_confidence`` can be chosen from data.
+"""Trust benchmark: how much the whole agent answers at the registry's target precision, how often it is right when
+it does, and how well its stated P(correct) predicts that — per dev set, tuning and validation split apart.
 
     python -m benchmarks.bench_trust [--sets blindtest sroie charts synthetic] [--limit N] [--concurrency N]
-                                     [--per-kind N] [--seed S] [--keep DIR]
+                                     [--per-kind N] [--seed S] [--keep DIR] [--folders DIR ...]
 
 Every item runs through the default registry's agent (``agents.evaluate.evaluate``: stored runs, the answer form,
-abstentions) in a temporary data directory, with one change: ``min_confidence`` is 0, so every answer the evidence
-produced is kept with its confidence and each threshold can be applied afterwards. For each set it prints coverage,
-precision when answering and accuracy at the default registry's threshold, latency p50/p95, a risk-coverage table
-(precision at each confidence threshold), the categories, and the wrong answers that would be given. The synthetic
-mix (``benchmarks.make_synthetic``) is generated into the temporary directory.
+the calibrated decision) in a temporary data directory, so the shipped calibration (or ``--calibration FILE``) is
+what answers. Each row keeps its candidate answer and evidence also when it was withheld, so the report can show
+the whole risk–coverage curve. For each set and split (``agents.trust.labels.split_of``: validation = a quarter of
+the images by a hash of the file name, never tuned on) it prints coverage, precision when answering and accuracy at
+the per-kind thresholds, ECE, the reliability table, the risk–coverage table, latency p50/p95, and the wrong answers
+given. ``--folders`` reports on existing evaluation folders instead of running anything. The synthetic mix
+(``benchmarks.make_synthetic``) is generated into the temporary directory.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import tempfile
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agents.config import Settings
-from agents.evaluate import evaluate
-from agents.registry import DEFAULT_REGISTRY, load_registry
+from agents.eval_results import read_rows
+from agents.evaluate import evaluate, load_items
 from agents.runtime import Maestro
+from agents.trust import report
+from agents.trust.labels import split_of
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 DEV_SETS = {"blindtest": "blindtest-dev", "sroie": "sroie-dev", "charts": "misleading-chartqa-dev"}
 ALL_SETS = (*DEV_SETS, "synthetic")
-THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 Row = dict[str, Any]
 
 
-def answered_at(row: Row, threshold: float) -> bool:
-    """Whether the run answers when answers below ``threshold`` are withheld (an answer without a score counts
-    as answered: nothing says it is weak)."""
-    confidence = row.get("confidence")
-    return row.get("status") == "done" and (confidence is None or confidence >= threshold)
-
-
-def rates(rows: list[Row], threshold: float) -> dict[str, float | int | None]:
-    answered = [r for r in rows if answered_at(r, threshold)]
-    right = sum(1 for r in answered if r.get("correct"))
-    n = len(rows) or 1
-    return {"answered": len(answered), "coverage": len(answered) / n,
-            "precision": right / len(answered) if answered else None, "accuracy": right / n}
-
-
-def _pct(value: float | None) -> str:
-    return "   -  " if value is None else f"{value:6.1%}"
-
-
-def _percentile(values: list[float], q: float) -> float | None:
+def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else None
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
-def report(name: str, rows: list[Row], default: float) -> None:
-    """Print one set's numbers."""
-    at_default = rates(rows, default)
+def report_folder(name: str, folder: Path, plots: Path | None = None) -> dict[str, Any]:
+    """Print one evaluation folder's numbers, per split; return them."""
+    rows = read_rows(folder)
+    dataset = json.loads((folder / "eval.json").read_text(encoding="utf-8"))["dataset"]
+    images = {item.id: item.image.name for item in load_items(dataset)}
     latencies = [r["latency_ms"] / 1000 for r in rows if r.get("run_id")]
-    statuses: dict[str, int] = defaultdict(int)
-    for r in rows:
-        statuses[r.get("status") or "failed"] += 1
-    unscored = sum(1 for r in rows if r.get("status") == "done" and r.get("confidence") is None)
-    print(f"\n=== {name}: {len(rows)} items; statuses {dict(statuses)}; answers without a confidence: {unscored}")
-    print(f"at min_confidence {default:.2f}: coverage {_pct(at_default['coverage'])}, precision "
-          f"{_pct(at_default['precision'])}, accuracy {_pct(at_default['accuracy'])}; latency p50 "
-          f"{_percentile(latencies, 0.5) or 0:.3f} s, p95 {_percentile(latencies, 0.95) or 0:.3f} s")
-    print(f"{'threshold':>10}{'answered':>10}{'coverage':>10}{'precision':>11}{'accuracy':>10}")
-    for threshold in THRESHOLDS:
-        r = rates(rows, threshold)
-        print(f"{threshold:>10.2f}{r['answered']:>10}{_pct(r['coverage']):>10}{_pct(r['precision']):>11}"
-              f"{_pct(r['accuracy']):>10}")
-    by_category: dict[str, list[Row]] = defaultdict(list)
-    for r in rows:
-        by_category[r["category"]].append(r)
-    print(f"{'category':<42}{'n':>5}{'coverage':>10}{'precision':>11}{'accuracy':>10}")
-    for category, members in sorted(by_category.items()):
-        r = rates(members, default)
-        print(f"{category[:41]:<42}{len(members):>5}{_pct(r['coverage']):>10}{_pct(r['precision']):>11}"
-              f"{_pct(r['accuracy']):>10}")
-    wrong = [r for r in rows if answered_at(r, default) and not r.get("correct")]
-    print(f"wrong answers at {default:.2f} ({len(wrong)}):")
+    print(f"\n##### {name}: {len(rows)} items; latency p50 {_percentile(latencies, 0.5):.3f} s, "
+          f"p95 {_percentile(latencies, 0.95):.3f} s (this machine, under its current load)")
+    out: dict[str, Any] = {}
+    splits: dict[str, list[report.Scored]] = {}
+    for split in ("tuning", "validation", "all"):
+        chosen = [r for r in rows if split == "all" or split_of(images.get(r["id"], r["id"])) == split]
+        splits[split] = report.from_rows(chosen)
+        out[split] = report.summary(splits[split])
+        print(report.format_tables(f"{name} {split}", out[split]))
+    wrong = [r for r in rows if r.get("status") == "done" and not r.get("correct")]
+    print(f"wrong answers given ({len(wrong)}):")
     for r in wrong[:25]:
-        print(f"  {r['id']}: expected {r['expected']!r}, answered {r['answer']!r} (confidence "
-              f"{r.get('confidence')}) via {', '.join(r.get('pairs') or [])}")
-
-
-def _permissive_registry(folder: Path) -> Path:
-    """The default registry with ``min_confidence`` 0: every answer is kept with its confidence."""
-    config = yaml.safe_load(DEFAULT_REGISTRY.read_text(encoding="utf-8"))
-    config.setdefault("orchestrator", {})["min_confidence"] = 0.0
-    path = folder / "registry.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    return path
+        print(f"  {r['id']}: expected {r['expected']!r}, answered {r['answer']!r} (P {r.get('confidence')}) "
+              f"via {', '.join(r.get('pairs') or [])}")
+    if plots is not None:
+        out["plots"] = [str(p) for p in report.plot({k: v for k, v in splits.items() if k != "all"}, plots,
+                                                    stem=f"{name}_")]
+        print("plots: " + ", ".join(out["plots"]))
+    return out
 
 
 def _dataset(name: str, folder: Path, per_kind: int, seed: int) -> Path:
@@ -116,18 +84,29 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--per-kind", type=int, default=20, help="synthetic items per generator")
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic mix")
-    parser.add_argument("--keep", type=Path, default=None, help="keep results here (results.jsonl per set)")
+    parser.add_argument("--keep", type=Path, default=None, help="keep results here (a folder per set)")
+    parser.add_argument("--calibration", type=Path, default=None, help="answer with this calibration JSON")
+    parser.add_argument("--folders", type=Path, nargs="+", default=None,
+                        help="report on these evaluation folders instead of running the sets")
+    parser.add_argument("--plots", type=Path, default=None, help="write reliability and risk-coverage PNGs here")
     args = parser.parse_args()
-    default = load_registry().orchestrator.min_confidence
+    if args.folders:
+        for folder in args.folders:
+            report_folder(folder.name, folder, args.plots)
+        return
     with tempfile.TemporaryDirectory(prefix="bench-trust-") as tmp:
         folder = Path(tmp)
-        maestro = Maestro.open(Settings.resolve(data_dir=folder / "home", registry_path=_permissive_registry(folder)))
+        if args.calibration is not None:
+            (folder / "home").mkdir()
+            shutil.copy(args.calibration, folder / "home" / "calibration.json")
+        maestro = Maestro.open(Settings.resolve(data_dir=folder / "home"))
+        version = maestro.registry.calibration.version if maestro.registry.calibration else None
+        print(f"target precision {maestro.registry.orchestrator.target_precision}, calibration {version}")
         for name in args.sets:
             dataset = _dataset(name, folder, args.per_kind, args.seed)
             out = (args.keep or folder / "results") / name
             evaluate(maestro, dataset, out, concurrency=args.concurrency, limit=args.limit, progress=False)
-            rows = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
-            report(name, rows, default)
+            report_folder(name, out, args.plots)
 
 
 if __name__ == "__main__":

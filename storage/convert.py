@@ -94,7 +94,7 @@ def rating_record(row: orm.Rating) -> RatingRecord:
 
 def run_record(row: orm.Run) -> RunRecord:
     return _record(RunRecord, row, config=dict(row.config or {}), answer_form=dict(row.answer_form or {}),
-                   vote=dict(row.vote or {}), steps=[step_record(s) for s in row.steps],
+                   vote=dict(row.vote or {}), trust=dict(row.trust or {}), steps=[step_record(s) for s in row.steps],
                    ratings=[rating_record(r) for r in row.ratings])
 
 

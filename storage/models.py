@@ -144,6 +144,10 @@ class Run(Base):
     answer_form: Mapped[dict[str, Any]] = mapped_column(default=dict)
     parent_run_id: Mapped[str | None] = mapped_column(SafeString(32), index=True)
     vote: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # The candidate answer, its evidence features and the calibration's decision; ``calibration`` is the version
+    # (content hash) of the calibration that scored it, so a replay can explain its confidence.
+    trust: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    calibration: Mapped[str | None] = mapped_column(SafeString(64), index=True)
 
     steps: Mapped[list[Step]] = relationship(back_populates="run", order_by="Step.index",
                                              cascade="all, delete-orphan", passive_deletes=True)

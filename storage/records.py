@@ -212,6 +212,8 @@ class RunRecord:
     answer_form: dict[str, Any] = field(default_factory=dict)  # the form the question asks (skills.answer_form)
     parent_run_id: str | None = None  # the run this one reran
     vote: dict[str, Any] = field(default_factory=dict)  # self-consistency: answers, counts, agreement
+    trust: dict[str, Any] = field(default_factory=dict)  # candidate, evidence, calibrated decision (agents.trust)
+    calibration: str | None = None  # version of the calibration that scored the answer
 
 
 @dataclass

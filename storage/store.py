@@ -161,8 +161,10 @@ class Store(RatingsMixin):
     def finish_run(self, run_id: str, *, status: str, answer: str | None, latency_ms: float, tokens_in: int = 0,
                    tokens_out: int = 0, cost: float = 0.0, error: str | None = None,
                    forced_answer: bool = False, reason: str | None = None, confidence: float | None = None,
-                   answer_form: dict[str, Any] | None = None, vote: dict[str, Any] | None = None) -> None:
-        """Close a run with its outcome: ``done`` needs an answer; ``abstained`` and ``failed`` need a reason."""
+                   answer_form: dict[str, Any] | None = None, vote: dict[str, Any] | None = None,
+                   trust: dict[str, Any] | None = None) -> None:
+        """Close a run with its outcome: ``done`` needs an answer; ``abstained`` and ``failed`` need a reason.
+        ``trust`` (the candidate, its evidence, the calibrated decision) also sets ``calibration``, its version."""
         _choice("run status", status, FINISHED_STATUSES)
         if status == "done" and (answer is None or not str(answer).strip()):
             raise ValueError("a 'done' run needs an answer; a run without one is 'abstained' or 'failed'")
@@ -178,6 +180,10 @@ class Store(RatingsMixin):
             values["answer_form"] = dict(answer_form)
         if vote is not None:
             values["vote"] = dict(vote)
+        if trust is not None:
+            values["trust"] = dict(trust)
+            version = trust.get("calibration")
+            values["calibration"] = str(version)[:64] if version else None
         with self._write.begin() as session:
             if not session.execute(update(Run).where(Run.id == run_id).values(**values)).rowcount:
                 raise KeyError(f"no run {run_id!r}")

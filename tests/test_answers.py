@@ -26,6 +26,12 @@ def test_numeric_answers_are_relaxed_to_five_percent(prediction: str, expected: 
     assert match_answer(prediction, expected) is ok
 
 
+def test_an_expected_amount_with_its_currency_is_compared_by_its_number() -> None:
+    # Receipt totals are labelled as printed ("$8.20", "RM41.45"); the same amount answered is right.
+    assert match_answer("$8.20", "$8.20", "numeric") and match_answer("RM 41.45", "RM41.45", "numeric")
+    assert not match_answer("$8.70", "$8.20", "numeric")
+
+
 @pytest.mark.parametrize(
     ("prediction", "expected", "ok"),
     [

@@ -17,6 +17,7 @@ from agents.export import FORMATS, export, export_app, load_export
 from agents.policies.base import ScriptedPolicy
 from agents.protocol import validate_trajectory
 from agents.runtime import Maestro
+from tests.calibrations import trust_source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
@@ -32,6 +33,10 @@ def card(text: str, size: tuple[int, int] = (96, 64)) -> Image.Image:
 
 
 def open_app(home: Path) -> Maestro:
+    # The scripted runs answer with what the Echo skill says, or with words of their own that no tool checks: give
+    # such answers a rated record, as rating them would, so they end ``done`` (docs/trust.md).
+    if not (home / "calibration.json").exists():
+        trust_source(home, ("orchestrator", "unverifiable"), ("tools", "verified"))
     return Maestro.open(Settings.resolve(data_dir=home, registry_path=FIXTURES / "registry_echo.yaml"),
                         policy=ScriptedPolicy([]))
 

@@ -23,6 +23,7 @@ from agents.registry import load_registry
 from agents.runtime import Maestro
 from storage.models import RegistrySnapshot
 from tests import test_vlm_policy as vlm
+from tests.calibrations import trust_source
 from tests.test_vlm_policy import Script, open_maestro, texts
 
 # The scripted chat server and the rendered sign of the VLM policy tests, shared as fixtures.
@@ -64,10 +65,12 @@ def vlm_runs(chat: tuple[str, Script], sign: Path, tmp_path: Path) -> dict[str, 
     has (``Chart-Expert``), one answered directly."""
     url, script = chat
     script.replies[:] = [SEARCH_EXPERT, EXPERT_REPLY, ANSWER, DIRECT]
+    trust_source(tmp_path / "home", ("expert:Chart-Expert", "verified"))  # what rating that expert's checked readings teaches
     app = open_maestro(tmp_path, url, max_turns=3)
     first = app.ask(sign, QUESTION)
     second = app.ask(sign, QUESTION)
-    assert (first.status, second.status) == ("done", "done"), (first.reason, second.reason)
+    # The expert's reading is what OCR read on the sign (checked); the direct answer is the orchestrator's own.
+    assert (first.status, second.status) == ("done", "abstained"), (first.reason, second.reason)
     assert first.steps[0].model == "Chart-Expert" and first.steps[0].status == "ok"
     for run in (first, second):
         app.store.add_rating(run.id, rater="ann", verdict="correct")
@@ -123,6 +126,7 @@ def test_a_keyword_run_under_a_renamed_expert_uses_its_snapshot_then_its_own_nam
     registry.write_text("orchestrator: {policy: keyword, max_turns: 2}\n"
                         "experts:\n  - name: Old-Tools\n    description: The tools, under an old name.\n"
                         "    backend: tools\n", encoding="utf-8")
+    trust_source(tmp_path / "home", ("tools", "verified"))
     app = Maestro.open(Settings.resolve(data_dir=tmp_path / "home", registry_path=registry))
     run = app.ask(sign, QUESTION)
     assert run.status == "done" and run.steps[0].model == "Old-Tools"
@@ -151,8 +155,7 @@ def test_abstentions_rated_correct_are_targets(chat: tuple[str, Script], sign: P
     app = open_maestro(tmp_path, url)
     abstained = app.ask(sign, QUESTION)
     assert abstained.status == "abstained" and abstained.reason == "the text is blurred"
-    # An answer withheld for weak evidence: the orchestrator's unverified reading (0.6) under a 0.9 threshold.
-    app.registry.orchestrator.min_confidence = 0.9
+    # An answer withheld: the orchestrator's own reading, which no tool checked.
     withheld = app.ask(sign, QUESTION)
     assert withheld.status == "abstained" and withheld.steps[-1].answer == "NO PARKING"
     for run in (abstained, withheld):
@@ -165,7 +168,7 @@ def test_abstentions_rated_correct_are_targets(chat: tuple[str, Script], sign: P
     target = rows[withheld.id]["messages"][-1]["content"][0]["text"]
     # Its reasoning argued for the withheld answer, so it is not kept beside the abstention.
     assert target.startswith("<think>The evidence above does not settle the question.</think>")
-    assert "<answer>I cannot answer: the evidence is too weak to answer" in target and "NO PARKING</answer>" \
+    assert "<answer>I cannot answer: too few rated examples of this kind" in target and "NO PARKING</answer>" \
         not in target
 
 
@@ -185,7 +188,11 @@ def test_preference_pairs_need_the_same_prompt(chat: tuple[str, Script], sign: P
     [pair] = [json.loads(line) for line in (tmp_path / "out" / "dpo.jsonl").read_text().splitlines()]
     assert manifest.counts["dpo.jsonl"] == 1
     assert (pair["chosen_run_id"], pair["rejected_run_id"]) == (good.id, bad.id)
-    assert pair["chosen"][-1]["content"][0]["text"] == DIRECT and pair["rejected"][-1]["content"][0]["text"] == wrong
+    # Both were the orchestrator's own readings, so both were withheld: the rated-correct side teaches the
+    # abstention its run ended with, the rated-incorrect side keeps the wrong answer it gave.
+    chosen = pair["chosen"][-1]["content"][0]["text"]
+    assert chosen.startswith("<think>The sign reads NO PARKING") and "<answer>I cannot answer: " in chosen
+    assert pair["rejected"][-1]["content"][0]["text"] == wrong
 
 
 def test_the_sft_rows_collate_on_a_tiny_qwen2vl(vlm_runs: dict[str, Any],

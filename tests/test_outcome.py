@@ -66,7 +66,7 @@ def test_an_expert_contradicted_by_confident_tools_is_not_trusted() -> None:
     agreeing = outcome("3", [search("3", 0.95, model="VLM")], question, neural)
     assert agreeing.status == "done" and agreeing.confidence == 0.95
     contradicted = outcome("5", [search("3", 0.95, model="VLM")], question, neural)
-    assert contradicted.status == "abstained" and "contradicted by the tools" in contradicted.reason
+    assert contradicted.status == "abstained" and "contradicts what the tools read" in contradicted.reason
     unverified = outcome("5", [search(None, None, model="VLM")], question, neural)
     assert unverified.status == "done" and unverified.confidence == 0.6
 

@@ -14,6 +14,7 @@ from agents.export import export
 from agents.policies.base import ScriptedPolicy
 from agents.reward import ground_truth_for, run_reward, stored_trajectory
 from agents.runtime import Maestro
+from tests.calibrations import trust_source
 from training.maestro_reward import compute_score
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -23,6 +24,9 @@ SEARCH = "<think>Echo the word.</think>\n<search> Tools@@Echo: repeat seven </se
 
 @pytest.fixture
 def app(tmp_path: Path) -> Maestro:
+    # The scripted orchestrator reads the answer off the Echo skill's words, which no tool checks: a data directory
+    # where such answers have a rated record lets them end ``done``, as rating them would (docs/trust.md).
+    trust_source(tmp_path / "home", ("orchestrator", "unverifiable"), ("tools", "verified"))
     return Maestro.open(Settings.resolve(data_dir=tmp_path / "home", registry_path=FIXTURES / "registry_echo.yaml"),
                         policy=ScriptedPolicy([]))
 
@@ -68,7 +72,8 @@ def test_a_valid_run_rated_incorrect_earns_nothing(app: Maestro, picture: Image.
 
 
 def test_a_correction_becomes_the_ground_truth(app: Maestro, picture: Image.Image) -> None:
-    record = stored(app, picture, [SEARCH, "<think>Six.</think>\n<answer>6</answer>"])
+    # The echo says six, so the answer 6 stands (an answer the tools contradict would be withheld, see trust).
+    record = stored(app, picture, [SEARCH.replace("seven", "six"), "<think>Six.</think>\n<answer>6</answer>"])
     assert reward_of(app, record) is None  # unrated, no dataset item: nothing to judge by
     record = rate(app, record, "incorrect", corrected="7")
     assert ground_truth_for(record) == "7"

@@ -105,7 +105,10 @@ def test_a_chart_is_read_when_the_question_does_not_say_chart(registry, tmp_path
     assert value.status == "done" and value.confidence is not None
     assert abs(float(value.answer or "nan") - 18) <= 0.02 * 18  # measured against the axis: 17.99 is 18
     choice = maestro.ask(chart_image(), "Which team has the highest value?\nA. HR\nB. Sales\nC. Tech\n" + INSTRUCTION)
-    assert (choice.status, choice.answer) == ("done", "B")
+    # The chart skill reads it; whether "B" is given depends on how its multiple-choice answers were rated
+    # (docs/trust.md: on real charts they are not yet right often enough for 95 %), not on routing.
+    assert choice.trust["candidate"] == "B" and choice.trust["evidence"]["skill"] == "Chart"
+    assert choice.status == "done" or "rated examples" in choice.reason
     on_photo = maestro.ask(photo_like(), "What is the value for Sales?")
     assert on_photo.status == "abstained" and on_photo.answer is None
     assert "Chart" not in [s.skill for s in on_photo.steps if s.kind == "search"]

@@ -115,7 +115,9 @@ def test_tiny_vlm_as_an_expert_through_a_skill(maestro: Maestro, circles: Path) 
     turns = ["<think>Ask the tiny expert.</think><search> Tiny@@Science: How many circles? </search>",
              "<think>Done.</think><answer>3</answer>"]
     result = maestro.ask(circles, "How many circles are in the image?", policy=ScriptedPolicy(turns))
-    assert result.status == "done"
+    # An expert with no rated record, whose reply no tool checked: the answer is withheld, and says why.
+    assert result.status == "abstained" and "too few rated examples of this kind" in result.reason
+    assert result.trust["candidate"] == "3" and result.trust["evidence"]["source"] == "expert:Tiny"
     search = maestro.store.get_run(result.id).steps[0]
     assert (search.kind, search.model, search.skill, search.status) == ("search", "Tiny", "Science", "ok")
     # The expert's reply (gibberish, possibly empty) is the observation; its tokens and time are counted.

@@ -207,8 +207,11 @@ def test_self_consistency_votes_over_three_stored_samples(chat: tuple[str, Scrip
     assert result.ballot.counts == {"7": 2, "8": 1} and result.ballot.winner == "7"
     # Answers are returned in the form the question asks (a count): "{7}" and "7." both become "7". Samples run
     # in parallel, so which sample got which scripted reply varies; the carrier is the first sample that said 7.
+    # The samples are the orchestrator's own readings (no tool call): voted on and kept, but not
+    # answered before that kind has a rated record.
     winner = result.ballot.winner_index
-    assert result.answer == "7" and result.status == "done" and result.id == result.ballot.run_ids[winner]
+    assert result.answer is None and result.status == "abstained" and result.id == result.ballot.run_ids[winner]
+    assert result.ballot.answer == "7" and result.trust["candidate"] == "7"
     assert winner == min(i for i, a in enumerate(result.ballot.answers) if a == "7")
     assert len(result.samples) == 3 and result.total_tokens_in == 1001 + 1002 + 1003
     # Every sample was drawn at the paper's temperature, and the policy itself keeps its entry's sampling (None).
@@ -220,8 +223,8 @@ def test_self_consistency_votes_over_three_stored_samples(chat: tuple[str, Scrip
     groups = {s.config["sc"]["group"] for s in stored}
     assert groups == {result.ballot.group}
     assert [s.config["sc"]["index"] for s in stored] == [0, 1, 2]
-    assert sorted(s.answer for s in stored) == ["7", "7", "8"]
-    assert all(s.config["sc"]["k"] == 3 and s.status == "done" for s in stored)
+    assert sorted(s.trust["candidate"] for s in stored) == ["7", "7", "8"]
+    assert all(s.config["sc"]["k"] == 3 and s.status == "abstained" for s in stored)
 
 
 def test_vote_ignores_failed_runs_and_breaks_ties_by_order() -> None:
@@ -246,6 +249,7 @@ def test_thinking_model_reply_gets_its_opening_think_back(chat: tuple[str, Scrip
     # Qwen3-VL-*-Thinking templates open <think> in the prompt, so the reply starts inside the block.
     script.replies[:] = ["The sign is plain text; I can read it directly.</think>\n<answer>NO PARKING</answer>"]
     result = open_maestro(tmp_path, url).ask(sign, "What is written on the sign?")
-    assert result.status == "done" and result.answer == "NO PARKING" and not result.forced_answer
+    # Its own reading, checked by no tool: parsed and kept as the candidate, never an answer.
+    assert result.status == "abstained" and result.trust["candidate"] == "NO PARKING" and not result.forced_answer
     [step] = result.steps
     assert step.raw_text.startswith("<think>The sign is plain text") and step.violations == []

@@ -28,6 +28,7 @@ from agents.policies.base import ScriptedPolicy
 from agents.policies.router import RouterPolicy
 from agents.runtime import Maestro
 from storage import Step
+from tests.calibrations import trust_source
 from tests.local_http import JsonHandler, models_reply, refused_url, serve
 from ui import render
 from ui.web import launch
@@ -292,6 +293,7 @@ def test_registry_health_and_pair_statistics(data_dir: Path, tmp_path: Path, sig
 def test_rating_and_browsing_do_not_wait_behind_a_run(data_dir: Path, sign_png: Path) -> None:
     policy = ScriptedPolicy(["<think>slow</think><search>Tools@@Sleepy: 6</search>",
                              "<think>done</think><answer>awake</answer>"])
+    trust_source(data_dir, ("orchestrator", "unverifiable"))  # its own "awake" may answer, as if rated (trust)
     maestro = Maestro.open(Settings.resolve(data_dir=data_dir, registry_path=FIXTURES / "registry_echo.yaml"),
                            policy=policy)
     server = Served(maestro)

@@ -1,4 +1,4 @@
-"""The ``maestro`` command line: ask, eval, rerun, diff, runs, registry, web, sandbox.
+"""The ``maestro`` command line: ask, eval, calibrate, rerun, diff, runs, registry, web, sandbox.
 
 ``--data-dir``, ``--registry`` and ``--db`` work the same on every command and fall back to ``MAESTRO_HOME``,
 ``MAESTRO_REGISTRY`` and ``MAESTRO_DB``. Every error — a usage mistake, a data directory that is a file, a corrupt
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ui import cli_experts, cli_export, cli_handbook, cli_rate, cli_render, cli_rerun, cli_team
+from ui import cli_experts, cli_export, cli_handbook, cli_rate, cli_render, cli_rerun, cli_team, cli_trust
 from ui.cli_options import (
     DataDir,
     DbOpt,
@@ -47,6 +47,7 @@ app.command("doctor")(cli_experts.doctor)
 app.command("prompt")(cli_experts.prompt)
 app.command("rerun")(friendly_errors(cli_rerun.rerun_command))
 app.command("diff")(friendly_errors(cli_rerun.diff_command))
+app.command("calibrate")(cli_trust.calibrate_command)
 
 @app.command()
 @friendly_errors

@@ -32,6 +32,7 @@ def run_json(run: Run | RunRecord) -> dict[str, Any]:
         "forced_answer": run.forced_answer,
         "error": run.error,
         "vote": run.vote or None,
+        "trust": getattr(run, "trust", None) or None,
         "steps": [
             {"index": s.index, "kind": s.kind, "status": s.status, "model": s.model, "skill": s.skill,
              "level2": s.level2, "query": s.query, "observation": s.observation, "answer": s.answer,
@@ -73,10 +74,16 @@ def print_run(run: Run | RunRecord, *, model_calls: bool = False) -> None:
     if run.error:
         console.print(f"[red]error:[/] {escape(run.error)}")
     if run.status == "done":
-        sure = f"  [dim](confidence {run.confidence:.2f})[/]" if run.confidence is not None else ""
+        sure = f"  [dim](P(correct) {run.confidence:.2f})[/]" if run.confidence is not None else ""
         console.print(f"[bold]Answer:[/] {escape(str(run.answer))}{sure}")
     else:
         console.print(f"[bold {colour}]No answer:[/] {escape(str(run.reason or run.error or run.status))}")
+    trust = getattr(run, "trust", None) or {}
+    decision = trust.get("decision") or {}
+    if trust.get("calibration") or decision:  # why this confidence: the evidence kind and the calibration
+        console.print(f"[dim]evidence kind {escape(str(decision.get('kind') or '-'))}, threshold "
+                      f"{decision.get('threshold') or '-'} for precision {trust.get('target')}, calibration "
+                      f"{escape(str(trust.get('calibration') or 'none (deprecated raw-score threshold)'))}[/]")
 
 
 def _print_step(step: Step) -> None:
@@ -185,6 +192,11 @@ def print_summary(summary: dict[str, Any]) -> None:
     console.print(f"latency p50 {lat['p50']} ms, p95 {lat['p95']} ms; runs: {statuses}")
     if summary.get("routing_accuracy") is not None:
         console.print(f"Level-1 routing correct: {summary['routing_accuracy']:.1%}")
+    trust = summary.get("trust") or {}
+    if trust.get("ece") is not None:
+        curve = "; ".join(f"P>={r['threshold']:.2f}: {_share(r['coverage'])} answered, {_share(r['precision'])} right"
+                          for r in trust["risk_coverage"] if r["threshold"] in (0.5, 0.8, 0.9, 0.95))
+        console.print(f"ECE {trust['ece']:.3f}; risk-coverage: {curve}")
 
 
 def print_spread(summary: dict[str, Any]) -> None:

@@ -275,8 +275,8 @@ def outcome_text(run: RunRecord) -> str:
     if run.status == "done":
         forced = " *(forced at the turn limit)*" if run.forced_answer else ""
         confidence = getattr(run, "confidence", None)
-        sure = f" · confidence {confidence:.2f}" if confidence is not None else ""
-        return f"**Answer:** {plain_text(run.answer)}{forced}{sure}"
+        sure = f" · P(correct) {confidence:.2f}" if confidence is not None else ""
+        return f"**Answer:** {plain_text(run.answer)}{forced}{sure}{_calibrated(run)}"
     if run.status == "abstained":
         return f"**No answer: the run abstained.** {reason}"
     if run.status == "cancelled":
@@ -286,6 +286,15 @@ def outcome_text(run: RunRecord) -> str:
     if run.status == "running":
         return "**Working…**"
     return f"**The run failed:** {reason}"
+
+
+def _calibrated(run: RunRecord) -> str:
+    """Why the confidence is what it is: the evidence kind and the version of the calibration that scored it."""
+    trust = getattr(run, "trust", None) or {}
+    kind = (trust.get("decision") or {}).get("kind")
+    if not trust.get("calibration"):
+        return ""
+    return f" <sub>(evidence kind {plain_text(kind or '-')}; calibration {plain_text(trust['calibration'])})</sub>"
 
 
 def final_message(run: RunRecord) -> gr.ChatMessage:

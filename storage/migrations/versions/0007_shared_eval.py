@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007_shared_eval"
-down_revision: str | None = "0005_rerun"
+down_revision: str | None = "0006_trust_calibration"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -1,0 +1,133 @@
+"""Calibrated confidence and the threshold guarantee, on labelled data whose right answers are known.
+
+What a calibration must do: state P(correct) that matches how often answers of that kind are right; answer only
+above a threshold chosen by Learn-then-Test, so that with probability >= 1 - delta the precision of what it answers
+is at least the target; and abstain, saying so, where a kind has too few labelled examples for that bound.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.outcome import settle
+from agents.trust import ltt
+from agents.trust.calibration import Calibration, load
+from agents.trust.evidence import Evidence
+from agents.trust.fit import Labelled, fit, fit_group
+from agents.types import Step
+from skills.answer_form import answer_form
+
+
+def evidence(score: float, *, skill: str = "Counting", form: str = "count", level2: str = "Shapes") -> Evidence:
+    return Evidence(answer="3", form=form, skill=skill, level2=level2, source="tools", check="verified", score=score)
+
+
+def labelled(scores: np.ndarray, right: np.ndarray, **kind: str) -> list[Labelled]:
+    return [Labelled(evidence(float(s), **kind), bool(r)) for s, r in zip(scores, right, strict=True)]
+
+
+def test_the_smallest_sample_that_can_certify_95_percent_is_45_clean_answers() -> None:
+    # 0.95^45 = 0.099 <= 0.1 < 0.95^44: with fewer, not even a perfect record rejects "precision < 95 %".
+    assert ltt.min_kept(0.95, 0.1) == 45
+    assert ltt.choose_threshold([0.9] * 44, [True] * 44, 0.95, 0.1) is None
+    assert ltt.choose_threshold([0.9] * 45, [True] * 45, 0.95, 0.1) == 0.9
+
+
+def test_fixed_sequence_stops_at_the_first_threshold_that_fails() -> None:
+    # 100 sure answers all right, then 50 weaker ones half wrong: only the sure block is certified.
+    p = [0.99] * 100 + [0.7] * 50
+    right = [True] * 100 + [True, False] * 25
+    assert ltt.choose_threshold(p, right, 0.95, 0.1) == 0.99
+    # A few errors among many right answers still pass (1 of 100: p-value 0.037).
+    assert ltt.choose_threshold([0.99] * 100, [False] + [True] * 99, 0.95, 0.1) == 0.99
+
+
+def test_a_kind_whose_record_is_clearly_below_target_is_shown_worse() -> None:
+    assert ltt.shown_worse(100, 20, 0.95, 0.1)  # 80 % right of 100
+    assert not ltt.shown_worse(100, 6, 0.95, 0.1)  # 94 %: consistent with 95 %, not shown worse
+    assert not ltt.shown_worse(10, 1, 0.95, 0.1)
+
+
+def test_isotonic_logistic_fit_recovers_known_probabilities() -> None:
+    rng = np.random.default_rng(0)
+    scores = rng.uniform(0.05, 0.95, 4000)
+    right = rng.uniform(size=scores.size) < scores  # P(correct | score) = score: the raw score is calibrated
+    group = fit_group("k", labelled(scores, right), 0.1, (0.95,))
+    for s in (0.3, 0.6, 0.9):
+        assert group.predict(evidence(s)) == pytest.approx(s, abs=0.06)
+
+
+def test_the_precision_guarantee_holds_in_simulation() -> None:
+    """Fit and choose the threshold on 400 labelled answers, then measure the true precision above it exactly:
+    it falls below the 90 % target in at most delta = 10 % of repetitions (plus sampling slack)."""
+    rng = np.random.default_rng(1)
+    target, delta, reps, failures, answered = 0.9, 0.1, 120, 0, 0
+    for _ in range(reps):
+        scores = rng.uniform(0, 1, 400)
+        right = rng.uniform(size=scores.size) < np.sqrt(scores)  # P(correct | s) = sqrt(s)
+        group = fit_group("k", labelled(scores, right), delta, (target,))
+        threshold, _ = group.rule(target)
+        if threshold is None:
+            continue
+        answered += 1
+        grid = np.linspace(0, 1, 4001)
+        kept = np.array([group.predict(evidence(float(s))) >= threshold for s in grid])
+        if kept.any() and np.sqrt(grid[kept]).mean() < target:  # the true precision of what it would answer
+            failures += 1
+    assert answered > reps * 0.9  # the bound is not vacuous: it answers in almost every repetition
+    assert failures / reps <= delta + 2 * np.sqrt(delta * (1 - delta) / reps)
+
+
+def test_a_kind_with_too_few_examples_pools_with_its_skill_and_abstains_when_nothing_can() -> None:
+    common = labelled(np.full(80, 0.9), np.ones(80, bool), level2="Shapes")
+    rare = labelled(np.full(5, 0.9), np.ones(5, bool), level2="Rare")
+    cal = fit(common + rare)
+    assert cal.decide(evidence(0.9, level2="Rare"), 0.95).answer  # 5 examples: decided by the skill's 85
+    unseen = evidence(0.9, skill="Science", form="number")
+    decision = cal.decide(unseen, 0.95)
+    assert not decision.answer and decision.why == "too_few"
+    step = Step(index=0, kind="search", model="Tools", skill="Science", settled_answer="3", confidence=0.9)
+    outcome = settle("3", [step], answer_form("What is the value of x? Answer with a number."), calibration=cal)
+    assert outcome.status == "abstained"
+    assert "too few rated examples of this kind" in outcome.reason and "95 % precision" in outcome.reason
+
+
+def test_a_kind_shown_worse_abstains_instead_of_pooling_with_good_ones() -> None:
+    good = labelled(np.full(200, 0.9), np.ones(200, bool), level2="Shapes")
+    bad = labelled(np.full(60, 0.9), np.array([True, True, False] * 20), level2="Crowds")
+    cal = fit(good + bad)
+    decision = cal.decide(evidence(0.9, level2="Crowds"), 0.95)
+    assert not decision.answer and decision.why in ("worse", "below")
+    assert cal.decide(evidence(0.9, level2="Shapes"), 0.95).answer
+
+
+def test_a_stricter_target_never_uses_a_laxer_threshold() -> None:
+    cal = fit(labelled(np.full(60, 0.9), np.ones(60, bool)))
+    assert cal.decide(evidence(0.9), 0.95).answer
+    assert not cal.decide(evidence(0.9), 0.99).answer  # 60 clean answers cannot certify 99 %
+
+
+def test_a_calibration_is_versioned_by_content_and_round_trips(tmp_path) -> None:
+    cal = fit(labelled(np.full(60, 0.9), np.ones(60, bool)))
+    again = Calibration.from_json(cal.to_json())
+    assert again.version == cal.version and len(cal.version) == 16
+    assert again.decide(evidence(0.9), 0.95) == cal.decide(evidence(0.9), 0.95)
+    cal.save(tmp_path / "calibration.json")
+    assert load(tmp_path).version == cal.version  # the data directory's file wins over the shipped one
+    (tmp_path / "calibration.json").write_text("{}")
+    with pytest.raises(ValueError, match="unreadable calibration"):
+        load(tmp_path)
+
+
+def test_the_shipped_calibration_loads_and_answering_needs_no_scikit_learn() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from agents.trust.calibration import load; c = load(); "
+            "assert c is not None and c.groups; assert 'sklearn' not in sys.modules; print(c.version)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
