@@ -191,7 +191,9 @@ def test_preference_pairs_need_the_same_prompt(chat: tuple[str, Script], sign: P
     # Both were the orchestrator's own readings, so both were withheld: the rated-correct side teaches the
     # abstention its run ended with, the rated-incorrect side keeps the wrong answer it gave.
     chosen = pair["chosen"][-1]["content"][0]["text"]
-    assert chosen.startswith("<think>The sign reads NO PARKING") and "<answer>I cannot answer: " in chosen
+    # Its reasoning argued for the withheld answer, so the abstention gets reasoning of its own.
+    assert chosen.startswith("<think>The evidence above does not settle the question.</think>")
+    assert "<answer>I cannot answer: " in chosen
     assert pair["rejected"][-1]["content"][0]["text"] == wrong
 
 
