@@ -40,6 +40,7 @@ with absolute image paths.
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -402,9 +403,11 @@ def _truth_source(record: RunRecord) -> str:
 
 
 def default_export_dir(data_dir: str | Path) -> Path:
-    """``<data_dir>/exports/<UTC timestamp>``: where an export goes when no folder is named (a new one each time)."""
+    """``<data_dir>/exports/<UTC timestamp>-<random>``: where an export goes when no folder is named (a new one each
+    time). The web app serves this folder to logged-in users so that an admin can download what they made; the
+    random part keeps anyone else (an annotator who guesses the second) from fetching every run and rating."""
     root = Path(data_dir) / "exports"
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    stamp = f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(8)}"
     target, n = root / stamp, 1
     while target.exists():  # two exports in the same second must not share (and overwrite) a folder
         n += 1
