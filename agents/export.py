@@ -241,6 +241,8 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
     if compared is not None and "dpo" not in formats:
         raise ValueError("a comparison becomes DPO pairs: include the dpo format")
     start, end = parse_when(since), parse_when(until, end=True)
+    if start and end and start > end:  # an empty export that looks like a successful one
+        raise ValueError(f"--since {start.isoformat()} is after --until {end.isoformat()}: no run could match")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     max_turns = registry.orchestrator.max_turns
