@@ -206,6 +206,8 @@ CASES: list[Case] = [
     # the web server
     ("port out of range", lambda d: ["web", "--port", "99999"], "--port"),
     ("port a word", lambda d: ["web", "--port", "http"], "--port"),
+    ("auth password too short", lambda d: ["web", "--auth", "ops:x", "--port", "1"], "at least 8 characters"),
+    ("host not an address", lambda d: ["web", "--host", "bad_host!!", "--port", "1"], "--host 'bad_host!!'"),
     ("auth without colon", lambda d: ["web", "--auth", "nocolon", "--port", "1"], "--auth must look like"),
 ]
 
