@@ -198,6 +198,19 @@ def test_names_of_a_megabyte_do_not_fill_the_throttle(server: Served) -> None:
     assert max(len(name) for _, name in pairs[0]._pairs) <= 65, "long names share one short key"
 
 
+def test_without_a_trusted_proxy_a_forged_forwarded_for_buys_no_guesses(data_dir: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """README Security: with ``FORWARDED_ALLOW_IPS=""`` a local guesser cannot name a new address per guess."""
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "")
+    served = serve_with_accounts(data_dir, {"carol": PASSWORDS["carol"]})
+    try:
+        codes = [httpx.post(f"{served.url}login", data={"username": "carol", "password": "wrong guess"},
+                            headers={"X-Forwarded-For": f"10.0.0.{n}"}).status_code for n in range(6)]
+    finally:
+        served.close()
+    assert codes == [400, 400, 400, 429, 429, 429], codes
+
+
 def test_old_users_files_load_as_annotators(tmp_path: Path) -> None:
     digest = HASHER.hash("old-password")
     (tmp_path / "users.txt").write_text(f"# written before roles\nolduser:{digest}\n", encoding="utf-8")
