@@ -143,6 +143,9 @@ CASES: list[Case] = [
     ("sqlite db in a folder", lambda d: ["runs", "list", "--db", f"sqlite:///{d / 'folder'}"], "unable to open"),
     ("postgres refused", lambda d: ["runs", "list", "--db", "postgresql://u:secret@127.0.0.1:1/x"], "u:***@"),
     ("sandbox run a FIFO", lambda d: ["sandbox", "run", str(d / "fifo")], "file not found"),
+    ("empty data dir", lambda d: ["runs", "list", "--data-dir", ""], "--data-dir is empty"),
+    ("empty data dir with =", lambda d: ["runs", "list", "--data-dir="], "--data-dir is empty"),
+    ("eval empty out", lambda d: ["eval", str(d / "one.jsonl"), "--out", " "], "--out is empty"),
     ("db not a url", lambda d: ["runs", "list", "--db", "not a url"], "malformed URL"),
     ("db unknown dialect", lambda d: ["runs", "list", "--db", "nosuchdb://x/y"], "nosuchdb"),
     # eval datasets
