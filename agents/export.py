@@ -45,6 +45,7 @@ with absolute image paths.
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -275,6 +276,8 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
     if compared is not None and "dpo" not in formats:
         raise ValueError("a comparison becomes DPO pairs: include the dpo format")
     start, end = parse_when(since), parse_when(until, end=True)
+    if start and end and start > end:  # an empty export that looks like a successful one
+        raise ValueError(f"--since {start.isoformat()} is after --until {end.isoformat()}: no run could match")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     max_turns = registry.orchestrator.max_turns
@@ -415,9 +418,11 @@ def _dpo_rows(judged: Sequence[_Judged], images: _Images, max_pairs: int) -> lis
 
 
 def default_export_dir(data_dir: str | Path) -> Path:
-    """``<data_dir>/exports/<UTC timestamp>``: where an export goes when no folder is named (a new one each time)."""
+    """``<data_dir>/exports/<UTC timestamp>-<random>``: where an export goes when no folder is named (a new one each
+    time). The web app serves this folder to logged-in users so that an admin can download what they made; the
+    random part keeps anyone else (an annotator who guesses the second) from fetching every run and rating."""
     root = Path(data_dir) / "exports"
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    stamp = f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(8)}"
     target, n = root / stamp, 1
     while target.exists():  # two exports in the same second must not share (and overwrite) a folder
         n += 1

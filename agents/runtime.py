@@ -138,6 +138,8 @@ class Maestro:
             raise InputError("empty question: ask something about the image")
         if len(question) > MAX_QUESTION_CHARS:
             raise InputError(f"question too long: {len(question)} characters (limit {MAX_QUESTION_CHARS})")
+        if any("\ud800" <= c <= "\udfff" for c in question):  # undecodable argv bytes, or "\ud800" in JSON
+            raise InputError("question is not valid text: it holds undecodable bytes (lone surrogates)")
         try:
             decoded = load_image(image, lazy=stored_image, to_ask=True)
         except ValueError as exc:

@@ -9,6 +9,7 @@ codes), so 80 cases take seconds; ``tests/test_cli.py`` runs the real subprocess
 from __future__ import annotations
 
 import io
+import os
 import struct
 import zlib
 from collections.abc import Callable
@@ -61,12 +62,13 @@ def files(tmp_path: Path) -> Path:
         "wrong_types.jsonl": '{"run_id": 5, "verdict": ["correct"], "step": "x"}\n',
         "unknown_key.jsonl": '{"run_id": "abc", "verdict": "correct", "hack": 1}\n',
         "nul.jsonl": '{"id": "a\\u0000", "image": "\\u0000", "question": "", "answer": 1}\n',
-        "corrupt/maestro.db": b"this is not SQLite" * 300,
+        "corrupt/maestro.db": b"this is not SQLite" * 300, "badusers/users.txt": b"\xff\xfe" + GARBAGE,
     }
     for name, content in made.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    os.mkfifo(tmp_path / "fifo")  # reading it would block forever
     (tmp_path / "folder").mkdir()
     (tmp_path / "afile").write_text("x")
     return tmp_path
@@ -114,6 +116,13 @@ CASES: list[Case] = [
     ("empty question", lambda d: ["ask", str(d / "good.png"), ""], "empty question"),
     ("blank question", lambda d: ["ask", str(d / "good.png"), "  \t "], "empty question"),
     ("control-only question", lambda d: ["ask", str(d / "good.png"), "\x1b\x07\x08\r"], "empty question"),
+    ("undecodable question", lambda d: ["ask", str(d / "good.png"), "What \udcff?"], "undecodable bytes"),
+    ("undecodable image path", lambda d: ["ask", str(d / "\udcff.png"), "What?"], "image not found"),
+    ("image is a FIFO", lambda d: ["ask", str(d / "fifo"), "What?"], "fifo"),
+    ("image is /dev/zero", lambda d: ["ask", "/dev/zero", "What?"], "/dev/zero"),
+    ("ask with /dev/zero registry", lambda d: ["ask", str(d / "good.png"), "What?", R, "/dev/zero"], "/dev/zero"),
+    ("max-turns huge", lambda d: ["ask", str(d / "good.png"), "What?", "--max-turns", "9" * 30], "--max-turns"),
+    ("sc nan", lambda d: ["ask", str(d / "good.png"), "What?", "--sc", "nan"], "--sc"),
     ("long question", lambda d: ["ask", str(d / "good.png"), "why " * 1500], "question too long"),
     ("max-turns 0", lambda d: ["ask", str(d / "good.png"), "What?", "--max-turns", "0"], "--max-turns"),
     ("max-turns word", lambda d: ["ask", str(d / "good.png"), "What?", "--max-turns", "many"], "--max-turns"),
@@ -130,11 +139,20 @@ CASES: list[Case] = [
     # data directories and databases
     ("data dir is a file", lambda d: ["runs", "list", "--data-dir", str(d / "afile")], "is a file"),
     ("corrupt database", lambda d: ["runs", "list", "--data-dir", str(d / "corrupt")], "file is not a database"),
+    ("data dir read-only", lambda d: ["runs", "list", "--data-dir", "/proc/maestro"], "cannot create data directory"),
+    ("sqlite db in a folder", lambda d: ["runs", "list", "--db", f"sqlite:///{d / 'folder'}"], "unable to open"),
+    ("postgres refused", lambda d: ["runs", "list", "--db", "postgresql://u:secret@127.0.0.1:1/x"], "u:***@"),
+    ("sandbox run a FIFO", lambda d: ["sandbox", "run", str(d / "fifo")], "file not found"),
+    ("empty data dir", lambda d: ["runs", "list", "--data-dir", ""], "--data-dir is empty"),
+    ("empty data dir with =", lambda d: ["runs", "list", "--data-dir="], "--data-dir is empty"),
+    ("eval empty out", lambda d: ["eval", str(d / "one.jsonl"), "--out", " "], "--out is empty"),
     ("db not a url", lambda d: ["runs", "list", "--db", "not a url"], "malformed URL"),
     ("db unknown dialect", lambda d: ["runs", "list", "--db", "nosuchdb://x/y"], "nosuchdb"),
     # eval datasets
     ("dataset missing", lambda d: ["eval", str(d / "none.jsonl"), "--out", str(d / "o")], "dataset file not found"),
     ("dataset is a folder", lambda d: ["eval", str(d / "folder"), "--out", str(d / "o")], "dataset file not found"),
+    ("dataset is a FIFO", lambda d: ["eval", str(d / "fifo"), "--out", str(d / "o")], "dataset file not found"),
+    ("eval out read-only", lambda d: ["eval", str(d / "one.jsonl"), "--out", "/proc/maestro-out"], "/proc/maestro-out"),
     ("dataset empty", lambda d: ["eval", str(d / "empty.jsonl"), "--out", str(d / "o")], "empty.jsonl: no items"),
     ("dataset garbage", lambda d: ["eval", str(d / "garbage.jsonl"), "--out", str(d / "o")],
      "garbage.jsonl: not a text file"),
@@ -156,6 +174,8 @@ CASES: list[Case] = [
     # ratings
     ("rate --from missing", lambda d: ["rate", "--from", str(d / "none.jsonl")], "ratings file not found"),
     ("rate --from folder", lambda d: ["rate", "--from", str(d / "folder")], "ratings file not found"),
+    ("rate --from FIFO", lambda d: ["rate", "--from", str(d / "fifo")], "ratings file not found"),
+    ("rate --from /dev/zero", lambda d: ["rate", "--from", "/dev/zero"], "ratings file not found"),
     ("rate --from empty", lambda d: ["rate", "--from", str(d / "empty.jsonl")], "holds no ratings"),
     ("rate --from garbage", lambda d: ["rate", "--from", str(d / "garbage.jsonl")], "garbage.jsonl: not a text"),
     ("rate --from deep", lambda d: ["rate", "--from", str(d / "deep.jsonl")], "nested too deeply"),
@@ -174,6 +194,8 @@ CASES: list[Case] = [
     ("diff unknown", lambda d: ["diff", "aaaaaaaa", "bbbbbbbb"], "aaaaaaaa"),
     ("export bad format", lambda d: ["export", "--format", "bogus", "--out", str(d / "e")], "bogus"),
     ("export bad date", lambda d: ["export", "--since", "yesterday-ish", "--out", str(d / "e")], "yesterday-ish"),
+    ("export since after until", lambda d: ["export", "--since", "2027-01-01", "--until", "2026-01-01", "--out",
+                                            str(d / "e")], "is after --until"),
     ("export comparison garbage", lambda d: ["export", "--comparison", str(d / "garbage.yaml"), "--out",
                                              str(d / "e")], "garbage.yaml"),
     # accounts
@@ -182,10 +204,13 @@ CASES: list[Case] = [
     ("short password", lambda d: ["users", "add", "eve", "--password-stdin"], "at least 8 characters"),
     ("unknown role", lambda d: ["users", "add", "eve", "--role", "boss", "--password-stdin"], "role must be one of"),
     ("role of nobody", lambda d: ["users", "role", "nobody", "admin"], "no user 'nobody'"),
+    ("users file garbage", lambda d: ["users", "list", "--data-dir", str(d / "badusers")], "users.txt: not a text"),
     ("remove nobody", lambda d: ["users", "remove", "nobody"], "no user 'nobody'"),
     # the web server
     ("port out of range", lambda d: ["web", "--port", "99999"], "--port"),
     ("port a word", lambda d: ["web", "--port", "http"], "--port"),
+    ("auth password too short", lambda d: ["web", "--auth", "ops:x", "--port", "1"], "at least 8 characters"),
+    ("host not an address", lambda d: ["web", "--host", "bad_host!!", "--port", "1"], "--host 'bad_host!!'"),
     ("auth without colon", lambda d: ["web", "--auth", "nocolon", "--port", "1"], "--auth must look like"),
 ]
 

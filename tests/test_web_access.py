@@ -7,6 +7,7 @@ browser test: a removed user's open page asks for a login again."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -168,6 +169,46 @@ def test_the_guessers_own_attempts_close_and_a_right_password_honours_retry_afte
             code, _, reply = login(server, "carol", "wrong guess")
         assert code == 400
     assert told == [1, 2, 4], told
+
+
+def test_an_annotator_cannot_fetch_an_admins_export_by_guessing_its_folder(server: Served) -> None:
+    """Exports sit on the served paths (for the admin's download); their folder's name must not be guessable."""
+    before = time.time()
+    client(server, "alice").predict(["sft"], "", "", "(any)", "(any)", "(any)", "(any)", api_name="/export")
+    root = Path(server.maestro.store.data_dir) / "exports"
+    (folder,) = [p for p in root.iterdir() if p.is_dir()]
+    assert re.fullmatch(r"\d{8}-\d{6}-[0-9a-f]{16}", folder.name), folder.name
+    bob = session(server, "bob")
+    for second in range(int(before) - 2, int(time.time()) + 2):  # every name the old scheme could have given
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(second))
+        for guess in (f"{stamp}.zip", f"{stamp}/manifest.json", f"{stamp}/sft.jsonl"):
+            assert bob.get(f"/gradio_api/file={root / guess}").status_code != 200, guess
+
+
+def test_names_of_a_megabyte_do_not_fill_the_throttle(server: Served) -> None:
+    throttle_names = {"a" * 200_000 + str(n) for n in range(20)}
+    for name in throttle_names:
+        assert login(server, name, "wrong guess", source="127.0.0.5")[0] in (400, 429)
+    assert login(server, "alice", PASSWORDS["alice"], source="127.0.0.5")[0] == 200
+    from ui.login_guard import LoginThrottle
+
+    pairs = [cell.cell_contents for cell in server.app.auth.__closure__ or () if isinstance(cell.cell_contents,
+             LoginThrottle)]
+    assert pairs, "the login check keeps its throttle"
+    assert max(len(name) for _, name in pairs[0]._pairs) <= 65, "long names share one short key"
+
+
+def test_without_a_trusted_proxy_a_forged_forwarded_for_buys_no_guesses(data_dir: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """README Security: with ``FORWARDED_ALLOW_IPS=""`` a local guesser cannot name a new address per guess."""
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "")
+    served = serve_with_accounts(data_dir, {"carol": PASSWORDS["carol"]})
+    try:
+        codes = [httpx.post(f"{served.url}login", data={"username": "carol", "password": "wrong guess"},
+                            headers={"X-Forwarded-For": f"10.0.0.{n}"}).status_code for n in range(6)]
+    finally:
+        served.close()
+    assert codes == [400, 400, 400, 429, 429, 429], codes
 
 
 def test_old_users_files_load_as_annotators(tmp_path: Path) -> None:

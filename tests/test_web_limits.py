@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,6 +81,19 @@ def test_uploads_have_a_quota_per_user_and_per_server(server: Served, tmp_path: 
     unannounced = httpx.Request("POST", f"{server.url}gradio_api/upload", cookies=carol.cookies,
                                 content=iter([b"--x\r\n"]))  # a streamed body without Content-Length
     assert httpx.Client().send(unannounced).status_code == 411
+    assert chunked_with_a_small_length(server, carol, files[0]).startswith(b"HTTP/1.1 411"), "the chunks would count"
+
+
+def chunked_with_a_small_length(server: Served, http: httpx.Client, path: Path) -> bytes:
+    """The status line for a chunked upload that also claims ``Content-Length: 1`` (sent raw: clients won't)."""
+    part = (b'--B\r\nContent-Disposition: form-data; name="files"; filename="a.png"\r\nContent-Type: image/png'
+            b"\r\n\r\n" + path.read_bytes() + b"\r\n--B--\r\n")
+    cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
+    head = (f"POST /gradio_api/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\nContent-Type: "
+            f"multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\nContent-Length: 1\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.sendall(head.encode() + b"%x\r\n" % len(part) + part + b"\r\n0\r\n\r\n")
+        return sock.recv(200)
 
 
 @pytest.mark.parametrize(("size", "why"), [((1, 1), "too small"), ((8, 8), "too small"),

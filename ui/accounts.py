@@ -176,7 +176,11 @@ class Accounts:
 
 def _parse(path: Path) -> dict[str, Account]:
     accounts: dict[str, Account] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (expected name:role:argon2-hash lines)") from None
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue

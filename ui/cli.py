@@ -222,6 +222,10 @@ def web(host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``maestro`` console script (and of ``app.py``, as ``maestro web``): exits with the
     command's code; a usage mistake is one line and exit code 2, like every other error."""
+    empty = _empty_folder_option(sys.argv[1:] if argv is None else argv)
+    if empty:
+        typer.echo(f"error: {empty} is empty: name a folder (use . for this one)", err=True)
+        sys.exit(2)
     try:
         code = app(args=argv, prog_name="maestro", standalone_mode=False)
     except (typer.Abort, KeyboardInterrupt):
@@ -238,6 +242,16 @@ def main(argv: list[str] | None = None) -> None:
             typer.echo(f"error: {one_line(exc.format_message())}", err=True)
         sys.exit(getattr(exc, "exit_code", 2))
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _empty_folder_option(args: list[str]) -> str | None:
+    """The folder option given as an empty string, if any: as a path "" is ".", so ``--data-dir ""`` (an unset
+    shell variable) would silently make a new data directory, or ``--out ""`` write results, in the current one."""
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if name in ("--data-dir", "--out") and not (value if eq else args[i + 1] if i + 1 < len(args) else "x").strip():
+            return name
+    return None
 
 
 if __name__ == "__main__":

@@ -116,7 +116,9 @@ def login_check(access: Access, throttle: LoginThrottle | None = None) -> Callab
     async def check(username: str, password: str) -> bool:
         state = _LOGIN.get()
         name = username or ""
-        key = throttle.admit(str((state or {}).get("client") or "unknown"), name)
+        # No account name is longer than 64 characters: longer ones share one key, so made-up names of a megabyte
+        # each cannot fill memory with throttle pairs.
+        key = throttle.admit(str((state or {}).get("client") or "unknown"), name if len(name) <= 64 else name[:65])
         ok = False
         try:
             fingerprint = access.accounts.fingerprint(name)  # taken before the check: a change after it ends it

@@ -2,7 +2,7 @@
 
 Gradio receives every file (the page's image box and ``gradio_client.handle_file`` alike) on its ``/upload`` route
 and streams it to a temporary file before any handler runs, so the quota is enforced in front of that route, in
-``QuotaGuard`` (ASGI middleware): an upload must declare its ``Content-Length`` (browsers and ``httpx`` do; the
+``QuotaGuard`` (ASGI middleware): an upload must declare its ``Content-Length`` and no ``Transfer-Encoding`` (browsers and ``httpx`` do; the
 server reads exactly that many bytes), and one that would take its user, or the server, over the limit for the
 last hour is answered at once with HTTP 429, a ``Retry-After`` and a sentence naming the limit, before a byte of
 it is read. The user is the login name (the session cookie, after ``ui.login_guard.Guard`` has dropped ended
@@ -103,8 +103,11 @@ class QuotaGuard:
         if not posted_to(scope, "/upload"):
             await self.app(scope, receive, send)
             return
-        length = next((v for k, v in scope.get("headers") or [] if k == b"content-length"), None)
-        if length is None or not length.isdigit():
+        headers = scope.get("headers") or []
+        length = next((v for k, v in headers if k == b"content-length"), None)
+        # With Transfer-Encoding the server reads the chunks, whatever Content-Length says: refuse it, or a
+        # "Content-Length: 1" would count one byte for a body of any size.
+        if length is None or not length.isdigit() or any(k == b"transfer-encoding" for k, _ in headers):
             await _answer(send, 411, "An upload must say its length (Content-Length).")
             return
         user = cookie_user(scope)

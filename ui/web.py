@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import logging
+import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +30,7 @@ from starlette.middleware import Middleware
 from agents.config import Settings
 from agents.runtime import Maestro
 from ui.access import Access, allowed, bind, role_of
-from ui.accounts import Accounts
+from ui.accounts import MIN_PASSWORD, Accounts
 from ui.login_guard import Guard, login_check
 from ui.upload_quota import QuotaGuard, UploadQuota
 from ui.web_api import build_api
@@ -177,6 +178,8 @@ def parse_auth(auth: str | None) -> tuple[str, str] | None:
     user, sep, password = auth.partition(":")
     if not sep or not user or not password:
         raise ValueError("--auth must look like user:password")
+    if len(password) < MIN_PASSWORD:  # an admin account: no weaker than one `maestro users add` would accept
+        raise ValueError(f"--auth: passwords need at least {MIN_PASSWORD} characters")
     return user, password
 
 
@@ -189,6 +192,11 @@ def launch(host: str = "127.0.0.1", port: int = 7860, auth: str | None = None, s
            data_dir: str | Path | None = None, registry: str | Path | None = None, db: str | None = None,
            *, prevent_thread_lock: bool = False, maestro: Maestro | None = None) -> gr.Blocks:
     """Open the application on the configured data directory and serve it (blocking unless told otherwise)."""
+    try:  # before anything opens: otherwise uvicorn logs the error and Gradio blames the port
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ValueError(f"--host {host[:80]!r}: not an address or host name this machine can listen on "
+                         f"({getattr(exc, 'strerror', None) or exc})") from None
     maestro = maestro or open_maestro(data_dir, registry, db)
     access = access_for(maestro, auth)
     if not access.open and "admin" not in access.accounts.roles().values():
