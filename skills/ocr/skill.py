@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 
-from skills.answer_form import format_answer
+from skills.answer_form import answer_form, format_answer
 from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, conclude
 from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, document_field, settle
+from skills.ocr.printed import PrintedAnswer, printed_answer
 from skills.runner import ask_expert
 from vision_tools.documents import DocumentReading, FieldAnswer, read_document
 from vision_tools.image import Box
@@ -43,14 +44,23 @@ def run(ctx: SkillContext) -> SkillResult:
                         f"No text inside the {search.target} region.")
     asked = document_field(ctx.question)
     field = None
+    document = False
     if asked is not None:
         reading = ctx.trace.call("documents.read_document", read_document, ctx.image, backend=backend)
         lines = reading.ocr.lines
+        document = reading.looks_like_document
         if _reads_as_document(asked, reading):
             field = ctx.trace.call("documents.read_field", reading.field, asked.field)
     else:
         lines = ctx.trace.call("ocr.read_text", read_text_cached, ctx.image, backend=backend).lines
     evidence = _evidence(lines)
+    # One part of the printed text (a title, an exit number, a price, "does it say STOP?") is answered with the
+    # smallest span that answers it; a receipt's fields stay with the key-information tool.
+    span = None if document else ctx.trace.call(
+        "ocr.printed_span", printed_answer, ctx.question, lines, ctx.image,
+        yesno=answer_form(ctx.question).kind == "yesno")
+    if span is not None and not getattr(ctx.expert, "neural", False):
+        return _answer_span(ctx, span, evidence, lines)
     if getattr(ctx.expert, "neural", False):
         if field is not None:
             evidence += f"\nKey-information tool: {field.summary()}"
@@ -69,6 +79,18 @@ def run(ctx: SkillContext) -> SkillResult:
     return SkillResult(observation=f"OCR lines:\n{evidence}\nThe tools read the text but cannot answer this "
                                    "question without a reasoning expert.", evidence=data,
                        missing="the question needs a reasoning expert; the tools can only read the text")
+
+
+def _answer_span(ctx: SkillContext, span: PrintedAnswer, evidence: str, lines: list[OcrLine]) -> SkillResult:
+    """The span as the answer, or the abstention that says which part of the text could not be settled."""
+    data: dict[str, object] = {"lines": [line.text for line in lines], "span": span.how}
+    if span.answer is None:
+        return SkillResult(observation=f"OCR lines:\n{evidence}\nNo answer: {span.missing}.", evidence=data,
+                           missing=span.missing, features=span.features)
+    answer = format_answer(ctx.question, span.answer)
+    return SkillResult(observation=f"OCR lines:\n{evidence}\nThe question asks for one part of the text: "
+                                   f"{span.how}.\nAnswer from the tools: {answer}", answer=answer,
+                       confidence=span.confidence, evidence=data, features=span.features)
 
 
 def _reads_as_document(asked: DocumentQuestion, reading: DocumentReading) -> bool:
