@@ -23,6 +23,8 @@ from skills.chart.confidence import count_confidence, extreme_confidence, values
 from skills.common import conclude
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
 
+#: What is missing when no chart was found: said about the image, in a user's words.
+NO_CHART = "no chart with readable values was found in the image"
 _KIND_FOR_LEVEL2 = {"bar": None, "line": "line", "pie": "pie"}
 _HIGH = re.compile(r"\b(highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak)\b", re.I)
 _LOW = re.compile(r"\b(lowest|smallest|least|minimum|min|fewest|shortest)\b", re.I)
@@ -42,13 +44,15 @@ def run(ctx: SkillContext) -> SkillResult:
     if form.kind == "choice" and form.options:
         return _choose(ctx, chart, form)
     if not chart.found:
-        result = conclude(ctx, [chart], None, note="The chart parser found no chart to read.")
-        result.missing = f"the chart parser found no chart to read values from ({chart.reason})"
+        result = conclude(ctx, [chart], None, note=f"The chart parser found no chart to read ({chart.reason}).")
+        # The parser's reason stays in the observation: on a photograph of a sign it is jargon to a user.
+        result.missing = NO_CHART
         return result
     answer, confidence = answer_from_table(chart, ctx.question)
     result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown(), confidence=confidence)
     if result.answer is None and not getattr(ctx.expert, "neural", False):
-        result.missing = "the question asks for more than a value, extreme, difference, total or average of the table"
+        result.missing = ("the question asks for more than a value read from the chart (a value, the highest or "
+                          "lowest, a difference, a total or an average)")
     return result
 
 

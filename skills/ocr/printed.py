@@ -75,6 +75,14 @@ class PrintedAnswer:
                 "features": dict(self.features)}
 
 
+def asks_for_span(question: str, yesno: bool = False) -> bool:
+    """Whether ``question`` may ask about one part of the printed text (cheap: its words only)."""
+    if yesno:
+        return bool(_PRINTED_YESNO.search(question))
+    return any(p.search(question) for p in (_TITLE, _DISTANCE_Q, _PHONE_Q, _NAMED_NUMBER, _PRICE_Q, _WHICH_NUMBER,
+                                            _WHICH_NOUN))
+
+
 def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
                    yesno: bool = False) -> PrintedAnswer | None:
     """The smallest span of ``lines`` that answers ``question``, or None when the question is not about one part

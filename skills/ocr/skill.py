@@ -18,7 +18,7 @@ from skills.answer_form import answer_form, format_answer
 from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, conclude
 from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, document_field, settle
-from skills.ocr.printed import PrintedAnswer, printed_answer
+from skills.ocr.printed import PrintedAnswer, asks_for_span, printed_answer
 from skills.runner import ask_expert
 from vision_tools.documents import DocumentReading, FieldAnswer, read_document
 from vision_tools.image import Box
@@ -56,9 +56,9 @@ def run(ctx: SkillContext) -> SkillResult:
     evidence = _evidence(lines)
     # One part of the printed text (a title, an exit number, a price, "does it say STOP?") is answered with the
     # smallest span that answers it; a receipt's fields stay with the key-information tool.
-    span = None if document else ctx.trace.call(
-        "ocr.printed_span", printed_answer, ctx.question, lines, ctx.image,
-        yesno=answer_form(ctx.question).kind == "yesno")
+    yesno = answer_form(ctx.question).kind == "yesno"
+    span = ctx.trace.call("ocr.printed_span", printed_answer, ctx.question, lines, ctx.image, yesno=yesno) \
+        if not document and asks_for_span(ctx.question, yesno) else None
     if span is not None and not getattr(ctx.expert, "neural", False):
         return _answer_span(ctx, span, evidence, lines)
     if getattr(ctx.expert, "neural", False):
