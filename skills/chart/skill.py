@@ -20,6 +20,7 @@ from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
+from skills.chart.precision import formatted, value_decimals
 from skills.common import conclude
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
 
@@ -96,27 +97,39 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
         found = chart.extreme(highest=highest, series=one_series)
         return found, None if found is None else extreme_confidence(chart, highest, named_series)
     used: list[str] = []
-    answer = None
+    value: float | None = None
+    average = False
     if "difference" in text and len(categories) >= 2:
         used = categories[:2]
         a, b = (chart.value(c, one_series) for c in used)
-        answer = None if a is None or b is None else _fmt(abs(a - b))
+        value = None if a is None or b is None else abs(a - b)
     elif re.search(r"\b(sum|total|combined|altogether)\b", text):
         used = categories or chart.categories
         values = [chart.value(c, one_series) for c in used]
-        answer = None if any(v is None for v in values) else _fmt(sum(v for v in values if v is not None))
+        value = None if any(v is None for v in values) else sum(v for v in values if v is not None)
     elif re.search(r"\b(average|mean)\b", text):
         used = categories or chart.categories
         values = [chart.value(c, one_series) for c in used]
-        answer = None if not values or any(v is None for v in values) else \
-            _fmt(sum(v for v in values if v is not None) / len(values))
+        average = True
+        value = None if not values or any(v is None for v in values) else \
+            sum(v for v in values if v is not None) / len(values)
     elif len(categories) == 1:
         used = categories
         value = chart.value(categories[0], one_series)
-        answer = None if value is None else _fmt(value)
-    if answer is None:
+    if value is None:
         return None, None
+    # At the precision the chart supports: 65 on a whole-number axis with steps of 10, not 65.1.
+    decimals = value_decimals(chart, used, named_series)
+    if average and decimals is not None and not _measured(chart, used):
+        decimals += 1  # the mean of printed whole numbers may fall between them
+    answer = formatted(value, decimals)
     return answer, values_confidence(chart, used, named_series)
+
+
+def _measured(chart: ChartResult, categories: list[str]) -> bool:
+    """Whether any value of ``categories`` was measured (against the axis or an angle) rather than printed."""
+    wanted = {c.casefold() for c in categories}
+    return any(m.source in ("axis", "angle") for m in chart.marks if m.category.casefold() in wanted)
 
 
 def _mentioned(names: list[str], text: str) -> list[str]:
@@ -136,8 +149,3 @@ def _mentioned(names: list[str], text: str) -> list[str]:
 
 def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9%.]+", " ", text.lower()).split())
-
-
-def _fmt(value: float) -> str:
-    rounded = round(value, 2)
-    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:g}"
