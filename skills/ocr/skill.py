@@ -18,6 +18,7 @@ from skills.answer_form import answer_form, format_answer
 from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, conclude
 from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, document_field, settle
+from skills.ocr.field_evidence import evidence_factor, field_features
 from skills.ocr.printed import PrintedAnswer, asks_for_span, printed_answer
 from skills.runner import ask_expert
 from vision_tools.documents import DocumentReading, FieldAnswer, read_document
@@ -67,7 +68,7 @@ def run(ctx: SkillContext) -> SkillResult:
         return ask_expert(ctx, evidence, extra_images=[field.annotated] if field and field.annotated else None)
     data: dict[str, object] = {"lines": [line.text for line in lines]}
     if field is not None and asked is not None:
-        return _answer_field(ctx, asked, field, evidence, data)
+        return _answer_field(ctx, asked, field, evidence, data, lines)
     if not lines:
         return SkillResult(observation="OCR found no text in the image.", evidence=data,
                            missing="no text could be read in the image")
@@ -100,20 +101,27 @@ def _reads_as_document(asked: DocumentQuestion, reading: DocumentReading) -> boo
 
 
 def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer, evidence: str,
-                  data: dict[str, object]) -> SkillResult:
+                  data: dict[str, object], lines: list[OcrLine]) -> SkillResult:
     """The field as the answer when it is certain enough, else an abstention that says what is missing."""
-    settled = settle(field.value, field.confidence, field.missing, _field_words(asked.field),
+    # Signs of a misreading the line scores miss (a near-miss word, an accent the page lacks, an address that is
+    # not shaped like one, an illegible character) lower the confidence before it is compared with the threshold.
+    page = " ".join(line.text for line in lines)
+    features = field_features(ctx.image, field, page)
+    confidence = round(field.confidence * evidence_factor(features), 4)
+    settled = settle(field.value, confidence, field.missing, _field_words(asked.field),
                      min_confidence=DEFAULT_MIN_CONFIDENCE)
     data["field"] = field.to_dict()
+    if features:
+        data["field_features"] = features
     # The field comes first: a long receipt's OCR lines are cut to the observation limit from the end.
     found = f"Key information ({asked.field}, asked as {asked.wording!r}): {field.summary()}"
-    lines = f"OCR lines:\n{evidence}"
+    shown = f"OCR lines:\n{evidence}"
     if settled.answer is None:
-        return SkillResult(observation=f"{found}\nNo answer: {settled.missing}.\n{lines}", evidence=data,
-                           confidence=settled.confidence, missing=settled.missing)
+        return SkillResult(observation=f"{found}\nNo answer: {settled.missing}.\n{shown}", evidence=data,
+                           confidence=settled.confidence, missing=settled.missing, features=features)
     answer = format_answer(ctx.question, settled.answer)
-    return SkillResult(observation=f"{found}\nAnswer from the tools: {answer}\n{lines}", answer=answer,
-                       confidence=settled.confidence, evidence=data)
+    return SkillResult(observation=f"{found}\nAnswer from the tools: {answer}\n{shown}", answer=answer,
+                       confidence=settled.confidence, evidence=data, features=features)
 
 
 def reading_confidence(lines: list[OcrLine]) -> float | None:

@@ -1,0 +1,103 @@
+"""Evidence about a read issuer name or address beyond the line scores: the signs of a misreading.
+
+A line's OCR score is the mean over its characters, so one wrong letter in a street word or a company suffix
+("SDN BHO", "JALAM") leaves it at 0.95. These checks look at the value itself and return named features (0-1,
+1 = no sign of trouble) that lower the field's confidence:
+
+- ``near_miss``: a word one letter away from a word such values are made of (a company suffix, a street or
+  place word) without being one: most likely that word misread;
+- ``accents``: letters with accents in a value read from a page printed without them (an accent the receipt
+  does not have);
+- ``address_shape``: an address holds a number and a street, area or postcode word; a code or a name does not;
+- ``foreign_code`` / ``ends_open``: an address holding a registration number or labelled code from another
+  line, or stopping on a comma (its last line left out);
+- ``min_char``: the recogniser's score of the value's least legible character (``vision_tools.text.chars``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from vision_tools.documents.name_words import NAME_LEXICON
+from vision_tools.documents.patterns import ADDRESS_LEXICON, ADDRESS_WORD, POSTCODE, REGION_WORD, REGISTRATION
+
+#: Short words of company suffixes and name parts: a one-letter slip in them is as telling as in a long word.
+SUFFIX_WORDS = frozenset(["SDN", "BHD", "BERHAD", "SENDIRIAN", "ENTERPRISE", "ENTERPRISES", "TRADING", "LTD",
+                          "PLT", "CO", "COMPANY", "RESTORAN", "RESTAURANT", "KEDAI", "MART", "STORE", "SHOP"])
+#: Address words too short for the general lexicon's one-letter test but telling when misread.
+SHORT_ADDRESS_WORDS = frozenset(["JLN", "JALAN", "TMN", "LRG", "KG", "LOT", "NO", "BLK", "JL"])
+_WORD = re.compile(r"[A-Za-zÀ-ÿ]+")
+_MIN_LONG = 5
+_LABELLED_CODE = re.compile(r"\b[A-Z]{2,4}\s*(?:NO|NUM)\.?\s*:", re.IGNORECASE)
+
+
+def near_miss_words(text: str, field: str) -> list[str]:
+    """Words of ``text`` that are one letter away from a word of ``field``'s vocabulary without being one."""
+    vocabulary = (SUFFIX_WORDS | NAME_LEXICON) if field == "company" else (ADDRESS_LEXICON | SHORT_ADDRESS_WORDS)
+    known = vocabulary | NAME_LEXICON | ADDRESS_LEXICON | SUFFIX_WORDS | SHORT_ADDRESS_WORDS
+    out = []
+    for match in _WORD.finditer(text):
+        word = _fold(match.group(0)).upper()
+        if word in known or len(word) < 3:
+            continue
+        short = {w for w in vocabulary if len(w) == len(word) and len(w) < _MIN_LONG}
+        pool = short if len(word) < _MIN_LONG else {w for w in vocabulary if len(w) == len(word)}
+        # A short word counts only where such words stand: a suffix at the end of a name, a street word first.
+        if len(word) < _MIN_LONG and not _in_suffix_position(text, match, field):
+            continue
+        if any(_one_apart(word, w) for w in pool):
+            out.append(match.group(0))
+    return out
+
+
+def unusual_accents(value: str, page: str) -> int:
+    """Accented letters in ``value`` when the page around it is printed without accents (under 1 % of its
+    letters carry one); 0 otherwise."""
+    letters = [c for c in page if c.isalpha()]
+    accented_page = sum(_accented(c) for c in letters)
+    if not letters or accented_page > 0.01 * len(letters) + sum(_accented(c) for c in value):
+        return 0
+    return sum(_accented(c) for c in value)
+
+
+def address_shape(value: str) -> float:
+    """1 when ``value`` reads as an address (a number and a street, area, region word or a postcode), 0.5 with
+    only one of the two, 0 with neither (a code or a name answered as an address)."""
+    has_number = bool(re.search(r"\d", value))
+    has_place = bool(ADDRESS_WORD.search(value) or POSTCODE.search(value) or REGION_WORD.search(value))
+    words = len(_WORD.findall(value))
+    if has_number and has_place and words >= 2:
+        return 1.0
+    return 0.5 if (has_number or has_place) and words >= 2 else 0.0
+
+
+def foreign_code(value: str) -> bool:
+    """A registration number or a labelled code ("BR No.: 0195932-X") inside an address: a line from elsewhere
+    on the receipt taken into it."""
+    return bool(REGISTRATION.search(value) or _LABELLED_CODE.search(value))
+
+
+def ends_open(value: str) -> bool:
+    """An address that stops on a comma, an ampersand or a hyphen: its last line was left out."""
+    return value.rstrip().endswith((",", "&", "-", "/"))
+
+
+def _in_suffix_position(text: str, match: re.Match[str], field: str) -> bool:
+    words = _WORD.findall(text)
+    index = len(_WORD.findall(text[:match.start()]))
+    if field == "company":
+        return index >= len(words) - 2  # "... SDN BHO"
+    return True
+
+
+def _one_apart(a: str, b: str) -> bool:
+    return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+
+
+def _accented(ch: str) -> bool:
+    return ch.isalpha() and unicodedata.normalize("NFKD", ch) != ch
+
+
+def _fold(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
