@@ -45,6 +45,8 @@ class ChoiceDecision:
     confidence: float
     missing: str | None
     verdicts: dict[str, Verdict] = field(default_factory=dict)
+    #: Evidence features for the calibrator (``SkillResult.features``): see ``choice_features``.
+    features: dict[str, float] = field(default_factory=dict)
 
     def explain(self) -> str:
         lines = [f"{k}: {v.status} ({v.why})" for k, v in self.verdicts.items()]
@@ -67,7 +69,36 @@ def decide(chart: ChartResult, question: str, form: AnswerForm) -> ChoiceDecisio
     if blocked is not None:
         return ChoiceDecision(None, 0.0, blocked)
     verdicts = judge_options(stem, form.options, facts)
-    return _choose(verdicts, facts)
+    decision = _choose(verdicts, facts)
+    decision.features = choice_features(decision, facts, chart)
+    return decision
+
+
+def choice_features(decision: ChoiceDecision, facts: ChartFacts, chart: ChartResult) -> dict[str, float]:
+    """Numbers about how a letter was chosen, for ranking right answers above wrong ones: the chosen option's
+    strength, how many options were ruled out or left unchecked, the margin to the strongest ruled-out option,
+    how the chart's values were read (share printed on the chart), and what made some readings unusable."""
+    verdicts = list(decision.verdicts.values())
+    chosen = decision.verdicts.get(decision.letter) if decision.letter else None
+    readings = [r for row in facts.cells.values() for r in row.values()]
+    printed = sum(r.source in ("confirmed", "printed") for r in readings)
+    false = [v.strength for v in verdicts if v.status == "false"]
+    return {
+        "choice_confidence": round(decision.confidence, 4),
+        "chosen_strength": round(chosen.strength, 4) if chosen else 0.0,
+        "options": float(len(verdicts)),
+        "options_false": float(len(false)),
+        "options_unknown_data": float(sum(v.status == "unknown" and v.kind == "data" for v in verdicts)),
+        "options_unknown_other": float(sum(v.status == "unknown" and v.kind != "data" for v in verdicts)),
+        "weakest_false": round(min(false), 4) if false else 0.0,
+        "printed_share": round(printed / len(readings), 4) if readings else 0.0,
+        "chart_problems": float(len(facts.problems)),
+        "chart_complete": float(facts.complete),
+        "axis_residual": round(chart.axis.residual, 4) if chart.axis is not None else -1.0,
+        "axis_nonlinear": float(chart.axis is not None and chart.axis.scale != "linear"),
+        "categories": float(len(facts.categories)),
+        "series": float(len(facts.series)),
+    }
 
 
 def _unsupported_question(stem: str, options: dict[str, str], facts: ChartFacts) -> str | None:

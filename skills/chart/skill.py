@@ -74,6 +74,7 @@ def _choose(ctx: SkillContext, chart: ChartResult, form: AnswerForm) -> SkillRes
                                  "missing": decision.missing,
                                  "verdicts": {k: {"status": v.status, "strength": round(v.strength, 3), "why": v.why,
                                                   "kind": v.kind} for k, v in decision.verdicts.items()}}
+    result.features = dict(decision.features)
     result.confidence = decision.confidence if letter else None
     result.missing = None if letter else missing
     if letter is None:

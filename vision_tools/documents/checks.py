@@ -41,8 +41,9 @@ def near_miss_words(text: str, field: str) -> list[str]:
         word = _fold(match.group(0)).upper()
         if word in known or len(word) < 3:
             continue
-        short = {w for w in vocabulary if len(w) == len(word) and len(w) < _MIN_LONG}
-        pool = short if len(word) < _MIN_LONG else {w for w in vocabulary if len(w) == len(word)}
+        # Short place words have real neighbours (JAYA/RAYA): only the short street abbreviations count.
+        shorts = SUFFIX_WORDS if field == "company" else SHORT_ADDRESS_WORDS
+        pool = {w for w in (shorts if len(word) < _MIN_LONG else vocabulary) if len(w) == len(word)}
         # A short word counts only where such words stand: a suffix at the end of a name, a street word first.
         if len(word) < _MIN_LONG and not _in_suffix_position(text, match, field):
             continue
