@@ -18,6 +18,7 @@ from vision_tools.documents.checks import (
     address_shape,
     ends_open,
     foreign_code,
+    leads_with_name,
     near_miss_words,
     unusual_accents,
 )
@@ -47,6 +48,7 @@ def field_features(image: Image.Image | None, field: FieldAnswer, page_text: str
         features["address_shape"] = address_shape(value)
         features["foreign_code"] = float(foreign_code(value))
         features["ends_open"] = float(ends_open(value))
+        features["leads_with_name"] = float(leads_with_name(value))
     weakest = _weakest_word(image, field) if image is not None else None
     if weakest is not None:
         features["min_word_char"] = round(weakest, 4)
@@ -57,7 +59,8 @@ def evidence_factor(features: dict[str, float]) -> float:
     """The share of the tool's confidence the features leave (1 when nothing looks misread)."""
     factor = MISREAD_FACTOR ** (features.get("near_miss_words", 0.0) + features.get("unusual_accents", 0.0))
     factor *= SHAPE_FACTORS.get(features.get("address_shape", 1.0), 1.0)
-    factor *= MISREAD_FACTOR ** (features.get("foreign_code", 0.0) + features.get("ends_open", 0.0))
+    factor *= MISREAD_FACTOR ** (features.get("foreign_code", 0.0) + features.get("ends_open", 0.0)
+                                 + features.get("leads_with_name", 0.0))
     weakest = features.get("min_word_char")
     if weakest is not None and weakest < LEGIBLE:
         factor *= weakest / LEGIBLE

@@ -9,8 +9,8 @@ A line's OCR score is the mean over its characters, so one wrong letter in a str
 - ``accents``: letters with accents in a value read from a page printed without them (an accent the receipt
   does not have);
 - ``address_shape``: an address holds a number and a street, area or postcode word; a code or a name does not;
-- ``foreign_code`` / ``ends_open``: an address holding a registration number or labelled code from another
-  line, or stopping on a comma (its last line left out);
+- ``foreign_code`` / ``leads_with_name`` / ``ends_open``: an address holding a registration number or labelled
+  code from another line, beginning with a shop or branch name, or stopping on a comma (its last line left out);
 - ``min_char``: the recogniser's score of the value's least legible character (``vision_tools.text.chars``).
 """
 
@@ -20,7 +20,7 @@ import re
 import unicodedata
 
 from vision_tools.documents.name_words import NAME_LEXICON
-from vision_tools.documents.patterns import ADDRESS_LEXICON, ADDRESS_WORD, POSTCODE, REGION_WORD, REGISTRATION
+from vision_tools.documents.patterns import ADDRESS_LEXICON, ADDRESS_WORD, POSTCODE, REGION_WORD
 
 #: Short words of company suffixes and name parts: a one-letter slip in them is as telling as in a long word.
 SUFFIX_WORDS = frozenset(["SDN", "BHD", "BERHAD", "SENDIRIAN", "ENTERPRISE", "ENTERPRISES", "TRADING", "LTD",
@@ -29,6 +29,8 @@ SUFFIX_WORDS = frozenset(["SDN", "BHD", "BERHAD", "SENDIRIAN", "ENTERPRISE", "EN
 SHORT_ADDRESS_WORDS = frozenset(["JLN", "JALAN", "TMN", "LRG", "KG", "LOT", "NO", "BLK", "JL"])
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]+")
 _MIN_LONG = 5
+#: A company registration number (6-12 digits and a check letter: "0195932-X"); a lot number "1851-A" is not.
+_REGISTRATION_NUMBER = re.compile(r"\b\d{6,12}\s?-\s?[A-Z]\b")
 _LABELLED_CODE = re.compile(r"\b[A-Z]{2,4}\s*(?:NO|NUM)\.?\s*:", re.IGNORECASE)
 
 
@@ -76,7 +78,14 @@ def address_shape(value: str) -> float:
 def foreign_code(value: str) -> bool:
     """A registration number or a labelled code ("BR No.: 0195932-X") inside an address: a line from elsewhere
     on the receipt taken into it."""
-    return bool(REGISTRATION.search(value) or _LABELLED_CODE.search(value))
+    return bool(_REGISTRATION_NUMBER.search(value) or _LABELLED_CODE.search(value))
+
+
+def leads_with_name(value: str) -> bool:
+    """An address whose first part has no number and no street, building or region word ("IKEA ,Cheras No 2A
+    ..."): a branch or shop name taken into it."""
+    first = re.split(r"[,.]", value, maxsplit=1)[0]
+    return not re.search(r"\d", first) and not (ADDRESS_WORD.search(first) or REGION_WORD.search(first))
 
 
 def ends_open(value: str) -> bool:
