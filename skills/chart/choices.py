@@ -60,6 +60,7 @@ def decide(chart: ChartResult, question: str, form: AnswerForm) -> ChoiceDecisio
     stem, _ = task_text(question)
     absent = missing_support(chart, stem, form.options)
     if absent is not None:
+        absent.features = choice_features(absent, None, chart)
         return absent
     if not chart.found:
         return ChoiceDecision(None, 0.0, f"the chart parser could not read values from this chart ({chart.reason}); "
@@ -74,13 +75,13 @@ def decide(chart: ChartResult, question: str, form: AnswerForm) -> ChoiceDecisio
     return decision
 
 
-def choice_features(decision: ChoiceDecision, facts: ChartFacts, chart: ChartResult) -> dict[str, float]:
+def choice_features(decision: ChoiceDecision, facts: ChartFacts | None, chart: ChartResult) -> dict[str, float]:
     """Numbers about how a letter was chosen, for ranking right answers above wrong ones: the chosen option's
     strength, how many options were ruled out or left unchecked, the margin to the strongest ruled-out option,
     how the chart's values were read (share printed on the chart), and what made some readings unusable."""
     verdicts = list(decision.verdicts.values())
     chosen = decision.verdicts.get(decision.letter) if decision.letter else None
-    readings = [r for row in facts.cells.values() for r in row.values()]
+    readings = [r for row in facts.cells.values() for r in row.values()] if facts is not None else []
     printed = sum(r.source in ("confirmed", "printed") for r in readings)
     false = [v.strength for v in verdicts if v.status == "false"]
     return {
@@ -92,12 +93,15 @@ def choice_features(decision: ChoiceDecision, facts: ChartFacts, chart: ChartRes
         "options_unknown_other": float(sum(v.status == "unknown" and v.kind != "data" for v in verdicts)),
         "weakest_false": round(min(false), 4) if false else 0.0,
         "printed_share": round(printed / len(readings), 4) if readings else 0.0,
-        "chart_problems": float(len(facts.problems)),
-        "chart_complete": float(facts.complete),
+        # "The chart cannot tell" chosen on positive evidence of what is missing (``absence.py``): its own kind.
+        "chosen_cannot": float(chosen is not None and chosen.kind == "cannot"),
+        "chart_found": float(chart.found),
+        "chart_problems": float(len(facts.problems)) if facts is not None else -1.0,
+        "chart_complete": float(facts.complete) if facts is not None else -1.0,
         "axis_residual": round(chart.axis.residual, 4) if chart.axis is not None else -1.0,
         "axis_nonlinear": float(chart.axis is not None and chart.axis.scale != "linear"),
-        "categories": float(len(facts.categories)),
-        "series": float(len(facts.series)),
+        "categories": float(len(chart.categories)),
+        "series": float(len(chart.series)),
     }
 
 
