@@ -59,7 +59,7 @@ def run(ctx: SkillContext) -> SkillResult:
     # smallest span that answers it; a receipt's fields stay with the key-information tool.
     yesno = answer_form(ctx.question).kind == "yesno"
     span = ctx.trace.call("ocr.printed_span", printed_answer, ctx.question, lines, ctx.image, yesno=yesno) \
-        if not document and asks_for_span(ctx.question, yesno) else None
+        if not document and not _field_read(field) and asks_for_span(ctx.question, yesno) else None
     if span is not None and not getattr(ctx.expert, "neural", False):
         return _answer_span(ctx, span, evidence, lines)
     if getattr(ctx.expert, "neural", False):
@@ -80,6 +80,12 @@ def run(ctx: SkillContext) -> SkillResult:
     return SkillResult(observation=f"OCR lines:\n{evidence}\nThe tools read the text but cannot answer this "
                                    "question without a reasoning expert.", evidence=data,
                        missing="the question needs a reasoning expert; the tools can only read the text")
+
+
+def _field_read(field: FieldAnswer | None) -> bool:
+    """A labelled value or a total the key-information tool read with confidence (a receipt that does not look
+    like one keeps its total from the tool, not from a span of the reading)."""
+    return field is not None and field.value is not None and field.confidence >= DEFAULT_MIN_CONFIDENCE
 
 
 def _answer_span(ctx: SkillContext, span: PrintedAnswer, evidence: str, lines: list[OcrLine]) -> SkillResult:
