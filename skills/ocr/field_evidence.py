@@ -18,8 +18,12 @@ from vision_tools.documents.checks import (
     address_shape,
     ends_open,
     foreign_code,
+    leads_with_code,
     leads_with_name,
+    lookalike_digits,
     near_miss_words,
+    reads_as_address,
+    truncated_words,
     unusual_accents,
 )
 from vision_tools.text.chars import char_scores
@@ -44,7 +48,12 @@ def field_features(image: Image.Image | None, field: FieldAnswer, page_text: str
     features = {"near_miss_words": float(len(near_miss_words(value, field.field))),
                 "unusual_accents": float(unusual_accents(value, page_text)),
                 "tool_confidence": round(field.confidence, 4)}
+    if field.field == "company":
+        features["lookalike_digits"] = float(lookalike_digits(value))
+        features["leads_with_code"] = float(leads_with_code(value))
+        features["reads_as_address"] = float(reads_as_address(value))
     if field.field == "address":
+        features["truncated_words"] = float(truncated_words(value))
         features["address_shape"] = address_shape(value)
         features["foreign_code"] = float(foreign_code(value))
         features["ends_open"] = float(ends_open(value))
@@ -59,8 +68,9 @@ def evidence_factor(features: dict[str, float]) -> float:
     """The share of the tool's confidence the features leave (1 when nothing looks misread)."""
     factor = MISREAD_FACTOR ** (features.get("near_miss_words", 0.0) + features.get("unusual_accents", 0.0))
     factor *= SHAPE_FACTORS.get(features.get("address_shape", 1.0), 1.0)
-    factor *= MISREAD_FACTOR ** (features.get("foreign_code", 0.0) + features.get("ends_open", 0.0)
-                                 + features.get("leads_with_name", 0.0))
+    signs = ("foreign_code", "ends_open", "leads_with_name", "lookalike_digits", "leads_with_code",
+             "reads_as_address", "truncated_words")
+    factor *= MISREAD_FACTOR ** sum(features.get(name, 0.0) for name in signs)
     weakest = features.get("min_word_char")
     if weakest is not None and weakest < LEGIBLE:
         factor *= weakest / LEGIBLE

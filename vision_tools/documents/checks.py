@@ -11,6 +11,8 @@ A line's OCR score is the mean over its characters, so one wrong letter in a str
 - ``address_shape``: an address holds a number and a street, area or postcode word; a code or a name does not;
 - ``foreign_code`` / ``leads_with_name`` / ``ends_open``: an address holding a registration number or labelled
   code from another line, beginning with a shop or branch name, or stopping on a comma (its last line left out);
+- ``lookalike_digits`` / ``leads_with_code`` / ``reads_as_address`` (a name): "D.1.Y", "#000002 BAIFU", an
+  address line answered as the name; ``truncated_words`` (an address): "ANGOR" for SELANGOR;
 - ``min_char``: the recogniser's score of the value's least legible character (``vision_tools.text.chars``).
 """
 
@@ -29,6 +31,7 @@ SUFFIX_WORDS = frozenset(["SDN", "BHD", "BERHAD", "SENDIRIAN", "ENTERPRISE", "EN
 SHORT_ADDRESS_WORDS = frozenset(["JLN", "JALAN", "TMN", "LRG", "KG", "LOT", "NO", "BLK", "JL"])
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]+")
 _MIN_LONG = 5
+_MIN_NAME_WORD = 7
 #: A company registration number (6-12 digits and a check letter: "0195932-X"); a lot number "1851-A" is not.
 _REGISTRATION_NUMBER = re.compile(r"\b\d{6,12}\s?-\s?[A-Z]\b")
 _LABELLED_CODE = re.compile(r"\b[A-Z]{2,4}\s*(?:NO|NUM)\.?\s*:", re.IGNORECASE)
@@ -36,7 +39,9 @@ _LABELLED_CODE = re.compile(r"\b[A-Z]{2,4}\s*(?:NO|NUM)\.?\s*:", re.IGNORECASE)
 
 def near_miss_words(text: str, field: str) -> list[str]:
     """Words of ``text`` that are one letter away from a word of ``field``'s vocabulary without being one."""
-    vocabulary = (SUFFIX_WORDS | NAME_LEXICON) if field == "company" else (ADDRESS_LEXICON | SHORT_ADDRESS_WORDS)
+    # Long name words only: shorter ones have real neighbours (PRINT/PAINT).
+    vocabulary = (SUFFIX_WORDS | {w for w in NAME_LEXICON if len(w) >= _MIN_NAME_WORD}) if field == "company" \
+        else (ADDRESS_LEXICON | SHORT_ADDRESS_WORDS)
     known = vocabulary | NAME_LEXICON | ADDRESS_LEXICON | SUFFIX_WORDS | SHORT_ADDRESS_WORDS
     out = []
     for match in _WORD.finditer(text):
@@ -91,6 +96,33 @@ def leads_with_name(value: str) -> bool:
 def ends_open(value: str) -> bool:
     """An address that stops on a comma, an ampersand or a hyphen: its last line was left out."""
     return value.rstrip().endswith((",", "&", "-", "/"))
+
+
+def lookalike_digits(value: str) -> int:
+    """Words of a name mixing letters with digits that pass for letters ("D.1.Y", "B0OKS"): a letter misread."""
+    return sum(1 for token in re.findall(r"[A-Za-z0-9.]+", value)
+               if re.search(r"[A-Za-z]", token) and re.search(r"[0158]", token)
+               and sum(c.isalpha() for c in token) >= sum(c.isdigit() for c in token))
+
+
+def leads_with_code(value: str) -> bool:
+    """A name that begins with a code or number ("#000002 BAIFU (M) Sdn Bhd"): a line number taken into it."""
+    return bool(re.match(r"^\W*(?:#|\d{4,})", value))  # "99 SPEED MART" is a name
+
+
+def reads_as_address(value: str) -> bool:
+    """A "name" that holds a house number and street words: the address line answered as the issuer."""
+    return bool(re.search(r"\d", value)) and len(ADDRESS_WORD.findall(value)) >= 2
+
+
+def truncated_words(value: str) -> int:
+    """Words that are the end of a place word with its first letters lost ("ANGOR" for SELANGOR)."""
+    out = 0
+    for token in re.findall(r"[A-Za-z]{3,}", value):
+        word = token.upper()
+        if word not in ADDRESS_LEXICON and any(w.endswith(word) and len(w) - len(word) >= 2 for w in ADDRESS_LEXICON):
+            out += 1
+    return out
 
 
 def _in_suffix_position(text: str, match: re.Match[str], field: str) -> bool:
