@@ -19,7 +19,11 @@ from vision_tools.documents.checks import (
     address_shape,
     ends_open,
     foreign_code,
+    leads_with_code,
+    lookalike_digits,
     near_miss_words,
+    reads_as_address,
+    truncated_words,
     unusual_accents,
 )
 
@@ -49,6 +53,14 @@ def test_what_an_address_looks_like() -> None:
     assert foreign_code("BR No.: 0195932-X NO 43-45-47G, TAMAN SEJATI")
     assert not foreign_code("NO 43-45-47G, TAMAN SEJATI, IJOK, 45600 BESTARI JAYA")
     assert ends_open("45600 BESTARI JAYA,") and not ends_open("45600 BESTARI JAYA, KUALA SELANGOR.")
+
+
+def test_a_name_with_a_misread_letter_a_line_code_or_an_address_in_it() -> None:
+    assert lookalike_digits("MR. D.1.Y. (M) SDN BHD") == 1 and lookalike_digits("MR. D.I.Y. (M) SDN BHD") == 0
+    assert leads_with_code("#000002 BAIFU (M) Sdn Bhd") and not leads_with_code("99 SPEED MART S/B")
+    assert reads_as_address("NO.15,JLN TSJ2,TMN SUBANG JASA") and not reads_as_address("SAM SAM TRADING CO")
+    assert truncated_words("AN SS4C/5,PETALING JAYA ANGOR DARUL EHSAN") == 1  # ANGOR: SELANGOR lost its start
+    assert near_miss_words("PRINT EXPERT SDN BHD", "company") == []  # PRINT is a word, not a misread PAINT
 
 
 def test_each_sign_of_a_misreading_takes_an_answer_below_the_threshold() -> None:
