@@ -34,6 +34,10 @@ _PARTIAL = re.compile(r"\bas of\b|\byear[- ]to[- ]date\b|\bytd\b|\bso far\b|\bpr
                       r"\binterim\b|\bprojected\b|\bforecast\b", re.IGNORECASE)
 _OUTCOME = re.compile(r"\bwill\b|\bultimately\b|\bfinal\b|\bend (?:higher|lower)\b|\bconclude\b|\blatest\b|\bfull\b",
                       re.IGNORECASE)
+#: Trust kept when the table mixes printed and measured values, and when some categories have no printed name.
+MIXED_SOURCES = 0.75
+UNNAMED_CATEGORIES = 0.6
+_PLACEHOLDER = re.compile(r"^(?:slice|bar|point|category|series|item)\s*\d+$", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 
 
@@ -93,6 +97,7 @@ def choice_features(decision: ChoiceDecision, facts: ChartFacts | None, chart: C
         "options_unknown_other": float(sum(v.status == "unknown" and v.kind != "data" for v in verdicts)),
         "weakest_false": round(min(false), 4) if false else 0.0,
         "printed_share": round(printed / len(readings), 4) if readings else 0.0,
+        "unnamed_categories": float(sum(bool(_PLACEHOLDER.match(c)) for c in chart.categories)),
         # "The chart cannot tell" chosen on positive evidence of what is missing (``absence.py``): its own kind.
         "chosen_cannot": float(chosen is not None and chosen.kind == "cannot"),
         "chart_found": float(chart.found),
@@ -129,12 +134,28 @@ def _choose(verdicts: dict[str, Verdict], facts: ChartFacts) -> ChoiceDecision:
     if not trues:
         return ChoiceDecision(None, 0.0, _why_none(verdicts, facts), verdicts)
     letter = trues[0]
-    confidence = verdicts[letter].strength
+    confidence = verdicts[letter].strength * _table_doubt(verdicts[letter], facts)
     for other, verdict in verdicts.items():
         if other == letter or verdict.status == "false":
             continue
         confidence *= {"data": 0.95, "cannot": 0.97, "judgement": 0.93}.get(verdict.kind, 0.93)
     return ChoiceDecision(letter, round(confidence, 3), None, verdicts)
+
+
+def _table_doubt(chosen: Verdict, facts: ChartFacts) -> float:
+    """How far the table itself can be trusted for the chosen option (1 = fully). Two kinds of table were behind
+    the confident wrong answers on the tuning half: one mixing numbers printed on the chart with values measured
+    from marks (a chart drawn out of proportion with its labels, whose unread labels left the misleading
+    geometry in the table), and one whose categories the parser had to name itself ("Slice 5"), so a ranking over
+    them may rank a category the question names against one it could not name."""
+    if chosen.kind != "data":
+        return 1.0
+    readings = [r for row in facts.cells.values() for r in row.values()]
+    printed = sum(r.source in ("confirmed", "printed") for r in readings)
+    doubt = MIXED_SOURCES if 0 < printed < len(readings) else 1.0
+    if any(_PLACEHOLDER.match(c) for c in facts.categories):
+        doubt *= UNNAMED_CATEGORIES
+    return doubt
 
 
 def _why_none(verdicts: dict[str, Verdict], facts: ChartFacts) -> str:
