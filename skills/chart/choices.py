@@ -37,6 +37,8 @@ _OUTCOME = re.compile(r"\bwill\b|\bultimately\b|\bfinal\b|\bend (?:higher|lower)
 #: Trust kept when the table mixes printed and measured values, and when some categories have no printed name.
 MIXED_SOURCES = 0.75
 UNNAMED_CATEGORIES = 0.6
+DISAGREEING_RANKING = 0.6
+_RANKING = re.compile(r"#\d+ (?:highest|lowest)")
 _PLACEHOLDER = re.compile(r"^(?:slice|bar|point|category|series|item)\s*\d+$", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 
@@ -74,7 +76,7 @@ def decide(chart: ChartResult, question: str, form: AnswerForm) -> ChoiceDecisio
     if blocked is not None:
         return ChoiceDecision(None, 0.0, blocked)
     verdicts = judge_options(stem, form.options, facts)
-    decision = _choose(verdicts, facts)
+    decision = _choose(verdicts, facts, chart)
     decision.features = choice_features(decision, facts, chart)
     return decision
 
@@ -98,6 +100,8 @@ def choice_features(decision: ChoiceDecision, facts: ChartFacts | None, chart: C
         "weakest_false": round(min(false), 4) if false else 0.0,
         "printed_share": round(printed / len(readings), 4) if readings else 0.0,
         "unnamed_categories": float(sum(bool(_PLACEHOLDER.match(c)) for c in chart.categories)),
+        "printed_disagreements": float(_disagreements(chart)),
+        "chosen_ranking": float(chosen is not None and bool(_RANKING.search(chosen.why))),
         # "The chart cannot tell" chosen on positive evidence of what is missing (``absence.py``): its own kind.
         "chosen_cannot": float(chosen is not None and chosen.kind == "cannot"),
         "chart_found": float(chart.found),
@@ -126,7 +130,7 @@ def _unsupported_question(stem: str, options: dict[str, str], facts: ChartFacts)
     return None
 
 
-def _choose(verdicts: dict[str, Verdict], facts: ChartFacts) -> ChoiceDecision:
+def _choose(verdicts: dict[str, Verdict], facts: ChartFacts, chart: ChartResult) -> ChoiceDecision:
     trues = [k for k, v in verdicts.items() if v.status == "true"]
     if len(trues) > 1:
         return ChoiceDecision(None, 0.0, f"the chart's values support more than one option ({', '.join(trues)})",
@@ -134,7 +138,7 @@ def _choose(verdicts: dict[str, Verdict], facts: ChartFacts) -> ChoiceDecision:
     if not trues:
         return ChoiceDecision(None, 0.0, _why_none(verdicts, facts), verdicts)
     letter = trues[0]
-    confidence = verdicts[letter].strength * _table_doubt(verdicts[letter], facts)
+    confidence = verdicts[letter].strength * _table_doubt(verdicts[letter], facts, chart)
     for other, verdict in verdicts.items():
         if other == letter or verdict.status == "false":
             continue
@@ -142,12 +146,14 @@ def _choose(verdicts: dict[str, Verdict], facts: ChartFacts) -> ChoiceDecision:
     return ChoiceDecision(letter, round(confidence, 3), None, verdicts)
 
 
-def _table_doubt(chosen: Verdict, facts: ChartFacts) -> float:
+def _table_doubt(chosen: Verdict, facts: ChartFacts, chart: ChartResult) -> float:
     """How far the table itself can be trusted for the chosen option (1 = fully). Two kinds of table were behind
     the confident wrong answers on the tuning half: one mixing numbers printed on the chart with values measured
     from marks (a chart drawn out of proportion with its labels, whose unread labels left the misleading
     geometry in the table), and one whose categories the parser had to name itself ("Slice 5"), so a ranking over
-    them may rank a category the question names against one it could not name."""
+    them may rank a category the question names against one it could not name. A ranking ("X is the largest")
+    on a chart where printed numbers disagree with the marks they were matched to is doubted too: either the
+    chart is drawn out of proportion or a label was matched to the wrong mark, and one wrong match reorders it."""
     if chosen.kind != "data":
         return 1.0
     readings = [r for row in facts.cells.values() for r in row.values()]
@@ -155,7 +161,14 @@ def _table_doubt(chosen: Verdict, facts: ChartFacts) -> float:
     doubt = MIXED_SOURCES if 0 < printed < len(readings) else 1.0
     if any(_PLACEHOLDER.match(c) for c in facts.categories):
         doubt *= UNNAMED_CATEGORIES
+    if _RANKING.search(chosen.why) and _disagreements(chart):
+        doubt *= DISAGREEING_RANKING
     return doubt
+
+
+def _disagreements(chart: ChartResult) -> int:
+    """Printed numbers that disagree with the geometry of the mark they were matched to."""
+    return sum("disagrees" in w for w in chart.warnings)
 
 
 def _why_none(verdicts: dict[str, Verdict], facts: ChartFacts) -> str:
