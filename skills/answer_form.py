@@ -30,6 +30,9 @@ _LETTER_ASK = re.compile(r"option'?s?\s+letter|letter of the (?:correct )?(?:opt
 _YESNO_ASK = re.compile(r"\byes\s*(?:/|or)\s*no\b|\byes or no\b", re.IGNORECASE)
 _AUXILIARY = re.compile(r"^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|shall|"
                         r"must|may|might)\b", re.IGNORECASE)
+_REQUEST = re.compile(r"^\s*(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:(?:tell|show)\s+me\s+)?"
+                      r"(?=(?:count|tell|give|show|read|list|find|name|identify|work\s+out|figure\s+out|"
+                      r"transcribe|spell|how|what|which|where|who|when)\b)", re.IGNORECASE)
 _GRID_ASK = re.compile(r"\(\s*rows?\s*,\s*col(?:umn)?s?\s*\)|rows?\s+and\s+col(?:umn)?s?\b.*\bpair\b|"
                        r"\bpair\b.*\brows?\b.*\bcol", re.IGNORECASE | re.DOTALL)
 _COUNT_ASK = re.compile(r"\bhow many\b|\bcount\b|\bnumber of\b(?!.*\bwhat is the number of\b.*\bon\b)",
@@ -91,6 +94,11 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
         return AnswerForm(hinted, {}, braces)
     if _GRID_ASK.search(question):
         return AnswerForm("grid", {}, braces)
+    # "Could you count the stars?" is a request for a count, not a question to answer with Yes or No.
+    request = _REQUEST.match(question)
+    if request and not _YESNO_ASK.search(question):
+        return answer_form(question[request.end():], expected_kind) if question[request.end():].strip() else \
+            AnswerForm("free", {}, braces)
     if _YESNO_ASK.search(question) or (_AUXILIARY.search(question) and not re.search(r"\bor\b", question, re.I)):
         return AnswerForm("yesno", {}, braces)
     if _COUNT_ASK.search(question):

@@ -262,6 +262,10 @@ class SkillResult:
     #: When there is no answer: what is missing, in words a user can act on ("no text near a 'total' label").
     missing: str | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
+    #: Numeric evidence about ``answer`` for the calibrator that turns evidence into P(correct) (issue 22): e.g.
+    #: ``span_min_char`` (the recogniser's score of the answer's least legible character), ``option_margin``.
+    #: Names are stable; a feature a skill cannot measure is left out, never filled with a guess.
+    features: dict[str, float] = field(default_factory=dict)
     expert_ms: float = 0.0
     tokens_in: int = 0
     tokens_out: int = 0

@@ -156,3 +156,17 @@ def test_real_charts_that_need_judgement_are_abstained_on_with_a_reason(registry
     item = dev_item(name)
     result = ask(registry, Image.open(DEV / item["image"]), item["question"])
     assert result.answer is None and reason in result.missing, result.missing
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "feature"), [
+    # Printed shares matched to the wrong slices: "Company B is the largest" read from a label of another slice.
+    ("chart_data_visual_disproportion_pie_chart_37", "printed_disagreements"),
+    # Two slices whose names were not read ("Slice 2", "Slice 5"): a ranking over the named ones only.
+    ("chart_data_visual_disproportion_pie_chart_18", "unnamed_categories"),
+])
+def test_a_ranking_over_a_table_in_doubt_is_not_answered(registry, name: str, feature: str) -> None:
+    item = dev_item(name)
+    result = ask(registry, Image.open(DEV / item["image"]), item["question"])
+    assert result.answer is None and result.features[feature] > 0, result.observation[-600:]
+    assert result.features["chosen_ranking"] == 1.0  # the letter it would have given was a ranking

@@ -16,6 +16,7 @@ from agents.protocol import Answer, render_turn
 from agents.registry import Registry
 from agents.types import Step
 
+_NOT_ITS_KIND = re.compile(r"^no \w+(?: with [\w ]+)? (?:was|were) found in the image", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^(?:final\s+)?answer\s*[:：]\s*(.+)$", re.IGNORECASE)
 
 
@@ -35,9 +36,13 @@ def answer_from_search(step: Step, registry: Registry) -> PolicyTurn | None:
 
 def abstain_turn(ctx: Context, extra: str | None = None) -> PolicyTurn:
     """The final turn of a run that cannot answer: what each tried pair was missing, or ``extra``."""
-    missing = [f"{s.skill}: {s.missing or s.error}" for s in ctx.searches if s.missing or s.error]
+    said = [s for s in ctx.searches if s.missing or s.error]
+    # A skill that found nothing of its kind in the image ("no chart ... was found") speaks after one that looked
+    # at what the question is about: its reason says least about this question.
+    said.sort(key=lambda s: bool(_NOT_ITS_KIND.search(s.missing or "")))
+    missing = [f"{s.skill}: {s.missing or s.error}" for s in said]
     reason = "; ".join(dict.fromkeys(missing)) or extra or "no skill could settle the question"
-    if extra and missing:
+    if extra and missing and not any("expert" in m for m in missing):
         reason = f"{reason}; {extra}"
     return PolicyTurn(render_turn(f"No evidence settles the question ({reason}).", Answer(abstention(reason))))
 

@@ -34,6 +34,12 @@ _PARTIAL = re.compile(r"\bas of\b|\byear[- ]to[- ]date\b|\bytd\b|\bso far\b|\bpr
                       r"\binterim\b|\bprojected\b|\bforecast\b", re.IGNORECASE)
 _OUTCOME = re.compile(r"\bwill\b|\bultimately\b|\bfinal\b|\bend (?:higher|lower)\b|\bconclude\b|\blatest\b|\bfull\b",
                       re.IGNORECASE)
+#: Trust kept when the table mixes printed and measured values, and when some categories have no printed name.
+MIXED_SOURCES = 0.75
+UNNAMED_CATEGORIES = 0.6
+DISAGREEING_RANKING = 0.6
+_RANKING = re.compile(r"#\d+ (?:highest|lowest)")
+_PLACEHOLDER = re.compile(r"^(?:slice|bar|point|category|series|item)\s*\d+$", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 
 
@@ -45,6 +51,8 @@ class ChoiceDecision:
     confidence: float
     missing: str | None
     verdicts: dict[str, Verdict] = field(default_factory=dict)
+    #: Evidence features for the calibrator (``SkillResult.features``): see ``choice_features``.
+    features: dict[str, float] = field(default_factory=dict)
 
     def explain(self) -> str:
         lines = [f"{k}: {v.status} ({v.why})" for k, v in self.verdicts.items()]
@@ -58,6 +66,7 @@ def decide(chart: ChartResult, question: str, form: AnswerForm) -> ChoiceDecisio
     stem, _ = task_text(question)
     absent = missing_support(chart, stem, form.options)
     if absent is not None:
+        absent.features = choice_features(absent, None, chart)
         return absent
     if not chart.found:
         return ChoiceDecision(None, 0.0, f"the chart parser could not read values from this chart ({chart.reason}); "
@@ -67,7 +76,42 @@ def decide(chart: ChartResult, question: str, form: AnswerForm) -> ChoiceDecisio
     if blocked is not None:
         return ChoiceDecision(None, 0.0, blocked)
     verdicts = judge_options(stem, form.options, facts)
-    return _choose(verdicts, facts)
+    decision = _choose(verdicts, facts, chart)
+    decision.features = choice_features(decision, facts, chart)
+    return decision
+
+
+def choice_features(decision: ChoiceDecision, facts: ChartFacts | None, chart: ChartResult) -> dict[str, float]:
+    """Numbers about how a letter was chosen, for ranking right answers above wrong ones: the chosen option's
+    strength, how many options were ruled out or left unchecked, the margin to the strongest ruled-out option,
+    how the chart's values were read (share printed on the chart), and what made some readings unusable."""
+    verdicts = list(decision.verdicts.values())
+    chosen = decision.verdicts.get(decision.letter) if decision.letter else None
+    readings = [r for row in facts.cells.values() for r in row.values()] if facts is not None else []
+    printed = sum(r.source in ("confirmed", "printed") for r in readings)
+    false = [v.strength for v in verdicts if v.status == "false"]
+    return {
+        "choice_confidence": round(decision.confidence, 4),
+        "chosen_strength": round(chosen.strength, 4) if chosen else 0.0,
+        "options": float(len(verdicts)),
+        "options_false": float(len(false)),
+        "options_unknown_data": float(sum(v.status == "unknown" and v.kind == "data" for v in verdicts)),
+        "options_unknown_other": float(sum(v.status == "unknown" and v.kind != "data" for v in verdicts)),
+        "weakest_false": round(min(false), 4) if false else 0.0,
+        "printed_share": round(printed / len(readings), 4) if readings else 0.0,
+        "unnamed_categories": float(sum(bool(_PLACEHOLDER.match(c)) for c in chart.categories)),
+        "printed_disagreements": float(_disagreements(chart)),
+        "chosen_ranking": float(chosen is not None and bool(_RANKING.search(chosen.why))),
+        # "The chart cannot tell" chosen on positive evidence of what is missing (``absence.py``): its own kind.
+        "chosen_cannot": float(chosen is not None and chosen.kind == "cannot"),
+        "chart_found": float(chart.found),
+        "chart_problems": float(len(facts.problems)) if facts is not None else -1.0,
+        "chart_complete": float(facts.complete) if facts is not None else -1.0,
+        "axis_residual": round(chart.axis.residual, 4) if chart.axis is not None else -1.0,
+        "axis_nonlinear": float(chart.axis is not None and chart.axis.scale != "linear"),
+        "categories": float(len(chart.categories)),
+        "series": float(len(chart.series)),
+    }
 
 
 def _unsupported_question(stem: str, options: dict[str, str], facts: ChartFacts) -> str | None:
@@ -86,7 +130,7 @@ def _unsupported_question(stem: str, options: dict[str, str], facts: ChartFacts)
     return None
 
 
-def _choose(verdicts: dict[str, Verdict], facts: ChartFacts) -> ChoiceDecision:
+def _choose(verdicts: dict[str, Verdict], facts: ChartFacts, chart: ChartResult) -> ChoiceDecision:
     trues = [k for k, v in verdicts.items() if v.status == "true"]
     if len(trues) > 1:
         return ChoiceDecision(None, 0.0, f"the chart's values support more than one option ({', '.join(trues)})",
@@ -94,12 +138,37 @@ def _choose(verdicts: dict[str, Verdict], facts: ChartFacts) -> ChoiceDecision:
     if not trues:
         return ChoiceDecision(None, 0.0, _why_none(verdicts, facts), verdicts)
     letter = trues[0]
-    confidence = verdicts[letter].strength
+    confidence = verdicts[letter].strength * _table_doubt(verdicts[letter], facts, chart)
     for other, verdict in verdicts.items():
         if other == letter or verdict.status == "false":
             continue
         confidence *= {"data": 0.95, "cannot": 0.97, "judgement": 0.93}.get(verdict.kind, 0.93)
     return ChoiceDecision(letter, round(confidence, 3), None, verdicts)
+
+
+def _table_doubt(chosen: Verdict, facts: ChartFacts, chart: ChartResult) -> float:
+    """How far the table itself can be trusted for the chosen option (1 = fully). Two kinds of table were behind
+    the confident wrong answers on the tuning half: one mixing numbers printed on the chart with values measured
+    from marks (a chart drawn out of proportion with its labels, whose unread labels left the misleading
+    geometry in the table), and one whose categories the parser had to name itself ("Slice 5"), so a ranking over
+    them may rank a category the question names against one it could not name. A ranking ("X is the largest")
+    on a chart where printed numbers disagree with the marks they were matched to is doubted too: either the
+    chart is drawn out of proportion or a label was matched to the wrong mark, and one wrong match reorders it."""
+    if chosen.kind != "data":
+        return 1.0
+    readings = [r for row in facts.cells.values() for r in row.values()]
+    printed = sum(r.source in ("confirmed", "printed") for r in readings)
+    doubt = MIXED_SOURCES if 0 < printed < len(readings) else 1.0
+    if any(_PLACEHOLDER.match(c) for c in facts.categories):
+        doubt *= UNNAMED_CATEGORIES
+    if _RANKING.search(chosen.why) and _disagreements(chart):
+        doubt *= DISAGREEING_RANKING
+    return doubt
+
+
+def _disagreements(chart: ChartResult) -> int:
+    """Printed numbers that disagree with the geometry of the mark they were matched to."""
+    return sum("disagrees" in w for w in chart.warnings)
 
 
 def _why_none(verdicts: dict[str, Verdict], facts: ChartFacts) -> str:

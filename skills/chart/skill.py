@@ -20,9 +20,12 @@ from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
+from skills.chart.precision import formatted, value_decimals
 from skills.common import conclude
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
 
+#: What is missing when no chart was found: said about the image, in a user's words.
+NO_CHART = "no chart with readable values was found in the image"
 _KIND_FOR_LEVEL2 = {"bar": None, "line": "line", "pie": "pie"}
 _HIGH = re.compile(r"\b(highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak)\b", re.I)
 _LOW = re.compile(r"\b(lowest|smallest|least|minimum|min|fewest|shortest)\b", re.I)
@@ -42,13 +45,15 @@ def run(ctx: SkillContext) -> SkillResult:
     if form.kind == "choice" and form.options:
         return _choose(ctx, chart, form)
     if not chart.found:
-        result = conclude(ctx, [chart], None, note="The chart parser found no chart to read.")
-        result.missing = f"the chart parser found no chart to read values from ({chart.reason})"
+        result = conclude(ctx, [chart], None, note=f"The chart parser found no chart to read ({chart.reason}).")
+        # The parser's reason stays in the observation: on a photograph of a sign it is jargon to a user.
+        result.missing = NO_CHART
         return result
     answer, confidence = answer_from_table(chart, ctx.question)
     result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown(), confidence=confidence)
     if result.answer is None and not getattr(ctx.expert, "neural", False):
-        result.missing = "the question asks for more than a value, extreme, difference, total or average of the table"
+        result.missing = ("the question asks for more than a value read from the chart (a value, the highest or "
+                          "lowest, a difference, a total or an average)")
     return result
 
 
@@ -69,6 +74,7 @@ def _choose(ctx: SkillContext, chart: ChartResult, form: AnswerForm) -> SkillRes
                                  "missing": decision.missing,
                                  "verdicts": {k: {"status": v.status, "strength": round(v.strength, 3), "why": v.why,
                                                   "kind": v.kind} for k, v in decision.verdicts.items()}}
+    result.features = dict(decision.features)
     result.confidence = decision.confidence if letter else None
     result.missing = None if letter else missing
     if letter is None:
@@ -92,27 +98,39 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
         found = chart.extreme(highest=highest, series=one_series)
         return found, None if found is None else extreme_confidence(chart, highest, named_series)
     used: list[str] = []
-    answer = None
+    value: float | None = None
+    average = False
     if "difference" in text and len(categories) >= 2:
         used = categories[:2]
         a, b = (chart.value(c, one_series) for c in used)
-        answer = None if a is None or b is None else _fmt(abs(a - b))
+        value = None if a is None or b is None else abs(a - b)
     elif re.search(r"\b(sum|total|combined|altogether)\b", text):
         used = categories or chart.categories
         values = [chart.value(c, one_series) for c in used]
-        answer = None if any(v is None for v in values) else _fmt(sum(v for v in values if v is not None))
+        value = None if any(v is None for v in values) else sum(v for v in values if v is not None)
     elif re.search(r"\b(average|mean)\b", text):
         used = categories or chart.categories
         values = [chart.value(c, one_series) for c in used]
-        answer = None if not values or any(v is None for v in values) else \
-            _fmt(sum(v for v in values if v is not None) / len(values))
+        average = True
+        value = None if not values or any(v is None for v in values) else \
+            sum(v for v in values if v is not None) / len(values)
     elif len(categories) == 1:
         used = categories
         value = chart.value(categories[0], one_series)
-        answer = None if value is None else _fmt(value)
-    if answer is None:
+    if value is None:
         return None, None
+    # At the precision the chart supports: 65 on a whole-number axis with steps of 10, not 65.1.
+    decimals = value_decimals(chart, used, named_series)
+    if average and decimals is not None and not _measured(chart, used):
+        decimals += 1  # the mean of printed whole numbers may fall between them
+    answer = formatted(value, decimals)
     return answer, values_confidence(chart, used, named_series)
+
+
+def _measured(chart: ChartResult, categories: list[str]) -> bool:
+    """Whether any value of ``categories`` was measured (against the axis or an angle) rather than printed."""
+    wanted = {c.casefold() for c in categories}
+    return any(m.source in ("axis", "angle") for m in chart.marks if m.category.casefold() in wanted)
 
 
 def _mentioned(names: list[str], text: str) -> list[str]:
@@ -132,8 +150,3 @@ def _mentioned(names: list[str], text: str) -> list[str]:
 
 def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9%.]+", " ", text.lower()).split())
-
-
-def _fmt(value: float) -> str:
-    rounded = round(value, 2)
-    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:g}"

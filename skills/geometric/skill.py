@@ -19,4 +19,4 @@ def run(ctx: SkillContext) -> SkillResult:
                 f"{len(primitives.angles)} angle(s) and {len(primitives.labels)} point label(s)")
     return conclude(ctx, [primitives], None, missing=(
         f"the tools cannot settle a geometry question: it needs a deduction from the figure, which is rarely drawn "
-        f"to scale (they measured {measured}, shown as evidence); configure a VLM expert (see {EXPERTS_DOC})"))
+        f"to scale; configure a VLM expert (see {EXPERTS_DOC})"), note=f"The tools measured {measured}.")

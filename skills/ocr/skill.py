@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import re
 
-from skills.answer_form import format_answer
+from skills.answer_form import answer_form, format_answer
 from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, conclude
 from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, document_field, settle
+from skills.ocr.field_evidence import evidence_factor, field_features
+from skills.ocr.printed import PrintedAnswer, asks_for_span, printed_answer
 from skills.runner import ask_expert
 from vision_tools.documents import DocumentReading, FieldAnswer, read_document
 from vision_tools.image import Box
@@ -43,21 +45,30 @@ def run(ctx: SkillContext) -> SkillResult:
                         f"No text inside the {search.target} region.")
     asked = document_field(ctx.question)
     field = None
+    document = False
     if asked is not None:
         reading = ctx.trace.call("documents.read_document", read_document, ctx.image, backend=backend)
         lines = reading.ocr.lines
+        document = reading.looks_like_document
         if _reads_as_document(asked, reading):
             field = ctx.trace.call("documents.read_field", reading.field, asked.field)
     else:
         lines = ctx.trace.call("ocr.read_text", read_text_cached, ctx.image, backend=backend).lines
     evidence = _evidence(lines)
+    # One part of the printed text (a title, an exit number, a price, "does it say STOP?") is answered with the
+    # smallest span that answers it; a receipt's fields stay with the key-information tool.
+    yesno = answer_form(ctx.question).kind == "yesno"
+    span = ctx.trace.call("ocr.printed_span", printed_answer, ctx.question, lines, ctx.image, yesno=yesno) \
+        if not document and not _field_read(field) and asks_for_span(ctx.question, yesno) else None
+    if span is not None and not getattr(ctx.expert, "neural", False):
+        return _answer_span(ctx, span, evidence, lines)
     if getattr(ctx.expert, "neural", False):
         if field is not None:
             evidence += f"\nKey-information tool: {field.summary()}"
         return ask_expert(ctx, evidence, extra_images=[field.annotated] if field and field.annotated else None)
     data: dict[str, object] = {"lines": [line.text for line in lines]}
     if field is not None and asked is not None:
-        return _answer_field(ctx, asked, field, evidence, data)
+        return _answer_field(ctx, asked, field, evidence, data, lines)
     if not lines:
         return SkillResult(observation="OCR found no text in the image.", evidence=data,
                            missing="no text could be read in the image")
@@ -71,6 +82,24 @@ def run(ctx: SkillContext) -> SkillResult:
                        missing="the question needs a reasoning expert; the tools can only read the text")
 
 
+def _field_read(field: FieldAnswer | None) -> bool:
+    """A labelled value or a total the key-information tool read with confidence (a receipt that does not look
+    like one keeps its total from the tool, not from a span of the reading)."""
+    return field is not None and field.value is not None and field.confidence >= DEFAULT_MIN_CONFIDENCE
+
+
+def _answer_span(ctx: SkillContext, span: PrintedAnswer, evidence: str, lines: list[OcrLine]) -> SkillResult:
+    """The span as the answer, or the abstention that says which part of the text could not be settled."""
+    data: dict[str, object] = {"lines": [line.text for line in lines], "span": span.how}
+    if span.answer is None:
+        return SkillResult(observation=f"OCR lines:\n{evidence}\nNo answer: {span.missing}.", evidence=data,
+                           missing=span.missing, features=span.features)
+    answer = format_answer(ctx.question, span.answer)
+    return SkillResult(observation=f"OCR lines:\n{evidence}\nThe question asks for one part of the text: "
+                                   f"{span.how}.\nAnswer from the tools: {answer}", answer=answer,
+                       confidence=span.confidence, evidence=data, features=span.features)
+
+
 def _reads_as_document(asked: DocumentQuestion, reading: DocumentReading) -> bool:
     """Totals, dates and labelled values are read from any image with text; the issuer's name and address only
     from pages that look like receipts or invoices (a shop sign's name is scene text, not a document header)."""
@@ -78,20 +107,27 @@ def _reads_as_document(asked: DocumentQuestion, reading: DocumentReading) -> boo
 
 
 def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer, evidence: str,
-                  data: dict[str, object]) -> SkillResult:
+                  data: dict[str, object], lines: list[OcrLine]) -> SkillResult:
     """The field as the answer when it is certain enough, else an abstention that says what is missing."""
-    settled = settle(field.value, field.confidence, field.missing, _field_words(asked.field),
+    # Signs of a misreading the line scores miss (a near-miss word, an accent the page lacks, an address that is
+    # not shaped like one, an illegible character) lower the confidence before it is compared with the threshold.
+    page = " ".join(line.text for line in lines)
+    features = field_features(ctx.image, field, page)
+    confidence = round(field.confidence * evidence_factor(features), 4)
+    settled = settle(field.value, confidence, field.missing, _field_words(asked.field),
                      min_confidence=DEFAULT_MIN_CONFIDENCE)
     data["field"] = field.to_dict()
+    if features:
+        data["field_features"] = features
     # The field comes first: a long receipt's OCR lines are cut to the observation limit from the end.
     found = f"Key information ({asked.field}, asked as {asked.wording!r}): {field.summary()}"
-    lines = f"OCR lines:\n{evidence}"
+    shown = f"OCR lines:\n{evidence}"
     if settled.answer is None:
-        return SkillResult(observation=f"{found}\nNo answer: {settled.missing}.\n{lines}", evidence=data,
-                           confidence=settled.confidence, missing=settled.missing)
+        return SkillResult(observation=f"{found}\nNo answer: {settled.missing}.\n{shown}", evidence=data,
+                           confidence=settled.confidence, missing=settled.missing, features=features)
     answer = format_answer(ctx.question, settled.answer)
-    return SkillResult(observation=f"{found}\nAnswer from the tools: {answer}\n{lines}", answer=answer,
-                       confidence=settled.confidence, evidence=data)
+    return SkillResult(observation=f"{found}\nAnswer from the tools: {answer}\n{shown}", answer=answer,
+                       confidence=settled.confidence, evidence=data, features=features)
 
 
 def reading_confidence(lines: list[OcrLine]) -> float | None:

@@ -13,6 +13,7 @@ is a drawing (colour blobs on a photograph are not objects). The crops go to a n
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from skills.base import SkillContext, SkillResult
 from skills.common import colours_in, conclude, shape_in
@@ -24,6 +25,9 @@ from vision_tools.image import Box, name_background, name_colour
 from vision_tools.text import read_text
 from vision_tools.zoom import crop, find_region, quadrant
 
+#: Candidates a colour question compares, and the share of the best match's score that makes one a rival.
+MAX_CANDIDATES = 12
+RIVAL_SHARE = 0.8
 # Quoted text, not apostrophes: "Product D's share ... Product A's" quotes nothing.
 _QUOTED = re.compile(r"(?<![\w])[\"“']([^\"”']{2,40})[\"”'](?![\w])")
 _COLOUR_Q = re.compile(r"\bwhat (colou?r)\b|\bwhich colou?r\b|\bcolou?r of\b|\bcolou?r is\b", re.I)
@@ -70,7 +74,9 @@ def _look_at(ctx: SkillContext, target: str) -> SkillResult:
         matches = [(d.box, 0.9, d.colour) for d in found.detections]
         crops: list = []
     else:
-        found = trace.call("zoom.find_region", find_region, image, target)
+        # A colour question looks at every candidate: "the small square" must be one square, or one colour.
+        found = trace.call("zoom.find_region", find_region, image, target,
+                           max_results=MAX_CANDIDATES if _COLOUR_Q.search(question) else 5)
         matches = [(m.box, m.score, None) for m in found.matches]
         crops = [m.crop for m in found.matches[:2] if m.crop is not None]
     if not matches:
@@ -81,12 +87,14 @@ def _look_at(ctx: SkillContext, target: str) -> SkillResult:
     results: list = [kind, found]
     answer, confidence = None, 0.0
     if _COLOUR_Q.search(question):
+        picked = _one_colour(ctx, matches)
+        if picked.answer is None:
+            return conclude(ctx, results, None, missing=picked.missing)
+        box = picked.box
         colour = trace.call("colour.name_colour", name_colour, image, box)
         results.append(colour)
         answer = colour.name
-        confidence = min(0.95, 0.5 + 0.45 * colour.fraction)
-        if rival is not None and name_colour(image, rival).name != answer:
-            confidence *= 0.4
+        confidence = min(0.95, 0.5 + 0.45 * colour.fraction) * picked.factor
     elif _WHERE_Q.search(question):  # before text: "in which quadrant is the word 'X' written?" asks where
         answer = quadrant(box, image.size)
         confidence = min(0.95, 0.55 + 0.4 * score) * _quadrant_margin(box, image.size)
@@ -105,6 +113,31 @@ def _look_at(ctx: SkillContext, target: str) -> SkillResult:
     outcome = conclude(ctx, results, answer, confidence=weighed(confidence, kind))
     outcome.extra_images = crops
     return outcome
+
+
+class _Pick(NamedTuple):
+    """The candidate a colour question is about (its box, how much less sure for a size choice), or why none.
+    (A NamedTuple: a skill file is loaded without a module entry, which dataclasses need.)"""
+
+    answer: bool | None
+    box: Box | None = None
+    factor: float = 1.0
+    missing: str | None = None
+
+
+def _one_colour(ctx: SkillContext, matches: list[tuple[Box, float, str | None]]) -> _Pick:
+    """The match "the <shape>" refers to: the strong matches (score near the best) must all have one colour;
+    otherwise the question is ambiguous. (A size word does not single one out: on a busy 4K image "the small
+    square" was as often a small square of the clutter as the one meant.)"""
+    best = matches[0][1]
+    strong = [box for box, score, _ in matches if score >= RIVAL_SHARE * best]
+    named = [(box, name_colour(ctx.image, box).name) for box in strong]
+    colours = list(dict.fromkeys(name for _, name in named))
+    if len(colours) == 1:
+        return _Pick(True, strong[0])
+    listed = ", ".join(colours[:5])
+    return _Pick(None, missing=f"{len(strong)} matching shapes of different colours ({listed}) are in the image, "
+                               "and the question does not single one out")
 
 
 def _whole_image_colour(ctx: SkillContext) -> SkillResult:

@@ -1,0 +1,243 @@
+"""Answers that are one part of the printed text: the smallest span of the OCR reading that answers the question.
+
+A question about a sign, a label or a chart often asks for one part of what is printed: the title, the exit
+number, the distance to a place, a phone number, a price, "the number written on the label", or whether a word
+is printed at all. ``printed_answer(question, lines, image)`` recognises these kinds of question by their words
+(never by item) and returns:
+
+- None when the question is none of these kinds (the skill then transcribes, or reads a document field);
+- a ``PrintedAnswer`` with the span as printed ("17", "12 km", "555-0142", "$4.50", "Yes"), its confidence (the
+  recogniser's score of the span's least legible character, ``vision_tools.text.chars``) and evidence features;
+- or a ``PrintedAnswer`` without an answer and what is missing ("two numbers are printed (12, 45) and the
+  question does not say which"), so the skill abstains instead of answering with the whole transcription.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from PIL import Image
+
+from vision_tools.image import Box
+from vision_tools.text import OcrLine
+from vision_tools.text.chars import char_scores
+from vision_tools.text.ocr import order_lines
+
+_STOP = frozenset(["a", "an", "the", "is", "are", "to", "of", "for", "on", "in", "at", "it", "this", "that", "what",
+                   "which", "how", "far", "away", "does", "do", "sign", "says", "say", "according", "distance",
+                   "many", "km", "kilometres", "kilometers", "miles", "mile", "give", "gives", "shown", "written",
+                   "printed", "there", "from", "me", "tell", "please", "board", "much", "cost", "costs", "price"])
+_YESNO_TARGETS = (
+    re.compile(r"[\"“‘']([^\"”’']{1,40})[\"”’']"),
+    re.compile(r"\b(?:say|says|read|reads|spell|spells|show|shows)\s+(?:the\s+words?\s+)?(?P<t>.+?)\s*(?:\bon\b.*)?\??$",
+               re.I),
+    re.compile(r"^(?:is|are)\s+(?:the\s+(?:word|words|text|name)\s+)?(?P<t>.+?)\s+(?:written|printed|shown|"
+               r"displayed|visible|mentioned)\b", re.I),
+    re.compile(r"\bthe\s+(?:word|words|text|name)\s+(?P<t>.+?)\s+(?:on|in|written|printed|shown|appear)", re.I),
+)
+_PRINTED_YESNO = re.compile(r"\b(say|says|read|reads|spell|spells|written|printed|word|words|text|shows?)\b", re.I)
+_TITLE = re.compile(r"\b(title|heading|headline|caption)\b", re.I)
+_DISTANCE_Q = re.compile(r"\bhow far\b|\bdistance\b|\bhow many (?:km|kilomet\w+|miles?|mi|metres?|meters?)\b", re.I)
+_DISTANCE = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
+_PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
+_PHONE = re.compile(r"\+?\(?\d[\d\s().-]{5,}\d")
+_PRICE_Q = re.compile(r"\bprice\b|\bcosts?\b|\bhow much\b", re.I)
+_PRICE = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d{1,2})?|\b(?:RM|USD|EUR|GBP)\s?\d[\d,]*(?:\.\d{1,2})?|"
+                    r"\b\d[\d,]*\.\d{2}\s?(?:€|\$|EUR|USD|RM)?(?!\d)", re.I)
+_NAMED_NUMBER = re.compile(r"\b(?P<noun>[a-z]+)(?:'s)?\s+(?:number|no\.?|#)(?!\w)", re.I)
+_WHICH_NUMBER = re.compile(r"\b(?:what|which)\s+(?:\w+\s+)?(?:number|digits?|code)\b|\bnumber (?:is )?(?:written|"
+                           r"printed|shown)\b|\bwhat(?:'s| is) the number\b", re.I)
+_WHICH_NOUN = re.compile(r"\b(?:what|which)\s+(?P<noun>[a-z]{3,})\b", re.I)
+_NUMBER = re.compile(r"(?<![\w.,$€£-])\d+[A-Z]?(?![\w.,]\d)")
+#: A yes/no about printed words is "yes" at this similarity of the best-matching words, "no" below ``ABSENT``.
+PRESENT, ABSENT = 0.85, 0.5
+
+
+@dataclass
+class PrintedAnswer:
+    """The span answering the question (or None and what is missing), how sure, and the evidence behind it."""
+
+    answer: str | None
+    confidence: float
+    how: str  # which kind of question and where the span was found, for the trace
+    missing: str | None = None
+    features: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        if self.answer is None:
+            return f"no span answers it: {self.missing}"
+        return f"{self.how} (confidence {self.confidence:.2f})"
+
+    def to_dict(self) -> dict:
+        return {"answer": self.answer, "confidence": self.confidence, "how": self.how, "missing": self.missing,
+                "features": dict(self.features)}
+
+
+def asks_for_span(question: str, yesno: bool = False) -> bool:
+    """Whether ``question`` may ask about one part of the printed text (cheap: its words only)."""
+    if yesno:
+        return bool(_PRINTED_YESNO.search(question))
+    return any(p.search(question) for p in (_TITLE, _DISTANCE_Q, _PHONE_Q, _NAMED_NUMBER, _PRICE_Q, _WHICH_NUMBER,
+                                            _WHICH_NOUN))
+
+
+def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
+                   yesno: bool = False) -> PrintedAnswer | None:
+    """The smallest span of ``lines`` that answers ``question``, or None when the question is not about one part
+    of the printed text. ``yesno``: the question asks for Yes or No (``skills.answer_form``)."""
+    if not lines:
+        return None
+    if yesno:
+        return _yes_no(question, lines, image) if _PRINTED_YESNO.search(question) else None
+    if _TITLE.search(question):
+        return _title(lines, image)
+    lines = _row_lines(lines)  # the engine splits a row at wide gaps ("UNIVERSITY 55" | "km")
+    text = " ".join(line.text for line in lines)
+    if _DISTANCE_Q.search(question):
+        return _near_named(question, lines, image, _DISTANCE, "distance")
+    if _PHONE_Q.search(question):
+        return _unique(lines, image, _PHONE, "phone number", lambda s: sum(c.isdigit() for c in s) >= 6)
+    named = _NAMED_NUMBER.search(question)
+    if named and named.group("noun").lower() not in ("what", "which", "the", "a", "phone"):
+        noun = named.group("noun")
+        pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*([A-Z]?\d+[A-Z]?)\b", re.I)
+        hits = [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)]
+        if hits:
+            return _chosen(hits, image, f"the number after '{noun}'")
+        if re.search(rf"\b{re.escape(noun)}\b", text, re.I) is None and not _WHICH_NUMBER.search(question):
+            return None  # the noun is not printed: perhaps a document label read elsewhere
+    if _PRICE_Q.search(question):
+        return _near_named(question, lines, image, _PRICE, "price")
+    if _WHICH_NUMBER.search(question) or named:
+        return _unique(lines, image, _NUMBER, "number", lambda s: True)
+    # "Which exit does this sign point to?": a printed word the question names, followed by a number or code.
+    which = _WHICH_NOUN.search(question)
+    if which:
+        noun = which.group("noun")
+        pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*([A-Z]?\d+[A-Z]?)\b", re.I)
+        hits = [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)]
+        if hits:
+            return _chosen(hits, image, f"the number after '{noun}'")
+    return None
+
+
+def _row_lines(lines: list[OcrLine]) -> list[OcrLine]:
+    """Each visual row as one line: its pieces joined left to right, their boxes united, their least score."""
+    rows = []
+    for row in order_lines(lines):
+        box = Box(min(piece.box.x0 for piece in row), min(piece.box.y0 for piece in row), max(piece.box.x1 for piece in row),
+                  max(piece.box.y1 for piece in row))
+        rows.append(OcrLine(" ".join(piece.text for piece in row), box, min(piece.confidence for piece in row)))
+    return rows
+
+
+def _yes_no(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
+    target = _yes_no_target(question)
+    if not target:
+        return None
+    words = _words(target)
+    best, best_line = 0.0, lines[0]
+    for line in lines:
+        tokens = _words(line.text)
+        for start in range(max(1, len(tokens) - len(words) + 1)):
+            window = "".join(tokens[start:start + len(words)])
+            ratio = SequenceMatcher(None, "".join(words), window, autojunk=False).ratio()
+            if ratio > best:
+                best, best_line = ratio, line
+    weakest_line = min(line.confidence for line in lines)
+    features = {"printed_match": round(best, 3), "reading_min_line": round(weakest_line, 3)}
+    if best >= PRESENT:
+        score = _span_score(image, best_line, target)
+        features["span_min_char"] = round(score, 3)
+        return PrintedAnswer("Yes", round(min(0.97, score * best), 3), f"'{target}' is printed: {best_line.text!r}",
+                             features=features)
+    if best < ABSENT:
+        # "No" is only as sure as the whole reading: a word the recogniser garbled could be the one asked about.
+        return PrintedAnswer("No", round(min(0.95, weakest_line), 3), f"no printed words resemble '{target}'",
+                             features=features)
+    return PrintedAnswer(None, 0.0, "unclear", missing=(f"the closest printed words ({best_line.text!r}) neither "
+                                                        f"clearly match nor clearly differ from '{target}'"),
+                         features=features)
+
+
+def _yes_no_target(question: str) -> str | None:
+    for pattern in _YESNO_TARGETS:
+        match = pattern.search(question.strip())
+        if match:
+            target = (match.groupdict().get("t") or match.group(1)).strip(" ?.!\"'“”‘’")
+            target = re.sub(r"\s+(?:on|in|at)\s+(?:the|this|that)\s+\w+$", "", target, flags=re.I)
+            if target and len(target.split()) <= 6:
+                return target
+    return None
+
+
+def _title(lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
+    rows = order_lines(lines)
+    top = [line for line in rows[0] if sum(c.isalpha() for c in line.text) >= 2]
+    rest = [line for row in rows[1:] for line in row]
+    if not top:
+        return PrintedAnswer(None, 0.0, "title", missing="no line of words is printed above the rest to be a title")
+    height = max(line.box.y1 - line.box.y0 for line in top)
+    gap = min((line.box.y0 for line in rest), default=10 ** 6) - max(line.box.y1 for line in top)
+    title = " ".join(line.text for line in top)
+    scores = [_span_score(image, line, line.text) for line in top]
+    features = {"title_gap_heights": round(gap / max(1.0, height), 3), "span_min_char": round(min(scores), 3)}
+    if gap < -0.25 * height:
+        return PrintedAnswer(None, 0.0, "title", missing=f"the top line {title!r} is not set apart from the text "
+                                                         "below it, so it may not be a title", features=features)
+    return PrintedAnswer(title, round(min(0.97, min(scores)), 3), f"the top line of the text: {title!r}",
+                         features=features)
+
+
+def _near_named(question: str, lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str],
+                what: str) -> PrintedAnswer:
+    """The ``pattern`` span on the line naming what the question names ("how far is the airport"), or the only
+    such span when the question names nothing printed."""
+    hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text)]
+    named = [w for w in _words(question) if w not in _STOP and len(w) > 2]
+    if named and hits:
+        lined = [(span, line) for span, line in hits if any(_fuzzy_in(w, line.text) for w in named)]
+        if lined:
+            return _chosen(lined, image, f"the {what} on the line naming {' '.join(named)}")
+        if any(any(_fuzzy_in(w, line.text) for w in named) for line in lines):
+            return PrintedAnswer(None, 0.0, what, missing=f"{' '.join(named)} is printed, but no {what} beside it")
+    return _chosen(hits, image, f"the {what} printed")
+
+
+def _unique(lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str], what: str,
+            keep) -> PrintedAnswer:  # noqa: ANN001 - a predicate on the span
+    hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text) if keep(m.group(0))]
+    return _chosen(hits, image, f"the {what} printed")
+
+
+def _chosen(hits: list[tuple[str, OcrLine]], image: Image.Image | None, how: str) -> PrintedAnswer:
+    spans = list(dict.fromkeys(span for span, _ in hits))
+    if not spans:
+        return PrintedAnswer(None, 0.0, how, missing=f"no {how.removeprefix('the ')} could be read in the image")
+    if len(spans) > 1:
+        listed = ", ".join(repr(s) for s in spans[:4])
+        return PrintedAnswer(None, 0.0, how, missing=f"several spans could be {how.removeprefix('the ')} "
+                                                     f"({listed}) and the question does not say which",
+                             features={"span_candidates": float(len(spans))})
+    span, line = hits[0]
+    score = _span_score(image, line, span)
+    return PrintedAnswer(span, round(min(0.97, score), 3), f"{how}: {span!r} in {line.text!r}",
+                         features={"span_min_char": round(score, 3), "line_confidence": round(line.confidence, 3),
+                                   "span_candidates": 1.0})
+
+
+def _span_score(image: Image.Image | None, line: OcrLine, span: str) -> float:
+    """The recogniser's score of the span's least legible character; the line's score when it cannot re-read."""
+    reading = char_scores(image, line.box) if image is not None else None
+    score = reading.span_score(span) if reading is not None else None
+    return line.confidence if score is None else score
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def _fuzzy_in(word: str, text: str) -> bool:
+    return any(SequenceMatcher(None, word, token, autojunk=False).ratio() >= 0.8 for token in _words(text))

@@ -1,0 +1,151 @@
+"""Answers in the form and at the precision the question asks, worded the way new users word them.
+
+Every image here is rendered (a road sign, a price tag, a matplotlib chart, a 4K image with clutter) and every
+question goes through the default offline agent, routing included:
+
+- a question about one part of the printed text is answered with that part only (the exit number, the distance
+  to the named place, the chart's title), never the whole transcription;
+- a Yes/No question about printed words is settled from the reading, both ways;
+- a value measured on a chart is given at the precision its axis supports (65, not 65.1);
+- "the <shape>" whose colour is asked is answered when one colour matches, and abstains, saying so, when
+  shapes of several colours match;
+- an abstention on a photograph of a sign does not speak of chart parsing.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from skills.chart.precision import axis_decimals, decimals_of
+
+BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+def sign(*lines: str, size: tuple[int, int] = (760, 420)) -> Image.Image:
+    """A green road sign with white capitals on a pale scene."""
+    image = Image.new("RGB", size, (200, 215, 230))
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((40, 40, size[0] - 40, 60 + 80 * len(lines)), radius=12, fill=(30, 120, 60))
+    font = ImageFont.truetype(BOLD, 44)
+    for row, line in enumerate(lines):
+        draw.text((80, 70 + 80 * row), line, fill="white", font=font)
+    return image
+
+
+def test_one_part_of_a_sign_is_answered_with_that_part_only(maestro) -> None:
+    image = sign("HARBOR ROAD", "EXIT 17")
+    run = maestro.ask(image, "Which exit does this sign point to?")
+    assert (run.status, run.answer) == ("done", "17")
+    search = next(s for s in run.steps if s.kind == "search")
+    assert search.skill == "OCR" and any(c.tool == "ocr.printed_span" for c in search.tool_calls)
+
+
+def test_the_distance_is_the_one_printed_beside_the_named_place(maestro) -> None:
+    image = sign("AIRPORT 12 km", "CITY CENTRE 3 km")
+    assert maestro.ask(image, "How far away is the city centre?").answer == "3 km"
+    assert maestro.ask(image, "How far is the airport?").answer == "12 km"
+
+
+def test_yes_no_about_printed_words_is_settled_from_the_reading(maestro) -> None:
+    image = sign("STOP", "AHEAD")
+    yes = maestro.ask(image, "Does the sign say STOP?")
+    no = maestro.ask(image, "Is the word 'Exit' on the sign?")
+    assert (yes.status, yes.answer) == ("done", "Yes")
+    assert (no.status, no.answer) == ("done", "No")
+
+
+def test_a_price_tag_gives_its_price(maestro) -> None:
+    image = sign("FRESH BREAD", "$4.50", size=(600, 320))
+    run = maestro.ask(image, "How much does it cost?")
+    assert (run.status, run.answer) == ("done", "$4.50")
+
+
+def test_two_numbers_and_a_question_that_does_not_say_which_abstains(maestro) -> None:
+    image = sign("GATE 12", "ROOM 45")
+    run = maestro.ask(image, "What number is written on the sign?")
+    assert run.status == "abstained" and "'12'" in run.reason and "'45'" in run.reason
+
+
+def render(draw) -> Image.Image:  # noqa: ANN001 - draws on matplotlib axes
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    draw(ax)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
+
+
+def test_a_chart_title_is_the_title_not_the_whole_chart(maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.bar(["Mon", "Tue", "Wed"], [30, 55, 41], color="tab:blue")
+        ax.set_title("Visitors per day")
+
+    run = maestro.ask(render(draw), "What does the title say?")
+    assert (run.status, run.answer) == ("done", "Visitors per day")
+
+
+def test_a_measured_chart_value_has_the_precision_of_its_axis(maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.bar(["North", "South", "East"], [65, 32, 81], color="tab:green")
+        ax.set_yticks(range(0, 100, 10))
+        ax.set_title("Units sold")
+
+    run = maestro.ask(render(draw), "What is the value of North in the bar chart?")
+    assert run.status == "done" and run.answer == "65"  # a whole number: the axis steps by 10
+
+
+def test_precision_rules() -> None:
+    assert (decimals_of(65.0), decimals_of(12.25), decimals_of(0.5)) == (0, 2, 1)
+
+    class Axis:
+        ticks = [(0.0, 0.0), (10.0, 0.5), (20.0, 1.0)]
+
+    class Chart:
+        axis = Axis()
+
+    assert axis_decimals(Chart()) == 1  # steps of 0.5: a tenth can be told apart
+    Chart.axis.ticks = [(0.0, 0.0), (10.0, 10.0), (20.0, 20.0)]
+    assert axis_decimals(Chart()) == 0
+
+
+def test_the_colour_of_the_one_coloured_shape_in_a_busy_4k_image(maestro) -> None:
+    image = Image.new("RGB", (3840, 2160), (215, 215, 210))
+    draw = ImageDraw.Draw(image)
+    for k in range(120):  # gray clutter: strokes, rings and shapes
+        x, y, tone = (k * 397) % 3700, (k * 263) % 2000, 60 + (k * 37) % 150
+        draw.line((x, y, x + 300, y + (k % 7) * 40), fill=(tone, tone, tone), width=4)
+        draw.regular_polygon((x + 60, y + 60, 30 + k % 40), 4, fill=(tone, tone, tone))
+    draw.regular_polygon((2900, 700, 26), 4, fill=(25, 70, 225))
+    run = maestro.ask(image, "What colour is the small square?")
+    assert (run.status, run.answer) == ("done", "blue")
+
+
+def test_shapes_of_several_colours_make_the_shape_ambiguous_and_the_reason_says_so(maestro) -> None:
+    image = Image.new("RGB", (1600, 900), "white")
+    draw = ImageDraw.Draw(image)
+    draw.regular_polygon((300, 300, 40), 4, fill=(220, 30, 30))
+    draw.regular_polygon((1200, 600, 40), 4, fill=(30, 90, 220))
+    run = maestro.ask(image, "What colour is the small square?")
+    assert run.status == "abstained" and "different colours" in run.reason
+
+
+def test_an_abstention_on_a_sign_does_not_speak_of_chart_parsing(maestro) -> None:
+    run = maestro.ask(sign("WELCOME", "TO THE HARBOR"), "Why is the harbor closed on Sundays?")
+    assert run.status == "abstained"
+    for jargon in ("axis", "polyline", "Bar 1", "parser"):
+        assert jargon not in run.reason
