@@ -17,7 +17,7 @@ from ui.cli_options import DataDir, DbOpt, RegistryOpt, friendly_errors
 @friendly_errors
 def export_command(
         out: Annotated[Path | None, typer.Option("--out", help="Folder for the files (default "
-                                                              "<data-dir>/exports/<timestamp>).")] = None,
+                                                              "<data-dir>/exports/<timestamp>-<random>).")] = None,
         formats: Annotated[list[str] | None, typer.Option("--format", help=(
             "sft, sft_experts, dpo, kto, grpo, verl, ratings, labels, grounding (people's box corrections) or "
             "grounding_experts (experts' boxes in runs rated correct); repeat for several (default all)."))] = None,

@@ -1,7 +1,7 @@
 """The Export tab: training files (SFT, DPO, KTO, GRPO, verl) from the stored runs and ratings, for download.
 
 The work is ``agents.export.export_app``: it writes each format's JSONL and parquet files, the images and a
-``manifest.json`` into ``<data dir>/exports/<timestamp>/``. This tab zips that folder beside it (the served
+``manifest.json`` into ``<data dir>/exports/<timestamp>-<random>/``. This tab zips that folder beside it (the served
 ``exports`` folder is on the app's allowed paths) and offers the zip and the top-level files for download,
 with the manifest's summary and a listing of what was written. Bad filters come back as a message, not a trace.
 Exports hold every run and rating, so only admins may make them (``ui.access.require_role``); the tab is hidden
