@@ -16,6 +16,7 @@ from agents.config import Settings
 from agents.handbook import record_feedback
 from agents.policies.base import ScriptedPolicy
 from agents.runtime import Maestro
+from tests.calibrations import trust_source
 from tests.test_web_api import FIXTURES, SIGN_QUESTION, Served
 
 pytestmark = pytest.mark.browser
@@ -180,6 +181,7 @@ def test_export_and_handbook_tabs(served: Served, page: Any) -> None:
 def test_live_step_title_while_the_skill_runs(data_dir: Path) -> None:
     policy = ScriptedPolicy(["<think>rest first</think><search>Tools@@Sleepy: 4</search>",
                              "<think>rested</think><answer>awake</answer>"])
+    trust_source(data_dir, ("orchestrator", "unverifiable"))  # its own "awake" may answer, as if rated (trust)
     maestro = Maestro.open(Settings.resolve(data_dir=data_dir, registry_path=FIXTURES / "registry_echo.yaml"),
                            policy=policy)
     server = Served(maestro)

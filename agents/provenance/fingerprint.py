@@ -65,7 +65,7 @@ def fingerprint(registry: Registry, policy: Any, *, extra: dict[str, Any] | None
     experts = {spec.name: expert_settings(spec) for spec in registry.experts if spec.backend != "tools"}
     seeds = {name: settings.get("seed") for name, settings in experts.items()}
     return {"sampling": sampling, "experts": experts, "seeds": seeds,
-            "registry": {"path": str(registry.path), "hash": registry_hash or registry.snapshot_hash()},
+            "registry": {"file": str(registry.path), "hash": registry_hash or registry.snapshot_hash()},
             "engine_flags": {spec.name: engine_flags(spec) for spec in registry.experts if spec.serve is not None},
             "packages": package_versions(), **(extra or {})}
 
