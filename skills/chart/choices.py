@@ -130,7 +130,8 @@ def _unsupported_question(stem: str, options: dict[str, str], facts: ChartFacts)
     return None
 
 
-def _choose(verdicts: dict[str, Verdict], facts: ChartFacts, chart: ChartResult) -> ChoiceDecision:
+def _choose(verdicts: dict[str, Verdict], facts: ChartFacts, chart: ChartResult | None = None) -> ChoiceDecision:
+    """The option the verdicts support; ``chart`` (the parse, when there is one) adds its warnings as doubts."""
     trues = [k for k, v in verdicts.items() if v.status == "true"]
     if len(trues) > 1:
         return ChoiceDecision(None, 0.0, f"the chart's values support more than one option ({', '.join(trues)})",
@@ -146,7 +147,7 @@ def _choose(verdicts: dict[str, Verdict], facts: ChartFacts, chart: ChartResult)
     return ChoiceDecision(letter, round(confidence, 3), None, verdicts)
 
 
-def _table_doubt(chosen: Verdict, facts: ChartFacts, chart: ChartResult) -> float:
+def _table_doubt(chosen: Verdict, facts: ChartFacts, chart: ChartResult | None) -> float:
     """How far the table itself can be trusted for the chosen option (1 = fully). Two kinds of table were behind
     the confident wrong answers on the tuning half: one mixing numbers printed on the chart with values measured
     from marks (a chart drawn out of proportion with its labels, whose unread labels left the misleading
@@ -166,9 +167,9 @@ def _table_doubt(chosen: Verdict, facts: ChartFacts, chart: ChartResult) -> floa
     return doubt
 
 
-def _disagreements(chart: ChartResult) -> int:
+def _disagreements(chart: ChartResult | None) -> int:
     """Printed numbers that disagree with the geometry of the mark they were matched to."""
-    return sum("disagrees" in w for w in chart.warnings)
+    return 0 if chart is None else sum("disagrees" in w for w in chart.warnings)
 
 
 def _why_none(verdicts: dict[str, Verdict], facts: ChartFacts) -> str:
