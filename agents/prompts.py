@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agents.registry import Registry
-    from agents.run_registry import RunRegistry
+    from agents.replay.run_registry import RunRegistry
 
 _PROTOCOL = """\
 You are Maestro, an orchestrator that answers questions about an image by delegating to expert models, each

@@ -3,7 +3,7 @@
 The recorder is an event sink for the loop. The live images of a step (annotated tool outputs, crops, the images in
 the exact prompts sent to models) go into the content-addressed image store and the step keeps their ids, so a
 replay re-renders exactly what was shown live from storage alone. The output of each tool call is kept too, in a
-re-loadable form (``agents.tool_cache``), so a rerun can reuse it instead of running the tool again.
+re-loadable form (``agents.replay.tool_cache``), so a rerun can reuse it instead of running the tool again.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from PIL import Image
 
-from agents.tool_cache import save_step_outputs
+from agents.replay.tool_cache import save_step_outputs
 from agents.types import Event, Run, Step
 from storage import Store
 

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from agents import embeddings
 from agents.config import Settings
 from agents.loop import EventSink, run
 from agents.policies.base import Policy
 from agents.provenance.fingerprint import fingerprint
 from agents.recorder import StorageRecorder
 from agents.registry import Registry, load_registry
-from agents.tool_cache import LiveToolCache
+from agents.replay.tool_cache import LiveToolCache
+from agents.routing import embeddings
 from agents.trust import calibration as trust_calibration
 from agents.types import Event, Run
 from skills.answer_form import answer_form
@@ -109,16 +109,16 @@ class Maestro:
 
         ``expected_kind`` is a dataset's declared answer kind (``choice``, ``relaxed``, ``text``…): it fixes the
         answer form when the wording alone would not. ``cancel``, when set, stops the run between turns (stored as
-        ``cancelled``). A rerun (``agents.rerun``) passes the run it repeats as ``parent_run_id``, to reuse
+        ``cancelled``). A rerun (``agents.replay.rerun``) passes the run it repeats as ``parent_run_id``, to reuse
         stored tool outputs a ``tool_cache``, and ``stored_image`` (the bytes come from this data directory's
         image store, so they are decoded only when a tool needs the pixels).
 
         Without a ``tool_cache``, a tool call made before on the same image with the same arguments, by a tool of
-        the same version (code and thresholds), gets its stored output (``agents.tool_cache.LiveToolCache``: a
+        the same version (code and thresholds), gets its stored output (``agents.replay.tool_cache.LiveToolCache``: a
         second question on a chart does not parse it again); ``live_tools`` runs every tool instead.
 
         With self-consistency k > 1 (``sc``, else the registry's ``orchestrator.self_consistency``) this samples k
-        runs and returns the voted one (``agents.self_consistency``); ``policy`` and ``run_config`` (merged into
+        runs and returns the voted one (``agents.evaluation.self_consistency``); ``policy`` and ``run_config`` (merged into
         the stored run config) are how it asks for each sample, and passing ``run_config`` asks for exactly one
         run. Every run stores its reproducibility record (``agents.provenance.fingerprint``) in
         ``config["reproducibility"]``, with ``provenance`` (an evaluation's option order, repetition) added."""
@@ -127,7 +127,7 @@ class Maestro:
         if k < 1:
             raise InputError(f"self-consistency needs k of at least 1; got {k}")
         if k > 1 and run_config is None:
-            from agents.self_consistency import ask_self_consistent
+            from agents.evaluation.self_consistency import ask_self_consistent
 
             return ask_self_consistent(self, image, question, k=k, concurrency=spec.self_consistency_concurrency,
                                        on_event=on_event, max_turns=max_turns, dataset=dataset, item_id=item_id,

@@ -25,9 +25,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from agents.answers import match_answer
 from agents.config import Settings
-from agents.evaluate import load_items, match_kind
+from agents.evaluation.answers import match_answer
+from agents.evaluation.harness import load_items, match_kind
 from agents.runtime import Maestro
 
 DATASETS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"

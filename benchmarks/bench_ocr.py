@@ -2,7 +2,7 @@
 
 Run from the repository root: ``python -m benchmarks.bench_ocr [--n 60] [--seed 0] [--backend rapidocr]``.
 "Exact" is strict: the OCR text, rows joined by spaces and whitespace collapsed, equals the rendered text
-character for character (case included). "Match" is the evaluation's rule (``agents.answers.match_answer``:
+character for character (case included). "Match" is the evaluation's rule (``agents.evaluation.answers.match_answer``:
 case, punctuation and articles ignored). Latency includes upscaling and ordering; the first call, which loads the
 models, is timed separately as warm-up.
 """
@@ -16,7 +16,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from agents.answers import match_answer
+from agents.evaluation.answers import match_answer
 from benchmarks.synthetic import text as text_gen
 from vision_tools.image import load_image
 from vision_tools.text import read_text

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from agents import recorder
 from agents.config import Settings
-from agents.evaluate import evaluate
-from agents.rerun import rerun, reuse_count
+from agents.evaluation.harness import evaluate
+from agents.replay.rerun import rerun, reuse_count
 from agents.runtime import Maestro
 
 REPO = Path(__file__).resolve().parent.parent

@@ -37,16 +37,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.answers import match_answer
 from agents.config import Settings
-from agents.evaluate import load_items, match_kind
-from agents.handbook import handbook_rows, record_feedback
+from agents.evaluation.answers import match_answer
+from agents.evaluation.harness import load_items, match_kind
 from agents.policies.answering import abstain_turn, answer_from_search
 from agents.policies.base import Context, PolicyTurn
 from agents.policies.keyword import KeywordPolicy
 from agents.policies.router import RouterPolicy
 from agents.protocol import Search, render_turn
 from agents.registry import DEFAULT_REGISTRY
+from agents.routing.handbook import handbook_rows, record_feedback
 from agents.runtime import Maestro
 from benchmarks.make_synthetic import build
 

@@ -4,7 +4,7 @@ it does, and how well its stated P(correct) predicts that — per dev set, tunin
     python -m benchmarks.bench_trust [--sets blindtest sroie charts synthetic] [--limit N] [--concurrency N]
                                      [--per-kind N] [--seed S] [--keep DIR] [--folders DIR ...]
 
-Every item runs through the default registry's agent (``agents.evaluate.evaluate``: stored runs, the answer form,
+Every item runs through the default registry's agent (``agents.evaluation.harness.evaluate``: stored runs, the answer form,
 the calibrated decision) in a temporary data directory, so the shipped calibration (or ``--calibration FILE``) is
 what answers. Each row keeps its candidate answer and evidence also when it was withheld, so the report can show
 the whole risk–coverage curve. For each set and split (``agents.trust.labels.split_of``: validation = a quarter of
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.config import Settings
-from agents.eval_results import read_rows
-from agents.evaluate import evaluate, load_items
+from agents.evaluation.harness import evaluate, load_items
+from agents.evaluation.results import read_rows
 from agents.runtime import Maestro
 from agents.trust import report
 from agents.trust.labels import split_of

@@ -5,7 +5,7 @@ its answer, and is the answer in the form asked (the exit number, not the whole 
 
 Generates ``benchmarks.synthetic.wordings`` (signs, labels, charts, shapes, 4K needles; each kind of question in
 several wordings) into a temporary folder and runs every item through the agent with the default registry and
-its default threshold (``agents.evaluate``). Prints coverage and precision when answering for the tuning half
+its default threshold (``agents.evaluation.harness``). Prints coverage and precision when answering for the tuning half
 (wordings at even positions) and for the held-out half (odd positions, never tuned on) separately, per kind, and
 every wrong answer and abstention reason of the held-out half.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.config import Settings
-from agents.evaluate import evaluate
+from agents.evaluation.harness import evaluate
 from agents.runtime import Maestro
 from benchmarks.synthetic import write_items
 from benchmarks.synthetic.wordings import WORDINGS, generate

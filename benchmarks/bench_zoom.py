@@ -24,7 +24,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from agents.answers import match_answer
+from agents.evaluation.answers import match_answer
 from benchmarks.synthetic import needles
 from vision_tools.image import Box, load_image
 from vision_tools.text import read_text

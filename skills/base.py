@@ -40,7 +40,7 @@ class CachedOutput:
 
 
 class ToolCache(Protocol):
-    """Where a rerun finds the outputs of tool calls made before (``agents.tool_cache.StoredToolCache``)."""
+    """Where a rerun finds the outputs of tool calls made before (``agents.replay.tool_cache.StoredToolCache``)."""
 
     def get(self, tool: str, key: str) -> CachedOutput | None:
         """The stored output of the call ``key`` of ``tool``, or None to run the tool."""

@@ -5,7 +5,7 @@ verdict: 1 correct, 0 incorrect, 0.5 partial) and the measured cost of the calls
 *entry* is the sum over all credits: a Beta(α, β) success posterior (prior Beta(1, 1)) and mean latency, tokens and
 money per call. Credits are replaced per run (a re-rated run changes its own contribution, never twice), and each
 touched entry is recomputed from its credits in the same transaction, so an incremental update and a rebuild from
-scratch give the same numbers. Which run earns which credit is decided in ``agents.handbook``; storage only keeps
+scratch give the same numbers. Which run earns which credit is decided in ``agents.routing.handbook``; storage only keeps
 the numbers.
 """
 
@@ -182,7 +182,7 @@ def credited_runs(store: Store) -> set[str]:
 
 def feedback_run_ids(store: Store) -> list[str]:
     """Finished runs that may earn credit (answered, abstained or failed): those with a whole-run rating, or an
-    expected answer (evaluations). The same runs ``agents.handbook.run_outcome`` judges, so a rebuild equals the
+    expected answer (evaluations). The same runs ``agents.routing.handbook.run_outcome`` judges, so a rebuild equals the
     incremental updates."""
     rated = select(Rating.run_id).where(Rating.step_index.is_(None))
     query = (select(Run.id).where(Run.status.in_(("done", "abstained", "failed")))

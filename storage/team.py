@@ -6,7 +6,7 @@ annotators disagree on (adjudication), and the conversations follow-up questions
   without any stays open to everyone.
 - ``disagreements(store)`` lists runs whose annotators disagree (whole-run verdict, or corrected answer) and that
   no reviewer has settled since the last rating; ``adjudicate`` stores the final label (verdict, answer, boxes and a
-  reason). Exports use it instead of the annotators' verdicts (``agents.export``).
+  reason). Exports use it instead of the annotators' verdicts (``agents.export.training_data``).
 - ``annotator_stats(store)``: per annotator, runs done, assigned runs done, the median time between saves (a break
   longer than ``IDLE_S`` is not work) and Cohen's κ against each other annotator on shared runs.
 - ``link_turn`` / ``conversations`` / ``conversation_runs``: runs asked one after another on the same image are one

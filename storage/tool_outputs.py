@@ -1,7 +1,7 @@
 """Stored tool outputs: the faithful, re-loadable form of each tool result, kept once per tool-call cache key.
 
 A tool call's ``cache_key`` (``skills.base.ToolTrace``) names the tool, its exact arguments and the pixels of its
-images; the row under that key holds the result as plain JSON (encoded and decoded by ``agents.tool_codec``), so
+images; the row under that key holds the result as plain JSON (encoded and decoded by ``agents.replay.tool_codec``), so
 a rerun with cached tools can hand a skill the very result it got the first time instead of running the tool.
 Rows are content-addressed: the same call made by many runs is stored once. Storage only keeps the JSON; what it
 means is decided in ``agents``.

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from agents.config import Settings
-from agents.evaluate import evaluate
+from agents.evaluation.harness import evaluate
 from agents.runtime import Maestro
 from benchmarks.make_synthetic import build
 from skills.chart.confidence import extreme_confidence, value_confidence, values_confidence

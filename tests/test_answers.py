@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from agents.answers import detect_kind, match_answer
+from agents.evaluation.answers import detect_kind, match_answer
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents.registry import load_registry
-from agents.skill_inference import infer_skills
+from agents.routing.skill_inference import infer_skills
 from skills.document_questions import DEFAULT_MIN_CONFIDENCE, document_field, settle
 from skills.runner import choose_level2
 

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from agents.config import Settings
-from agents.eval_compare import classify, compare_rows
-from agents.evaluate import evaluate
-from agents.export import export
+from agents.evaluation.compare import classify, compare_rows
+from agents.evaluation.harness import evaluate
+from agents.export.training_data import export
 from agents.runtime import Maestro
 from tests.test_eval_resume import small_dataset
 from tests.test_rerun import broken_registry

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.eval_results import ResultsFile, ResumeError
+from agents.evaluation.results import ResultsFile, ResumeError
 from storage import open_store
 
 REPO = Path(__file__).resolve().parent.parent
@@ -111,7 +111,7 @@ def test_a_row_cut_just_before_its_newline_is_whole(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_keeps_the_items_that_were_running(tmp_path: Path) -> None:
-    from agents.evaluate import Item, _run_all
+    from agents.evaluation.harness import Item, _run_all
 
     items = [Item(name, tmp_path / "x.png", "q", "a", "c") for name in ("slow", "interrupt", "c", "d", "e")]
     returned: list[str] = []

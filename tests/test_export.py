@@ -13,7 +13,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from agents.config import Settings
-from agents.export import FORMATS, export, export_app, load_export
+from agents.export.training_data import FORMATS, export, export_app, load_export
 from agents.policies.base import ScriptedPolicy
 from agents.protocol import validate_trajectory
 from agents.runtime import Maestro

@@ -17,8 +17,8 @@ from PIL import Image, ImageDraw, ImageFont
 pytest.importorskip("transformers")
 
 from agents.config import Settings  # noqa: E402
-from agents.export import export, load_export  # noqa: E402
-from agents.export_formats import CORRECTED_THINK, final_turn_with  # noqa: E402
+from agents.export.formats import CORRECTED_THINK, final_turn_with  # noqa: E402
+from agents.export.training_data import export, load_export  # noqa: E402
 from agents.policies.base import ScriptedPolicy  # noqa: E402
 from agents.runtime import Maestro  # noqa: E402
 from tests.tiny_vlm import build_tiny_qwen2vl  # noqa: E402

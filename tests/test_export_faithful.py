@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import delete
 
 from agents.config import Settings
-from agents.export import export, load_export
+from agents.export.training_data import export, load_export
 from agents.prompts import system_prompt
 from agents.registry import load_registry
 from agents.runtime import Maestro

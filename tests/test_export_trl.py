@@ -15,7 +15,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from agents.config import Settings
-from agents.export import export, load_export
+from agents.export.training_data import export, load_export
 from agents.policies.base import ScriptedPolicy
 from agents.runtime import Maestro
 from tests.tiny_vlm import build_tiny_qwen2vl

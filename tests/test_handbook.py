@@ -13,9 +13,15 @@ import pytest
 from PIL import Image
 
 from agents.config import Settings
-from agents.evaluate import evaluate
-from agents.handbook import handbook_rows, load_handbook, rebuild_handbook, record_feedback, skill_summary
+from agents.evaluation.harness import evaluate
 from agents.policies.base import ScriptedPolicy
+from agents.routing.handbook import (
+    handbook_rows,
+    load_handbook,
+    rebuild_handbook,
+    record_feedback,
+    skill_summary,
+)
 from agents.runtime import Maestro
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -165,7 +171,7 @@ def test_a_rating_landing_while_another_update_runs_is_not_undone(maestro: Maest
     process, another thread): the rating's credit must win, not the stale automatic one computed before it."""
     import threading
 
-    import agents.handbook as handbook
+    import agents.routing.handbook as handbook
 
     run_id = ask(maestro, "Tools", expected="something else")  # the automatic verdict: wrong
     real, slowed = handbook.credits_for, threading.Event()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from agents.handbook import handbook_rows, rebuild_handbook
+from agents.routing.handbook import handbook_rows, rebuild_handbook
 from storage import open_store
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -30,7 +30,7 @@ QUESTION = "What is written on the sign?"
 RATER = textwrap.dedent("""
     import json, sys, time
     from pathlib import Path
-    from agents.handbook import record_feedback
+    from agents.routing.handbook import record_feedback
     from storage import open_store
 
     home, url, stop = sys.argv[1], sys.argv[2], Path(sys.argv[3])

@@ -15,8 +15,8 @@ from PIL import Image, ImageDraw, ImageFont
 from typer.testing import CliRunner
 
 from agents.config import Settings
-from agents.rerun import find_run, rerun, reuse_count
-from agents.run_diff import diff_runs
+from agents.replay.diff import diff_runs
+from agents.replay.rerun import find_run, rerun, reuse_count
 from agents.runtime import Maestro
 from ui.cli import app
 
@@ -90,7 +90,7 @@ def test_a_cached_rerun_reuses_every_tool_output_and_matches_its_source(maestro:
 
 
 def test_a_cached_rerun_teaches_the_handbook_nothing(maestro: Maestro) -> None:
-    from agents.handbook import credits_for
+    from agents.routing.handbook import credits_for
 
     image, question = CASES["diagram"]
     first = maestro.store.get_run(maestro.ask(image(), question, expected="1", dataset="d", item_id="i").id)

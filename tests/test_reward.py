@@ -10,9 +10,9 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from agents.config import Settings
-from agents.export import export
+from agents.evaluation.reward import ground_truth_for, run_reward, stored_trajectory
+from agents.export.training_data import export
 from agents.policies.base import ScriptedPolicy
-from agents.reward import ground_truth_for, run_reward, stored_trajectory
 from agents.runtime import Maestro
 from tests.calibrations import trust_source
 from training.maestro_reward import compute_score

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from agents import embeddings
 from agents.config import Settings
-from agents.handbook import load_handbook, record_feedback
 from agents.policies.base import ScriptedPolicy
 from agents.policies.router import RouterPolicy
 from agents.registry import load_registry
+from agents.routing import embeddings
+from agents.routing.handbook import load_handbook, record_feedback
 from agents.runtime import Maestro, build_policy
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 
 from agents.config import Settings
-from agents.handbook import credits_for, load_handbook, rebuild_handbook, record_feedback
 from agents.policies.base import ScriptedPolicy
 from agents.policies.router import RELEVANCE_MARGIN, RouterPolicy
-from agents.routing_evidence import Outcome, expert_prior, skill_estimates
+from agents.routing.evidence import Outcome, expert_prior, skill_estimates
+from agents.routing.handbook import credits_for, load_handbook, rebuild_handbook, record_feedback
 from agents.runtime import Maestro
 from tests.test_router import FIXTURES, needs_embeddings, teach
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import embeddings
 from agents.registry import DEFAULT_REGISTRY, load_registry
+from agents.routing import embeddings
 from agents.routing.shipped_vectors import description_texts, shipped
 
 REPO = Path(__file__).resolve().parent.parent

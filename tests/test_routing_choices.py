@@ -14,7 +14,7 @@ from agents.outcome import settle
 from agents.policies.base import Context
 from agents.policies.keyword import KeywordPolicy
 from agents.registry import load_registry
-from agents.skill_inference import infer_skills
+from agents.routing.skill_inference import infer_skills
 from agents.types import Step
 from skills.answer_form import answer_form
 from skills.question_text import task_text

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agents.config import Settings
-from agents.export import export
+from agents.export.training_data import export
 from agents.runtime import Maestro
 from tests import test_vlm_policy as vlm
 from tests.local_http import JsonHandler, models_reply, serve

@@ -8,8 +8,8 @@ import json
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from agents.answers import match_answer
 from agents.config import Settings
+from agents.evaluation.answers import match_answer
 from agents.runtime import Maestro
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"

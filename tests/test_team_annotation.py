@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agents.config import Settings
-from agents.export import export
+from agents.export.training_data import export
 from agents.runtime import Maestro
 from storage import team
 from tests.test_web_api import seed_run

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from agents.tool_codec import NotDecodable, NotEncodable, decode, encode
+from agents.replay.tool_codec import NotDecodable, NotEncodable, decode, encode
 from sandbox import run_python
 from skills.base import CachedOutput, ToolTrace, reusing_tool_outputs
 from vision_tools.charts import parse_chart

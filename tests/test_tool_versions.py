@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agents.config import Settings
-from agents.handbook import credits_for
-from agents.rerun import changed_tools, rerun, reuse_count
+from agents.replay.rerun import changed_tools, rerun, reuse_count
+from agents.routing.handbook import credits_for
 from agents.runtime import Maestro
 from ui.cli import app
 from vision_tools.text import config as ocr_config

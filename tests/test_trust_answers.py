@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from agents.answers import match_answer
 from agents.config import Settings
+from agents.evaluation.answers import match_answer
 from agents.runtime import Maestro
 from vision_tools.diagrams import circles_touch, grid_shape
 from vision_tools.image import image_kind

@@ -20,11 +20,11 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from agents.config import Settings
+from agents.evaluation.self_consistency import VotedRun, majority_vote, normalise_answer
 from agents.policies.base import Context
 from agents.policies.vlm import CHARS_PER_TOKEN, FORCE_ANSWER, VLMPolicy
 from agents.registry import load_registry
 from agents.runtime import Maestro
-from agents.self_consistency import VotedRun, majority_vote, normalise_answer
 from agents.types import Run, Step
 from tests.local_http import JsonHandler, models_reply, serve
 

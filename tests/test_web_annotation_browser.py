@@ -323,7 +323,7 @@ def test_registry_and_handbook_show_the_same_success(served: Served, browser: An
     maestro = served.maestro
     run = maestro.ask(EXAMPLES / "sign.png", SIGN_QUESTION)
     maestro.store.add_rating(run.id, rater="ann", verdict="correct")
-    from agents.handbook import record_feedback
+    from agents.routing.handbook import record_feedback
 
     record_feedback(maestro.store, run.id, maestro.registry)
     page = new_page(browser, served.url)

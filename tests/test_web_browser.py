@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from agents.config import Settings
-from agents.handbook import record_feedback
 from agents.policies.base import ScriptedPolicy
+from agents.routing.handbook import record_feedback
 from agents.runtime import Maestro
 from tests.calibrations import trust_source
 from tests.test_web_api import FIXTURES, SIGN_QUESTION, Served

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agents.config import Settings
-from agents.export import export
+from agents.export.training_data import export
 from agents.runtime import Maestro
 from storage import team
 from tests.test_web_api import SIGN_QUESTION, Served, seed_run

@@ -1,4 +1,4 @@
-"""verl's custom reward hook for Maestro rollouts: R = r_ans + r_fmt (paper eq. 9), via ``agents.reward``.
+"""verl's custom reward hook for Maestro rollouts: R = r_ans + r_fmt (paper eq. 9), via ``agents.evaluation.reward``.
 
 verl loads this file by path (``custom_reward_function.path``) and calls ``compute_score(data_source, solution_str,
 ground_truth, extra_info)`` once per rollout, with ``solution_str`` the decoded response: the policy's turns with
@@ -24,8 +24,8 @@ _REPO = Path(__file__).resolve().parent.parent
 if str(_REPO) not in sys.path:  # verl imports this file by path, from its own working folder
     sys.path.insert(0, str(_REPO))
 
+from agents.evaluation.reward import trajectory_reward  # noqa: E402
 from agents.protocol import Names, split_trajectory  # noqa: E402
-from agents.reward import trajectory_reward  # noqa: E402
 
 # Chat-template markers a decoder may leave in when special tokens are kept (Qwen style and the like).
 _TEMPLATE_MARKERS = re.compile(r"<\|[a-z_]+\|>")

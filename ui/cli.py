@@ -103,8 +103,8 @@ def eval_command(out: Annotated[Path, typer.Option("--out", help="Folder for res
                                                              "evaluation NAME from the database into --out.")] = None,
                  data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Run every item of DATASET through the agent (each one stored) and report accuracy and latency."""
-    from agents.eval_compare import COMPARISON, load_comparison
-    from agents.evaluate import evaluate
+    from agents.evaluation.compare import COMPARISON, load_comparison
+    from agents.evaluation.harness import evaluate
 
     if collect is None and dataset is None:
         raise ValueError("give the DATASET to evaluate (or --collect NAME to write a shared evaluation's results)")
@@ -166,7 +166,7 @@ def _shared_eval(maestro: Maestro, dataset: Path | None, out: Path, shared: str 
 
 def _warn_if_cannot_sample(maestro: Maestro, sc: int | None) -> None:
     """One line on stderr when self-consistency is asked of a policy that cannot sample (it is asked once)."""
-    from agents.self_consistency import sampling_warning
+    from agents.evaluation.self_consistency import sampling_warning
 
     warning = sampling_warning(maestro.policy, sc if sc is not None else maestro.registry.orchestrator.self_consistency)
     if warning:
@@ -192,7 +192,7 @@ def runs_show(run_id: Annotated[str, typer.Argument(help="Run id (or a unique pr
               as_json: Annotated[bool, typer.Option("--json")] = False,
               data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Show one stored run with every step, tool call and model call (exact prompt and raw reply)."""
-    from agents.rerun import find_run
+    from agents.replay.rerun import find_run
 
     cli_render.print_stored_run(find_run(open_store(data_dir, db), run_id), as_json)
 

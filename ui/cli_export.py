@@ -1,6 +1,6 @@
 """``maestro export``: training files (SFT, DPO, KTO, GRPO, verl) and the live ratings from stored runs.
 
-A plain function that ``ui.cli`` registers on its app; the work is ``agents.export.export``.
+A plain function that ``ui.cli`` registers on its app; the work is ``agents.export.training_data.export``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def export_command(
         data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Write training data from stored runs and ratings, with images and a manifest.json."""
     from agents.config import Settings
-    from agents.export import FORMATS, default_export_dir, export
+    from agents.export.training_data import FORMATS, default_export_dir, export
     from agents.registry import load_registry
     from storage import open_store
 

@@ -20,8 +20,8 @@ handbook_app = typer.Typer(no_args_is_help=True, help="The router's skill handbo
 def rebuild_command(data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Recompute the handbook from every stored run, rating and evaluation result."""
     from agents.config import Settings
-    from agents.handbook import rebuild_handbook
     from agents.registry import load_registry
+    from agents.routing.handbook import rebuild_handbook
     from storage import open_store
 
     settings = Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry)
@@ -41,7 +41,7 @@ def show_command(
         data_dir: DataDir = None, db: DbOpt = None) -> None:
     """Print the handbook: Beta(α, β), posterior mean, evidence and mean cost per call."""
     from agents.config import Settings
-    from agents.handbook import handbook_rows, skill_summary
+    from agents.routing.handbook import handbook_rows, skill_summary
     from storage import open_store
 
     settings = Settings.resolve(data_dir=data_dir, db_url=db)

@@ -3,7 +3,7 @@
 
 Command modules (``ui/cli_*.py``) define plain functions with these options; ``ui.cli`` registers them on its app,
 so no command module imports ``ui.cli``. A run named on the command line (its id or a unique prefix of 6 or more
-characters) is found with ``agents.rerun.find_run``.
+characters) is found with ``agents.replay.rerun.find_run``.
 """
 
 from __future__ import annotations

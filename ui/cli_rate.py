@@ -59,7 +59,7 @@ def _open_store(data_dir: Path | None, registry: Path | None, db: str | None) ->
 
 def _full_id(store: Store, run_id: str) -> str:
     """A run id, or a unique prefix of one (at least 4 characters), as the full id."""
-    from agents.rerun import find_run
+    from agents.replay.rerun import find_run
 
     return str(find_run(store, run_id).id)
 
@@ -128,7 +128,7 @@ def ask_correction() -> str | None:
 
 def learn(store: Store, registry: Registry, run_ids: set[str]) -> None:
     """Feed the saved ratings to the skill handbook (as the web UI does); a failure there never loses a rating."""
-    from agents.handbook import record_feedback
+    from agents.routing.handbook import record_feedback
 
     for run_id in sorted(run_ids):
         try:

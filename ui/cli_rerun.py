@@ -1,7 +1,7 @@
 """``maestro rerun`` and ``maestro diff``: run a stored run again under a registry, and compare two runs step by step.
 
 The commands are plain functions; ``ui.cli`` registers them on its app (with its one-line error handling), so this
-module never imports ``ui.cli``. The work is ``agents.rerun`` and ``agents.run_diff``.
+module never imports ``ui.cli``. The work is ``agents.replay.rerun`` and ``agents.replay.diff``.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ def rerun_command(
         data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Run RUN_ID's image and question again under --registry; the new run is stored, linked to RUN_ID."""
     from agents.config import Settings
-    from agents.rerun import changed_tools, find_run, rerun, reuse_count, tools_mode
-    from agents.run_diff import diff_runs
+    from agents.replay.diff import diff_runs
+    from agents.replay.rerun import changed_tools, find_run, rerun, reuse_count, tools_mode
     from agents.runtime import Maestro
 
     mode = tools_mode(tools)
@@ -65,8 +65,8 @@ def diff_command(
         data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Compare two stored runs step by step; says plainly when they are identical apart from timings."""
     from agents.config import Settings
-    from agents.rerun import find_run
-    from agents.run_diff import diff_runs
+    from agents.replay.diff import diff_runs
+    from agents.replay.rerun import find_run
     from storage import open_store
 
     settings = Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry)

@@ -1,7 +1,7 @@
 """Two runs side by side (the Compare tab) and "Rerun…" under Replay: run a stored run again under a chosen
 registry, then see it beside the original with every difference highlighted.
 
-The view is built from ``agents.run_diff``: one row per step, run A left and run B right; a row whose step differs
+The view is built from ``agents.replay.diff``: one row per step, run A left and run B right; a row whose step differs
 is marked (``cmp-changed``) and so is each field that differs (``cmp-diff``): the pair, the query, each tool call's
 output and evidence image, the observation, the settled answer; the outcome rows at the top likewise. Timings are
 shown, never highlighted. Every text is HTML-escaped; images come from the image store, already on the app's
@@ -21,8 +21,8 @@ from typing import Any
 import gradio as gr
 
 from agents.registry import DEFAULT_REGISTRY, Registry, load_registry
-from agents.rerun import TOOLS_MODES, find_run, rerun, reuse_count, tools_mode
-from agents.run_diff import RunDiff, diff_runs, step_title
+from agents.replay.diff import RunDiff, diff_runs, step_title
+from agents.replay.rerun import TOOLS_MODES, find_run, rerun, reuse_count, tools_mode
 from agents.runtime import Maestro, build_policy
 from storage import RunRecord, Step, ToolCall
 

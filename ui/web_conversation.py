@@ -3,7 +3,7 @@ sidebar lists each person's past conversations.
 
 The first question on an image starts a conversation; asking again while the same image is loaded continues it
 (``Turn.follow``): the new run is stored linked to the others (``storage.team.link_turn``), starts from the image
-already in the image store, and its tools reuse the outputs the earlier turns stored (``agents.tool_cache.
+already in the image store, and its tools reuse the outputs the earlier turns stored (``agents.replay.tool_cache.
 StoredToolCache``), so OCR or detection on that image runs once. A new image, or "New conversation", starts
 another. The chat shows the earlier turns (question and outcome) above the run in progress. Opening a
 conversation from the sidebar loads its image and turns, ready for the next question.
@@ -19,8 +19,8 @@ from typing import Any
 
 import gradio as gr
 
+from agents.replay.tool_cache import StoredToolCache
 from agents.runtime import Maestro
-from agents.tool_cache import StoredToolCache
 from storage import team
 from ui import render
 

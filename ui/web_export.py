@@ -1,6 +1,6 @@
 """The Export tab: training files (SFT, DPO, KTO, GRPO, verl) from the stored runs and ratings, for download.
 
-The work is ``agents.export.export_app``: it writes each format's JSONL and parquet files, the images and a
+The work is ``agents.export.training_data.export_app``: it writes each format's JSONL and parquet files, the images and a
 ``manifest.json`` into ``<data dir>/exports/<timestamp>-<random>/``. This tab zips that folder beside it (the served
 ``exports`` folder is on the app's allowed paths) and offers the zip and the top-level files for download,
 with the manifest's summary and a listing of what was written. Bad filters come back as a message, not a trace.
@@ -17,7 +17,7 @@ from typing import Any
 
 import gradio as gr
 
-from agents.export import FORMATS, export_app
+from agents.export.training_data import FORMATS, export_app
 from agents.runtime import Maestro
 from storage import RATING_FILTERS
 from ui.access import require_role

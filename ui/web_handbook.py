@@ -19,7 +19,7 @@ from ui.access import require_role
 from ui.web_registry import SUCCESS_MEANS
 
 try:  # the handbook is its own module; the page still works (without this tab's numbers) if it is missing
-    from agents import handbook as _handbook
+    from agents.routing import handbook as _handbook
 except ImportError:  # pragma: no cover - only in a partial checkout
     _handbook = None  # type: ignore[assignment]
 

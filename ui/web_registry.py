@@ -1,6 +1,6 @@
 """The Registry tab: configured experts with their health, skills with their Level-2 sub-skills, and per
 (expert, skill) call counts with the pair's success — the very number the Handbook tab shows for the pair (its
-pooled view): the skill handbook's Beta posterior mean (``agents.handbook``), never a second count of its own.
+pooled view): the skill handbook's Beta posterior mean (``agents.routing.handbook``), never a second count of its own.
 
 Health checks never block the page: the tab renders first with "not checked", then a separate event asks every
 expert at once in a thread pool and gives each at most ``HEALTH_TIMEOUT_S``. ``tools`` experts are always
@@ -81,7 +81,7 @@ def skill_rows(maestro: Maestro) -> list[list[str]]:
 
 
 def pair_rows(maestro: Maestro) -> list[list[str]]:
-    from agents.handbook import skill_summary
+    from agents.routing.handbook import skill_summary
 
     learned = {(r["expert"], r["skill"]): r for r in skill_summary(maestro.store)}
     rows = []

@@ -2,7 +2,7 @@
 
 Every worker (on this machine or another, all on the same PostgreSQL) opens or joins evaluation ``NAME``: the
 first one writes the item pool to the database (``storage.shared_eval``), every one then claims a few items at a
-time (``FOR UPDATE SKIP LOCKED``), runs them exactly as ``maestro eval`` does (``agents.evaluate.item_row``),
+time (``FOR UPDATE SKIP LOCKED``), runs them exactly as ``maestro eval`` does (``agents.evaluation.harness.item_row``),
 and records each result under its claim. A background thread renews the worker's leases; a worker killed with
 SIGKILL stops renewing, and once its leases run out (``lease_s``) the others claim its items again. A result is
 kept only from the worker that holds the item, so each item has exactly one result. Progress is the whole
@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from agents.eval_results import ResultsFile
-from agents.evaluate import _save_dataset, item_row, load_items, summarize
+from agents.evaluation.harness import _save_dataset, item_row, load_items, summarize
+from agents.evaluation.results import ResultsFile
 from storage import shared_eval as pool
 
 if TYPE_CHECKING:

@@ -43,7 +43,7 @@ def recognised_skill(registry: Registry, image: Image.Image | None,
     """The skill whose ``image_prior`` scores ``image`` highest, when that score is at least ``IMAGE_PRIOR_MIN``.
 
     The looks run through ``trace`` (a fresh one if not given), which reuses stored outputs under a rerun and
-    records each call, so a caller with a store can keep their outputs (``agents.tool_cache.save_call_outputs``)."""
+    records each call, so a caller with a store can keep their outputs (``agents.replay.tool_cache.save_call_outputs``)."""
     if image is None:
         return None
     trace = trace if trace is not None else ToolTrace()

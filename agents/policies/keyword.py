@@ -22,7 +22,7 @@ from agents.policies.base import Context, PolicyTurn
 from agents.policies.image_prior import Recognised, recognised_skill
 from agents.protocol import Search, render_turn
 from agents.registry import Registry
-from agents.skill_inference import SkillGuess, infer_skills
+from agents.routing.skill_inference import SkillGuess, infer_skills
 from skills.answer_form import answer_form
 
 #: Pairs tried per question at most (the first choice and one fallback).

@@ -2,11 +2,11 @@
 
 Relevance: cosine similarity of the question's sentence embedding to each skill's description, its Level-2
 descriptions and past questions that a run with that skill answered correctly, plus the keyword score of
-``agents.skill_inference`` (keywords alone when the embedding model is unavailable). Only plausible skills are
+``agents.routing.skill_inference`` (keywords alone when the embedding model is unavailable). Only plausible skills are
 called (a keyword matches, or a question answered right with the skill before is very close), the two most relevant
 at most, as the keyword policy does.
 
-Learning, from failures as well as successes (``agents.routing_evidence``): each plausible skill's success on this
+Learning, from failures as well as successes (``agents.routing.evidence``): each plausible skill's success on this
 question is estimated from the verdicts of past runs that used it, weighted by how similar their question is,
 shrunk towards the skill's record elsewhere and that towards every verdict. The most relevant skill keeps a margin
 (``RELEVANCE_MARGIN``): another plausible skill is tried first only once verdicts on questions like this one say
@@ -29,22 +29,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents import embeddings
-from agents.handbook import load_handbook, pool
 from agents.policies.answering import abstain_turn, answer_from_search, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
 from agents.policies.image_prior import Recognised, recognised_skill
 from agents.protocol import Search, render_turn
-from agents.routing.shipped_vectors import description_texts
-from agents.routing_evidence import (
+from agents.replay.tool_cache import save_call_outputs
+from agents.routing import embeddings
+from agents.routing.evidence import (
     EXPERT_PRIOR_STRENGTH,
     Outcome,
     SkillEstimate,
     expert_prior,
     skill_estimates,
 )
-from agents.skill_inference import infer_skills
-from agents.tool_cache import save_call_outputs
+from agents.routing.handbook import load_handbook, pool
+from agents.routing.shipped_vectors import description_texts
+from agents.routing.skill_inference import infer_skills
 from skills.answer_form import answer_form
 from skills.base import ToolTrace
 from skills.runner import choose_level2

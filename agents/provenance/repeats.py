@@ -34,8 +34,8 @@ def spread(values: list[float | None]) -> dict[str, Any]:
 
 def evaluate_repeated(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, repeat: int,
                       shuffle_options: int | None = None, **options: Any) -> dict[str, Any]:
-    """Run ``agents.evaluate.evaluate`` ``repeat`` times into ``out_dir/repeat-<r>`` and summarise the spread."""
-    from agents.evaluate import evaluate
+    """Run ``agents.evaluation.harness.evaluate`` ``repeat`` times into ``out_dir/repeat-<r>`` and summarise the spread."""
+    from agents.evaluation.harness import evaluate
 
     if repeat < 1:
         raise ValueError(f"--repeat needs at least 1 repetition, got {repeat}")

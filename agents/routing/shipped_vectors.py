@@ -31,7 +31,7 @@ def description_texts(spec: SkillSpec) -> list[str]:
 
 @functools.cache
 def shipped() -> dict[str, np.ndarray]:
-    """The shipped vectors by cache key (``agents.embeddings`` keys: model tag and text); empty when missing."""
+    """The shipped vectors by cache key (``agents.routing.embeddings`` keys: model tag and text); empty when missing."""
     try:
         with np.load(SHIPPED) as data:
             return {str(key): vector.astype(np.float32) for key, vector in zip(data["keys"], data["vectors"],
@@ -42,8 +42,8 @@ def shipped() -> dict[str, np.ndarray]:
 
 def write(path: Path = SHIPPED) -> int:
     """Compute the shipped skills' description vectors and write them to ``path``; how many."""
-    from agents import embeddings
     from agents.registry import DEFAULT_REGISTRY, load_registry
+    from agents.routing import embeddings
 
     texts = list(dict.fromkeys(t for skill in load_registry(DEFAULT_REGISTRY).skills
                                for t in description_texts(skill.spec)))

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agents.answers import match_answer
+from agents.evaluation.answers import match_answer
 from agents.types import Step
 from skills.answer_form import AnswerForm, conform
 

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.answers import match_answer
-from agents.eval_results import MANIFEST, read_rows
+from agents.evaluation.answers import match_answer
+from agents.evaluation.results import MANIFEST, read_rows
 from agents.trust.evidence import Evidence, gather
 from agents.trust.fit import Labelled
 from skills.answer_form import AnswerForm
@@ -37,7 +37,7 @@ def split_of(image: str) -> str:
 
 def from_eval_folder(folder: str | Path, store: Store | None = None) -> list[Labelled]:
     """The labelled candidates of one evaluation folder (``results.jsonl`` and ``eval.json``)."""
-    from agents.evaluate import load_items, match_kind
+    from agents.evaluation.harness import load_items, match_kind
 
     folder = Path(folder)
     rows = read_rows(folder)

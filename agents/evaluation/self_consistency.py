@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from agents import budget
-from agents.answers import normalize
+from agents.evaluation.answers import normalize
 from agents.loop import EventSink
 from agents.outcome import settle_for
 from agents.types import Run

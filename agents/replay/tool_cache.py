@@ -1,6 +1,6 @@
 """Tool outputs kept for reruns: stored as each step is recorded, handed back to skills by ``StoredToolCache``.
 
-Every live tool call of a recorded step is encoded (``agents.tool_codec``) and kept once per cache key
+Every live tool call of a recorded step is encoded (``agents.replay.tool_codec``) and kept once per cache key
 (``storage.tool_outputs``); images inside a result are the image store's content ids, the annotated evidence and
 the crops included (already stored for the step, so never written twice). A rerun with ``--tools cached`` opens a
 ``StoredToolCache``: a call whose key is stored gets the decoded result instead of running (``ToolCall.reused``);
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from PIL import Image
 
-from agents import tool_codec
+from agents.replay import tool_codec
 from skills.base import CachedOutput
 from storage import Step, ToolCall, load_outputs, save_outputs
 

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from agents.export_prompts import training_message
+from agents.export.prompts import training_message
 
 #: The frame of the target text.
 TARGET_FRAME = "relative_1000"

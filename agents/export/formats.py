@@ -3,7 +3,7 @@
 Every conversation is laid out exactly as the VLM orchestrator sees it at inference (``agents.policies.vlm``): the
 system prompt, a user turn holding the image and ``Question: …``, then each policy turn as an assistant message and
 each ``<information>`` observation as a user message (truncated to the same budget), with the same force-answer and
-repair notes. ``agents.export_prompts`` takes them from the run's own stored orchestrator prompts, or builds them
+repair notes. ``agents.export.prompts`` takes them from the run's own stored orchestrator prompts, or builds them
 here (``prompt_messages``, ``policy_messages``) from the run's registry snapshot; so a model trained on these rows
 is asked, at inference, exactly what it learned.
 
@@ -106,7 +106,7 @@ def protocol_turns(messages: Sequence[dict[str, Any]]) -> list[str]:
 
 def run_columns(record: RunRecord, conv: Any) -> dict[str, Any]:
     """Where a trajectory row came from: its run's registry, where its prompt came from
-    (``agents.export_prompts``), and its self-consistency vote as JSON (empty when it had none)."""
+    (``agents.export.prompts``), and its self-consistency vote as JSON (empty when it had none)."""
     return {"registry_hash": record.registry_hash or "", "prompt_source": conv.source,
             "vote": json.dumps(record.vote, sort_keys=True, ensure_ascii=False) if record.vote else ""}
 

@@ -8,11 +8,11 @@ step of the run is credited with that verdict, failures as much as successes; a 
 answered run a step that settled nothing before a later pair was called, are credited 0 whatever the run's verdict
 (the answer did not come from them). An abstention counts as a success only when a person rated it correct (right
 to abstain); against an expected answer it is a failure. Cost is measured from the steps: latency, tokens, and
-money where the registry gives the expert a price. A rerun that reused stored tool outputs (``agents.rerun``)
+money where the registry gives the expert a price. A rerun that reused stored tool outputs (``agents.replay.rerun``)
 earns nothing: it measured no tool time, and its evidence was credited already through the run it replays.
 
 Call ``record_feedback(store, run_id)`` right after a rating or an evaluation result lands (the web UI after
-``store.add_rating``, ``agents.evaluate`` after each item); ``rebuild_handbook(store)`` recomputes everything from
+``store.add_rating``, ``agents.evaluation.harness`` after each item); ``rebuild_handbook(store)`` recomputes everything from
 the stored runs and ratings, and gives the same numbers. ``handbook_rows(store)`` is what a UI shows.
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from agents.answers import match_answer
+from agents.evaluation.answers import match_answer
 from storage import handbook as tables
 from storage.handbook import Credit, HandbookRecord
 from storage.records import RunRecord

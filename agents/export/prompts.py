@@ -9,7 +9,7 @@ laid out from what the run itself stored, whatever registry is loaded when expor
   and the repair and turn-limit notes. That is the conversation; the final turn is appended (``stored_prompt``).
 - A run without one (the keyword and router policies write protocol text without a model) gets the conversation
   the VLM orchestrator would have been sent, generated from the run's own registry snapshot
-  (``agents.run_registry``) and its turn limit: the same layout ``agents.policies.vlm`` uses (``run_snapshot``,
+  (``agents.replay.run_registry``) and its turn limit: the same layout ``agents.policies.vlm`` uses (``run_snapshot``,
   or ``loaded_registry_fallback`` for runs older than snapshots).
 
 Images are content ids in storage; here they become ``{"type": "image"}`` placeholders and a parallel list of
@@ -26,12 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agents import export_formats as fmt
-from agents.answers import detect_kind
+from agents.evaluation.answers import detect_kind
+from agents.evaluation.reward import ground_truth_for
+from agents.export import formats as fmt
 from agents.policies.vlm import VLMPolicy
 from agents.prompts import system_prompt
-from agents.reward import ground_truth_for
-from agents.run_registry import RunRegistry
+from agents.replay.run_registry import RunRegistry
 from storage.records import ModelCall, RunRecord, Step
 
 if TYPE_CHECKING:

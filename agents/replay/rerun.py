@@ -3,7 +3,7 @@
 The new run is an ordinary stored run with ``parent_run_id`` naming the run it repeats, the same dataset item,
 expected answer and answer form; the turn limit, thresholds, experts and skills are the registry's. With ``tools="cached"`` every tool call whose tool, exact
 arguments and image pixels match a stored call gets that call's stored output instead of running
-(``agents.tool_cache``; the call is recorded with ``reused=True``); experts and the policy still run, so a rerun
+(``agents.replay.tool_cache``; the call is recorded with ``reused=True``); experts and the policy still run, so a rerun
 tests a new router, registry or model against the very tool evidence the first run saw. Self-consistency sampling
 is not repeated: a rerun is one trajectory.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, cast
 
 from agents.loop import EventSink
-from agents.tool_cache import StoredToolCache
+from agents.replay.tool_cache import StoredToolCache
 from agents.types import Run
 from storage import RunRecord, Store
 

@@ -11,21 +11,21 @@ why). Which runs feed which format (the latest whole-run rating decides):
   rated correct is a target too: its final turn says ``I cannot answer: <reason>`` (a run whose answer was withheld
   for weak evidence gets that turn in place of the withheld answer).
 - ``sft_experts``: for runs rated correct as answered, the exact prompt each expert of the answering search was
-  sent and its raw reply (``agents.export_prompts.expert_conversations``).
+  sent and its raw reply (``agents.export.prompts.expert_conversations``).
 - the bad side of DPO/KTO: runs rated incorrect, as they were (malformed ones too: that is what to unlearn).
   DPO pairs a good and a bad trajectory of the same prompt (image, question and system prompt); a corrected run
   pairs with itself.
-- GRPO/verl prompts: one per distinct (image, question) with a ground truth (``agents.reward.ground_truth_for``:
+- GRPO/verl prompts: one per distinct (image, question) with a ground truth (``agents.evaluation.reward.ground_truth_for``:
   a correction, a confirmed answer, or the dataset item's answer), plus the items of ``dataset`` when given. These
   are prompts for rollouts to come, so they use the registry loaded now (the experts the rollouts can call).
 - DPO from an evaluation comparison (``comparison=``): items where one run was right and the other wrong
-  (``agents.export_comparison``).
+  (``agents.export.comparison``).
 - ratings: every live rating of the exported runs, one row each (who, verdict, corrected answer, comment, step,
   box corrections), for annotation audits and agreement studies.
 - labels: each rated run's final label, and where it came from (``adjudicated``, ``agreed``, ``single``).
 - grounding: runs whose final label carries box corrections (in the stored image's pixels), as grounding SFT.
 - grounding_experts: each expert call that gave boxes, in runs rated correct, as an SFT row whose target is the
-  boxes (``agents.exporting.grounding``): the expert's own boxes, checked only through the run's answer.
+  boxes (``agents.export.grounding``): the expert's own boxes, checked only through the run's answer.
 
 Only live ratings count (an edited rating's earlier versions stay in storage's history, never in an export). When
 annotators disagree on a run's verdict, the run is neither a positive nor a negative example (skipped as
@@ -33,7 +33,7 @@ annotators disagree on a run's verdict, the run is neither a positive nor a nega
 (``storage.team.adjudicate``): a final label replaces every annotator's verdict in every format.
 
 Faithfulness: every trajectory is judged and laid out under the registry its run was made with (its stored snapshot,
-``agents.run_registry``) and with the exact orchestrator prompts the run stored (``agents.export_prompts``), never
+``agents.replay.run_registry``) and with the exact orchestrator prompts the run stored (``agents.export.prompts``), never
 under the registry loaded at export time: runs made under another registry (a self-consistency setup, experts since
 renamed) are exported as they ran. Each row names its ``registry_hash`` and ``prompt_source``; the manifest counts
 the sources.
@@ -53,16 +53,16 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents import export_formats as fmt
-from agents.eval_compare import load_comparison
-from agents.export_comparison import comparison_pairs
-from agents.export_files import FILE_STEMS, atomic_write, load_export, write_jsonl, write_parquet
-from agents.export_prompts import Conversation, conversation, expert_conversations, rl_prompts
+from agents.evaluation.compare import load_comparison
+from agents.evaluation.reward import stored_trajectory
+from agents.export import formats as fmt
+from agents.export.comparison import comparison_pairs
+from agents.export.files import FILE_STEMS, atomic_write, load_export, write_jsonl, write_parquet
+from agents.export.prompts import Conversation, conversation, expert_conversations, rl_prompts
 from agents.outcome import abstention, abstention_reason
 from agents.prompts import system_prompt
 from agents.protocol import validate_trajectory
-from agents.reward import stored_trajectory
-from agents.run_registry import RunRegistries, RunRegistry
+from agents.replay.run_registry import RunRegistries, RunRegistry
 from storage import RatingRecord
 from storage.team import FinalLabel, final_label
 
@@ -265,7 +265,7 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
     """Write the chosen training formats for the runs matching every filter into ``out_dir``; see module doc.
     ``comparison`` (an evaluation's ``comparison.json``) adds its right-vs-wrong items as DPO pairs. With
     ``processor`` (a model folder or id), DPO pairs are measured in its tokens and those identical within
-    ``max_length`` tokens are dropped and reported (``agents.exporting.pair_length``)."""
+    ``max_length`` tokens are dropped and reported (``agents.export.pair_length``)."""
     if max_length is not None and not processor:
         raise ValueError("--max-length needs --processor: the tokens are counted with the trainer's processor")
     formats = list(dict.fromkeys(formats or FORMATS))
@@ -316,7 +316,7 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
                                for j in judged if j.good and not j.corrected and j.record.status == "done"
                                for i, (step, call, conv) in enumerate(expert_conversations(j.record))]
     if "grounding_experts" in formats:
-        from agents.exporting.grounding import grounding_rows
+        from agents.export.grounding import grounding_rows
 
         rows["grounding_experts"] = grounding_rows((j.record for j in judged if j.good and not j.corrected),
                                            images.relative)
@@ -329,7 +329,7 @@ def export(store: Store, registry: Registry, out_dir: str | Path, *, formats: Se
             rows["dpo"] += [row for row in comparison_pairs(store, registries, compared, image_paths=images.paths,
                                                             skipped=manifest.skipped) if row["id"] not in known]
         if processor:
-            from agents.exporting.pair_length import check_pairs, load_processor
+            from agents.export.pair_length import check_pairs, load_processor
 
             rows["dpo"], lengths = check_pairs(rows["dpo"], load_processor(processor), max_length, image_root=out,
                                                processor_name=processor)

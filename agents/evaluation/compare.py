@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.eval_results import read_rows
+from agents.evaluation.results import read_rows
 
 COMPARISON = "comparison.json"
 CHANGES = ("improved", "regressed", "changed")

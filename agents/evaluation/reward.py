@@ -1,6 +1,6 @@
 """The paper's reward (section 3.4): R = r_ans + r_fmt, for live runs, stored runs and exported trajectories.
 
-r_ans is 1 when the final ``<answer>`` matches the ground truth under the task's matching rule (``agents.answers``),
+r_ans is 1 when the final ``<answer>`` matches the ground truth under the task's matching rule (``agents.evaluation.answers``),
 else 0; r_fmt is −1 when the trajectory breaks any protocol rule (``agents.protocol.validate_trajectory``), else 0.
 Ground truth for a stored run comes from its latest rating (a corrected answer, or the run's own answer when rated
 correct) or else from the dataset item it was evaluated on.
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agents.answers import MatchKind, match_answer
+from agents.evaluation.answers import MatchKind, match_answer
 from agents.protocol import (
     Answer,
     Names,

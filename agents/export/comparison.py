@@ -1,10 +1,10 @@
 """Preference pairs from an evaluation comparison: where one run of an item was right and the other wrong.
 
-``maestro eval --baseline`` writes ``comparison.json`` (``agents.eval_compare``) listing each changed item with both
+``maestro eval --baseline`` writes ``comparison.json`` (``agents.evaluation.compare``) listing each changed item with both
 runs. When one side answered right and the other answered wrong — judged against the dataset's answer — the two
 trajectories of the same image and question make a DPO pair: the right one chosen, the wrong one rejected
 (``pair_kind`` ``comparison_right_vs_wrong``). As with rated runs, a chosen trajectory must be valid protocol text
-under its own run's registry, and both trajectories are laid out as they ran (``agents.export_prompts``). The
+under its own run's registry, and both trajectories are laid out as they ran (``agents.export.prompts``). The
 pair's prompt is the chosen run's: the two runs were usually made under different registries (that is what a
 comparison compares), so unlike rated pairs their system prompts may differ; the rejected turns are kept as they ran.
 """
@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agents import export_formats as fmt
-from agents.eval_compare import CHANGES
-from agents.export_prompts import Conversation, conversation
+from agents.evaluation.compare import CHANGES
+from agents.evaluation.reward import stored_trajectory
+from agents.export import formats as fmt
+from agents.export.prompts import Conversation, conversation
 from agents.protocol import validate_trajectory
-from agents.reward import stored_trajectory
-from agents.run_registry import RunRegistries
+from agents.replay.run_registry import RunRegistries
 
 if TYPE_CHECKING:
     from storage import Store

@@ -22,20 +22,20 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from agents.answers import MatchKind, match_answer
-from agents.eval_compare import compare_folders
-from agents.eval_results import ResultsFile, read_rows
-from agents.handbook import record_feedback
+from agents.evaluation.answers import MatchKind, match_answer
+from agents.evaluation.compare import compare_folders
+from agents.evaluation.results import ResultsFile, read_rows
 from agents.provenance.fingerprint import evaluation_record
 from agents.provenance.options import prepared
-from agents.rerun import rerun, tools_mode
-from agents.tool_cache import StoredToolCache
+from agents.replay.rerun import rerun, tools_mode
+from agents.replay.tool_cache import StoredToolCache
+from agents.routing.handbook import record_feedback
 
 if TYPE_CHECKING:
     from agents.runtime import Maestro
     from storage import RunRecord, Store
 
-#: A dataset's declared ``match`` kind -> the matching rule of ``agents.answers``.
+#: A dataset's declared ``match`` kind -> the matching rule of ``agents.evaluation.answers``.
 _MATCH_KINDS: dict[str, MatchKind] = {"choice": "choice", "relaxed": "numeric", "numeric": "numeric",
                                       "text": "exact", "exact": "exact", "yesno": "yesno", "grid": "grid",
                                       "contains": "contains"}
@@ -112,13 +112,13 @@ def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, conc
              shuffle_options: int | None = None) -> dict[str, Any]:
     """Run every item, write results and summary into ``out_dir``, return the summary.
 
-    Each item's row is appended to ``results.jsonl`` the moment it ends (``agents.eval_results``); ``resume``
+    Each item's row is appended to ``results.jsonl`` the moment it ends (``agents.evaluation.results``); ``resume``
     keeps the rows of an interrupted evaluation in ``out_dir`` and runs only the items without one. With
     ``from_runs`` (an earlier results folder) each item reruns that evaluation's stored run of it (same image and
-    question; ``agents.rerun``); ``tools="cached"`` reuses stored tool outputs. ``baseline`` (default: the
-    ``from_runs`` folder) compares item by item with that folder: ``comparison.json`` (``agents.eval_compare``),
+    question; ``agents.replay.rerun``); ``tools="cached"`` reuses stored tool outputs. ``baseline`` (default: the
+    ``from_runs`` folder) compares item by item with that folder: ``comparison.json`` (``agents.evaluation.compare``),
     its counts also in the summary. ``sc`` > 1 samples each new item k times and votes
-    (``agents.self_consistency``); rows then carry the vote's agreement. ``shuffle_options`` (a seed) shuffles
+    (``agents.evaluation.self_consistency``); rows then carry the vote's agreement. ``shuffle_options`` (a seed) shuffles
     each multiple-choice item's options (``agents.provenance.options``); every run and the summary record what is
     needed to reproduce them (``agents.provenance``)."""
     tools = tools_mode(tools)

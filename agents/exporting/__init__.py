@@ -1,1 +1,0 @@
-"""Checks and helpers around the training exports that need more than the stored runs (a tokenizer, a processor)."""
