@@ -3,7 +3,7 @@
 A run is ``done`` only with an answer that fits the form (``skills.answer_form``), is not contradicted by what the
 tools read on the image (``agents.trust.evidence``: whatever produced it, a tool, a neural expert or a VLM
 orchestrator), and whose calibrated P(correct) for its kind of evidence reaches that kind's threshold for the
-registry's ``orchestrator.target_precision`` (``agents.trust.calibration``; DESIGN §9). Otherwise it is
+registry's ``orchestrator.target_precision`` (``agents.trust.calibration``; docs/design.md §9). Otherwise it is
 ``abstained`` with a reason that names what is missing ("too few rated examples of this kind…" where the labelled
 data cannot yet support the bound), or ``failed`` when no expert or tool could produce any evidence at all (every
 call errored: the orchestrator's own words are no evidence). A policy abstains by answering ``I cannot answer:

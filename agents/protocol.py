@@ -1,4 +1,4 @@
-"""The orchestrator protocol: the one parser, validator and renderer of the turn grammar (DESIGN §2, paper 3.2/3.4).
+"""The orchestrator protocol: the one parser, validator and renderer of the turn grammar (docs/design.md §2, paper 3.2/3.4).
 
 A policy turn is ``<think>…</think>`` followed by exactly one action, ``<search> Model@@Skill: query </search>`` or
 ``<answer>…</answer>``; the system answers a search with ``<information>…</information>``. Choices made here:

@@ -1,5 +1,5 @@
 """Untrusted text made safe to embed in protocol text: what an image's OCR or an expert's reply says can never be
-read as one of the orchestrator's tags (DESIGN §2).
+read as one of the orchestrator's tags (docs/design.md §2).
 
 ``sanitize_observation`` turns every tag-like sequence (ASCII or look-alike brackets, HTML entities, full-width or
 case-folding letters, whitespace, slashes or invisible characters in between) into ``‹name›`` brackets, so nothing

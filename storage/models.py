@@ -1,4 +1,4 @@
-"""SQLAlchemy 2 ORM models of DESIGN §5: runs, steps, tool calls, images, ratings, datasets and items.
+"""SQLAlchemy 2 ORM models of docs/design.md §5: runs, steps, tool calls, images, ratings, datasets and items.
 
 The schema itself is created by the Alembic migrations in ``storage/migrations``; these classes must stay in step
 with them (``tests/test_storage.py`` compares the two). Column types are chosen so that odd input never makes a

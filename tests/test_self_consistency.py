@@ -96,7 +96,7 @@ def test_samples_run_in_parallel_and_the_vote_is_stored_on_the_winner(slow: tupl
 
     assert state.requests == 4 and state.most_in_flight > 1  # the samples overlapped
     # The orchestrator read the sign itself, without a tool: its own words are no evidence, however often it
-    # repeats them, so the voted run abstains (DESIGN §9); the vote is kept with it all the same.
+    # repeats them, so the voted run abstains (docs/design.md §9); the vote is kept with it all the same.
     assert result.status == "abstained" and result.answer is None
     assert "too few rated examples of this kind" in result.reason and "orchestrator's own reading" in result.reason
     assert result.trust["candidate"] == "9" and result.trust["evidence"]["vote"] == 0.75

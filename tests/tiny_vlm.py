@@ -1,6 +1,6 @@
 """Builds a tiny, randomly initialised Qwen2-VL checkpoint on CPU so the transformers back end can be tested offline.
 
-No weights can be downloaded here (DESIGN §8), so the model is made from a config, the tokenizer is trained
+No weights can be downloaded here (docs/design.md §8), so the model is made from a config, the tokenizer is trained
 in-process with the ``tokenizers`` library on a small corpus, and the files the real ``Qwen2VLProcessor`` reads
 (image processor, tokenizer, chat template, processor class) are saved beside it, in the layout of a Qwen2-VL
 download. ``AutoModelForImageTextToText`` loads the folder; ``AutoProcessor`` does too where torchvision works,

@@ -8,7 +8,7 @@ converts them once, at the expert boundary, with ``vision_tools.image.boxes.to_p
 
 The resize rule is the one in transformers' Qwen2-VL image processor (``smart_resize``), which is what a served
 Qwen2.5-VL runs on the image it receives. ``qwen-vl-utils`` carries a copy of the rule but imports torchvision at
-module level in every release (0.0.1 to 0.0.14), and torchvision cannot be installed beside CPU torch (DESIGN §8).
+module level in every release (0.0.1 to 0.0.14), and torchvision cannot be installed beside CPU torch (docs/design.md §8).
 """
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ def _image_only_processor(path: Path, transformers: Any) -> Any:
     """The model's own processor class, built without its video processor.
 
     transformers 5 loads a video processor for every Qwen-VL processor, and that needs torchvision, which does not
-    work with CPU torch (DESIGN §8). Images never need it, so the processor is assembled from its tokenizer and
+    work with CPU torch (docs/design.md §8). Images never need it, so the processor is assembled from its tokenizer and
     image processor with the video slot left empty.
     """
     from transformers.models.auto.processing_auto import PROCESSOR_MAPPING_NAMES

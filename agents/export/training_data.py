@@ -1,4 +1,4 @@
-"""Training data out: stored runs and people's ratings become SFT, DPO, KTO, GRPO and verl files (DESIGN §7).
+"""Training data out: stored runs and people's ratings become SFT, DPO, KTO, GRPO and verl files (docs/design.md §7).
 
 ``export(store, registry, out_dir, …)`` reads the runs matching the filters and writes, per format, a JSONL file and
 a parquet file beside an ``images/`` folder (content-addressed copies of the run images, each copied once) and a

@@ -1,4 +1,4 @@
-"""The learning router (DESIGN §4): skill from the question and from past verdicts, expert from the handbook.
+"""The learning router (docs/design.md §4): skill from the question and from past verdicts, expert from the handbook.
 
 Relevance: cosine similarity of the question's sentence embedding to each skill's description, its Level-2
 descriptions and past questions that a run with that skill answered correctly, plus the keyword score of

@@ -1,4 +1,4 @@
-"""The skill handbook (SkillOrchestra's, DESIGN §4): what each (expert, skill, Level-2) has earned from feedback.
+"""The skill handbook (SkillOrchestra's, docs/design.md §4): what each (expert, skill, Level-2) has earned from feedback.
 
 A run's verdict is the mean of its annotators' live whole-run ratings (correct 1, partial 0.5, incorrect 0; one
 rating per annotator, so two who disagree give 0.5) or, when nobody rated it, whether its answer matches the

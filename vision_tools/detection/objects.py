@@ -1,7 +1,7 @@
 """Object detectors that work offline: faces (OpenCV Haar cascade), people (OpenCV HOG + linear SVM), and a
 YOLO back end (ultralytics) used only when the user configures weights.
 
-The cascade and the HOG model ship inside opencv-python-headless 4.x (DESIGN §8), so nothing is downloaded.
+The cascade and the HOG model ship inside opencv-python-headless 4.x (docs/design.md §8), so nothing is downloaded.
 Models are loaded once per process, lazily and under a lock, because the app calls tools from several threads.
 """
 

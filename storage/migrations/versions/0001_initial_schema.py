@@ -1,4 +1,4 @@
-"""Initial schema: runs, steps, tool_calls, images, ratings, datasets, items (DESIGN §5).
+"""Initial schema: runs, steps, tool_calls, images, ratings, datasets, items (docs/design.md §5).
 
 Revision ID: 0001
 Revises:
