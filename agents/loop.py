@@ -21,10 +21,10 @@ from agents import budget, protocol
 from agents.outcome import settle_for
 from agents.policies.base import Context, Policy
 from agents.registry import Registry
-from agents.types import Event, Run, Step
 from skills.answer_form import AnswerForm, answer_form
 from skills.base import ToolTrace
 from skills.runner import choose_level2, run_skill
+from storage.trace import Event, Run, Step
 
 EventSink = Callable[[Event], None]
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agents.trust.evidence import Evidence, gather
-from agents.types import RunStatus, Step
 from skills.answer_form import AnswerForm, conform, is_non_answer
+from storage.trace import RunStatus, Step
 
 if TYPE_CHECKING:
     from agents.registry import Registry

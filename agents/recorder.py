@@ -13,8 +13,8 @@ from typing import Any
 from PIL import Image
 
 from agents.replay.tool_cache import save_step_outputs
-from agents.types import Event, Run, Step
 from storage import Store
+from storage.trace import Event, Run, Step
 
 
 class StorageRecorder:

@@ -25,10 +25,10 @@ from agents.registry import Registry, load_registry
 from agents.replay.tool_cache import LiveToolCache
 from agents.routing import embeddings
 from agents.trust import calibration as trust_calibration
-from agents.types import Event, Run
 from skills.answer_form import answer_form
 from skills.base import ToolCache, image_known_as, reusing_tool_outputs
 from storage import open_store
+from storage.trace import Event, Run
 from vision_tools.image import load_image
 
 if TYPE_CHECKING:

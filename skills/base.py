@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 import numpy as np
 from PIL import Image
 
-from storage.records import ModelCall, ToolCall
+from storage.trace import ModelCall, ToolCall
 from vision_tools.versions import tool_version
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from PIL import Image
 from skills.base import PairedExpert, SkillContext, SkillResult, ToolTrace
 from skills.question_text import task_text
 from skills.spec import Level2Spec, LoadedSkill
-from storage.records import ModelCall, ToolCall
+from storage.trace import ModelCall, ToolCall
 from vision_tools.image import Box
 from vision_tools.image.drawing import draw_boxes
 

@@ -17,25 +17,23 @@ from storage.db import (
 from storage.handbook import Credit, HandbookRecord
 from storage.images import ImageRef, ImageStore, check_image_id
 from storage.ratings import Agreement, PairAgreement, RatingInput, Saved, Undone, cohen_kappa, run_agreement
-from storage.records import (
+from storage.records import DatasetItem, RatingVersion, RunSummary
+from storage.store import Store
+from storage.tool_outputs import load_outputs, save_outputs
+from storage.trace import (
     FINISHED_STATUSES,
     RATING_FILTERS,
     RUN_STATUSES,
     STEP_KINDS,
     STEP_STATUSES,
     VERDICTS,
-    DatasetItem,
     ModelCall,
     RatingRecord,
-    RatingVersion,
     RunRecord,
     RunStatus,
-    RunSummary,
     Step,
     ToolCall,
 )
-from storage.store import Store
-from storage.tool_outputs import load_outputs, save_outputs
 
 __all__ = [
     "BUSY_TIMEOUT_S", "FINISHED_STATUSES", "RATING_FILTERS", "RUN_STATUSES", "STEP_KINDS", "STEP_STATUSES",

@@ -13,16 +13,8 @@ from sqlalchemy import inspect
 
 from storage import models as orm
 from storage.models import utcnow
-from storage.records import (
-    TRANSIENT,
-    DatasetItem,
-    ModelCall,
-    RatingRecord,
-    RunRecord,
-    RunSummary,
-    Step,
-    ToolCall,
-)
+from storage.records import DatasetItem, RunSummary
+from storage.trace import TRANSIENT, ModelCall, RatingRecord, RunRecord, Step, ToolCall
 
 R = TypeVar("R")
 

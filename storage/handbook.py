@@ -21,8 +21,8 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from storage.locks import hold
 from storage.models import Base, Rating, Run, SafeString, utcnow
-from storage.records import RunRecord
 from storage.store import load_run
+from storage.trace import RunRecord
 
 if TYPE_CHECKING:
     from storage.store import Store

@@ -26,8 +26,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from storage import convert
 from storage.models import Dataset, ImageRow, Item, Rating, RatingHistory, Run, Step, utcnow
-from storage.records import RUN_STATUSES, VERDICTS, RatingRecord, RatingVersion, RunSummary
+from storage.records import RatingVersion, RunSummary
 from storage.team import Assignment
+from storage.trace import RUN_STATUSES, VERDICTS, RatingRecord
 
 #: Statuses a person can judge: an answer, or a decision not to answer.
 RATEABLE = ("done", "abstained")

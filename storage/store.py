@@ -25,15 +25,14 @@ from storage.locks import hold
 from storage.models import Dataset, ImageRow, Item, Rating, RegistrySnapshot, Run, Step, utcnow
 from storage.process import current_owner, hostname, is_alive
 from storage.ratings import RatingsMixin, _category_filter, _latest_verdict
-from storage.records import (
+from storage.records import DatasetItem, RunSummary
+from storage.trace import (
     FINISHED_STATUSES,
     RATING_FILTERS,
     RUN_STATUSES,
     STEP_KINDS,
     STEP_STATUSES,
-    DatasetItem,
     RunRecord,
-    RunSummary,
 )
 
 

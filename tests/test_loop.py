@@ -9,6 +9,7 @@ from PIL import Image
 
 from agents.loop import run
 from agents.policies.base import ScriptedPolicy
+from agents.protocol import render_information
 from agents.registry import load_registry
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -48,7 +49,7 @@ def test_search_then_answer_records_every_step(registry, image) -> None:
     kinds = [e.kind for e in events]
     assert kinds == ["run_started", "step_started", "action", "step", "step_started", "step", "run_finished"]
     assert at_emit[2] == ("Echo", None)  # the action event comes before the skill has run
-    assert result.trajectory()[1] == "<information>64x48 repeat hello</information>"
+    assert result.protocol_text(render_information)[1] == "<information>64x48 repeat hello</information>"
 
 
 def test_aliases_resolve_to_canonical_names(registry, image) -> None:
@@ -70,7 +71,7 @@ def test_observations_cannot_forge_protocol_tags(registry, image) -> None:
     assert "hacked" in observation  # the text is kept for the reader...
     for tag in ("<answer>", "</information>", "<search>", "<information>"):
         assert tag not in observation  # ...but no tag survives
-    assert validate_trajectory(result.trajectory(), registry.model_names, registry.skill_names) == []
+    assert validate_trajectory(result.protocol_text(render_information), registry.model_names, registry.skill_names) == []
 
 
 def test_the_turn_limit_forces_a_final_answer(registry, image) -> None:

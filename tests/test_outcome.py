@@ -14,8 +14,8 @@ from agents.outcome import abstention, abstention_reason, settle
 from agents.policies.base import ScriptedPolicy
 from agents.policies.keyword import KeywordPolicy
 from agents.registry import load_registry
-from agents.types import Step
 from skills.answer_form import answer_form
+from storage.trace import Step
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MC = "Which is larger?\nA. North\nB. South\nAnswer with the option's letter from the given choices directly."

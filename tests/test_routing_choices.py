@@ -15,10 +15,10 @@ from agents.policies.base import Context
 from agents.policies.keyword import KeywordPolicy
 from agents.registry import load_registry
 from agents.routing.skill_inference import infer_skills
-from agents.types import Step
 from skills.answer_form import answer_form
 from skills.question_text import task_text
 from skills.runner import choose_level2
+from storage.trace import Step
 
 INSTRUCTION = "Answer with the option's letter from the given choices directly."
 

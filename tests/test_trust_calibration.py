@@ -17,8 +17,8 @@ from agents.trust import ltt
 from agents.trust.calibration import Calibration, load
 from agents.trust.evidence import Evidence
 from agents.trust.fit import Labelled, fit, fit_group
-from agents.types import Step
 from skills.answer_form import answer_form
+from storage.trace import Step
 
 
 def evidence(score: float, *, skill: str = "Counting", form: str = "count", level2: str = "Shapes") -> Evidence:

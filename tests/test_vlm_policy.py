@@ -25,7 +25,7 @@ from agents.policies.base import Context
 from agents.policies.vlm import CHARS_PER_TOKEN, FORCE_ANSWER, VLMPolicy
 from agents.registry import load_registry
 from agents.runtime import Maestro
-from agents.types import Run, Step
+from storage.trace import Run, Step
 from tests.local_http import JsonHandler, models_reply, serve
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"

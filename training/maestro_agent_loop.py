@@ -32,7 +32,7 @@ from agents.policies.base import Context  # noqa: E402
 from agents.policies.vlm import CHARS_PER_TOKEN, FORCE_ANSWER  # noqa: E402
 from agents.protocol import Search, parse_turn, render_information, truncate_observation  # noqa: E402
 from agents.registry import load_registry  # noqa: E402
-from agents.types import Step  # noqa: E402
+from storage.trace import Step  # noqa: E402
 
 _STOP = ["</search>", "</answer>"]
 _REGISTRY: Any = None

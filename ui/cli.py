@@ -67,7 +67,7 @@ def ask(image: Annotated[Path, typer.Argument(help="Image file (PNG, JPEG, WebP.
     _warn_if_cannot_sample(maestro, sc)
     result = maestro.ask(image, question, sc=sc)
     if as_json:
-        typer.echo(json.dumps(cli_render.run_json(result), ensure_ascii=False))
+        typer.echo(json.dumps(result.to_json(), ensure_ascii=False))
     else:
         cli_render.print_run(result)
     if result.status != "done":  # 1: abstained (no answer, with a reason); 3: failed, cancelled or interrupted

@@ -13,48 +13,10 @@ from ui.terminal import escape
 
 if TYPE_CHECKING:
     from agents.registry import Registry
-    from agents.types import Run
     from storage import RunRecord, Step
+    from storage.trace import Run
 
 console = Console(highlight=False)
-
-
-def run_json(run: Run | RunRecord) -> dict[str, Any]:
-    """The ``--json`` shape of a finished run (the same keys for a live run and a stored one)."""
-    return {
-        "run_id": run.id,
-        "status": run.status,
-        "answer": run.answer,
-        "reason": run.reason,
-        "confidence": run.confidence,
-        "answer_form": run.answer_form,
-        "latency_ms": round(run.latency_ms or 0.0, 1),
-        "forced_answer": run.forced_answer,
-        "error": run.error,
-        "vote": run.vote or None,
-        "trust": getattr(run, "trust", None) or None,
-        "steps": [
-            {"index": s.index, "kind": s.kind, "status": s.status, "model": s.model, "skill": s.skill,
-             "level2": s.level2, "query": s.query, "observation": s.observation, "answer": s.answer,
-             "settled_answer": s.settled_answer, "confidence": s.confidence, "missing": s.missing,
-             "error": s.error, "latency_ms": round(s.latency_ms, 2), "policy_ms": round(s.policy_ms, 2),
-             "tool_ms": round(s.tool_ms, 2), "expert_ms": round(s.expert_ms, 2), "tokens_in": s.tokens_in,
-             "tokens_out": s.tokens_out,
-             "tool_calls": [{"tool": c.tool, "summary": c.summary, "latency_ms": round(c.latency_ms, 2),
-                             "reused": c.reused} for c in s.tool_calls],
-             "model_calls": [_model_call_json(c) for c in s.model_calls]}
-            for s in run.steps
-        ],
-    }
-
-
-def _model_call_json(call: Any) -> dict[str, Any]:
-    """A model call as plain JSON: images in its messages by content id (a live image not yet stored as ``<image>``)."""
-    data = call.to_dict()
-    data["messages"] = [{**m, "content": [p if not isinstance(p, dict) or "image" not in p else
-                                          {"type": "image", "image_id": "<image>"} for p in m["content"]]}
-                        if isinstance(m.get("content"), list) else m for m in data["messages"]]
-    return data
 
 
 def print_run(run: Run | RunRecord, *, model_calls: bool = False) -> None:

@@ -40,7 +40,7 @@ def rerun_command(
     changed = changed_tools(source, result)
     same_registry = source.registry_hash == (record.registry_hash if record else None)
     if as_json:
-        data = {**cli_render.run_json(result), "parent_run_id": source.id, "tools": tools,
+        data = {**result.to_json(), "parent_run_id": source.id, "tools": tools,
                 "reused_tool_calls": reuse.reused, "tool_calls": reuse.calls, "same_registry": same_registry,
                 "tools_changed": changed,
                 "diff": diff.to_dict() if diff else None}

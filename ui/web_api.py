@@ -24,17 +24,17 @@ import gradio as gr
 
 from agents.runtime import InputError, Maestro
 from storage.db import jsonable
-from ui import cli_render, web_handbook
+from ui import web_handbook
 from ui.access import access_of, require_role, role_of
 from ui.web_ask import ASK_CONCURRENCY, ASK_GROUP, checked_image, rater_name
 
 if TYPE_CHECKING:
-    from agents.types import Run
+    from storage.trace import Run
 
 
 def answer_payload(run: Run) -> dict[str, Any]:
     """The ``/answer`` reply for a finished run (the ``maestro ask --json`` fields)."""
-    return jsonable(cli_render.run_json(run))
+    return jsonable(run.to_json())
 
 
 def build_api(maestro: Maestro) -> None:

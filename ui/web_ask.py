@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 
 from agents.runtime import InputError, Maestro
-from agents.types import Event
 from storage import team
+from storage.trace import Event
 from ui import render, web_handbook
 from ui.web_conversation import (
     Turn,

@@ -60,12 +60,7 @@ def trajectory_reward(turns: Sequence[str], ground_truth: str, models: Names, sk
 
 def stored_trajectory(record: RunRecord) -> list[str]:
     """The protocol text of a stored run: each step's raw turn, and the ``<information>`` of each search."""
-    turns: list[str] = []
-    for step in record.steps:
-        turns.append(step.raw_text)
-        if step.kind == "search" and step.observation is not None:
-            turns.append(render_information(step.observation))
-    return turns
+    return record.protocol_text(render_information)
 
 
 def ground_truth_for(record: RunRecord) -> str | None:

@@ -39,8 +39,8 @@ from agents import budget
 from agents.evaluation.answers import normalize
 from agents.loop import EventSink
 from agents.outcome import settle_for
-from agents.types import Run
 from skills.answer_form import answer_form
+from storage.trace import Run
 
 if TYPE_CHECKING:
     from agents.runtime import Maestro

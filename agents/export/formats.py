@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agents.policies.vlm import FORCE_ANSWER, REPAIR
@@ -72,7 +73,7 @@ def _names(text: str, answer: str) -> bool:
     return re.search(r"(?<![\w.])" + re.escape(answer) + r"(?![\w]|\.\d)", text, re.IGNORECASE) is not None
 
 
-def policy_messages(steps: Sequence[Any], observation_budget: int, *,
+def policy_messages(steps: Sequence[Step], observation_budget: int, *,
                     final_text: str | None = None) -> list[dict[str, Any]]:
     """The turns after the question: the policy's (trained) and the system's replies (masked).
 
@@ -81,15 +82,17 @@ def policy_messages(steps: Sequence[Any], observation_budget: int, *,
     """
     out: list[dict[str, Any]] = []
     last = len(steps) - 1
+
+    def information(observation: str) -> str:
+        return render_information(truncate_observation(observation, observation_budget))
+
     for i, step in enumerate(steps):
         if step.status == "forced":
             out.append(_message("user", [_text(FORCE_ANSWER)], False))
-        text = final_text if (i == last and final_text is not None) else step.raw_text
-        out.append(_message("assistant", [_text(text)], True))
-        if step.kind == "search":
-            observation = truncate_observation(step.observation or "", observation_budget)
-            out.append(_message("user", [_text(render_information(observation))], False))
-        elif step.status == "error" and i != last:
+        turn = step if (i != last or final_text is None) else replace(step, raw_text=final_text)
+        # The policy's own turns are trained on; the system's replies are context (masked).
+        out.extend({**m, "train": m["role"] == "assistant"} for m in turn.to_messages(information))
+        if step.kind != "search" and step.status == "error" and i != last:
             out.append(_message("user", [_text(REPAIR.format(error=step.error))], False))
     return out
 

@@ -32,7 +32,7 @@ from agents.export import formats as fmt
 from agents.policies.vlm import VLMPolicy
 from agents.prompts import system_prompt
 from agents.replay.run_registry import RunRegistry
-from storage.records import ModelCall, RunRecord, Step
+from storage.trace import ModelCall, RunRecord, Step
 
 if TYPE_CHECKING:
     from storage import Store

@@ -14,7 +14,7 @@ from agents.outcome import abstention
 from agents.policies.base import Context, PolicyTurn
 from agents.protocol import Answer, render_turn
 from agents.registry import Registry
-from agents.types import Step
+from storage.trace import Step
 
 _NOT_ITS_KIND = re.compile(r"^no \w+(?: with [\w ]+)? (?:was|were) found in the image", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^(?:final\s+)?answer\s*[:：]\s*(.+)$", re.IGNORECASE)

@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from PIL import Image
 
-from agents.types import Step
 from skills.answer_form import AnswerForm
-from storage.records import ModelCall
+from storage.trace import ModelCall, Step
 
 if TYPE_CHECKING:
     from agents.registry import Registry

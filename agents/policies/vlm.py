@@ -22,7 +22,7 @@ from agents.experts.base import image_part, text_part
 from agents.policies.base import Context, PolicyTurn
 from agents.prompts import system_prompt
 from agents.protocol import render_information, truncate_observation
-from storage.records import ModelCall
+from storage.trace import ModelCall
 
 if TYPE_CHECKING:
     from agents.registry import Registry
@@ -67,12 +67,12 @@ class VLMPolicy:
             {"role": "system", "content": [text_part(system_prompt(self.registry, ctx.max_turns))]},
             {"role": "user", "content": [image_part(ctx.image), text_part(f"Question: {ctx.question}")]},
         ]
+        def information(observation: str) -> str:
+            return render_information(truncate_observation(observation, budget))
+
         for step in ctx.steps:
-            out.append({"role": "assistant", "content": [text_part(step.raw_text)]})
-            if step.kind == "search":
-                observation = truncate_observation(step.observation or "", budget)
-                out.append({"role": "user", "content": [text_part(render_information(observation))]})
-            elif step.status == "error":
+            out.extend(step.to_messages(information))
+            if step.kind != "search" and step.status == "error":
                 out.append({"role": "user", "content": [text_part(REPAIR.format(error=step.error))]})
         if ctx.force_answer:
             out.append({"role": "user", "content": [text_part(FORCE_ANSWER)]})

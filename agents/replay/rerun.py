@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Literal, cast
 
 from agents.loop import EventSink
 from agents.replay.tool_cache import StoredToolCache
-from agents.types import Run
 from storage import RunRecord, Store
+from storage.trace import Run
 
 if TYPE_CHECKING:  # the runtime imports the recorder, which imports this package's tool cache
     from agents.runtime import Maestro

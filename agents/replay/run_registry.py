@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from agents.protocol import Names
 from agents.registry import ExpertSpec, OrchestratorSpec
 from skills.spec import SkillSpec
-from storage.records import RunRecord
+from storage.trace import RunRecord
 
 if TYPE_CHECKING:
     from agents.registry import Registry

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agents.evaluation.answers import match_answer
 from storage import handbook as tables
 from storage.handbook import Credit, HandbookRecord
-from storage.records import RunRecord
+from storage.trace import RunRecord
 
 if TYPE_CHECKING:
     from agents.registry import Registry

@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agents.evaluation.answers import match_answer
-from agents.types import Step
 from skills.answer_form import AnswerForm, conform
+from storage.trace import Step
 
 #: Similarity (difflib ratio on normalised text) from which two readings count as the same text despite OCR noise.
 FUZZY_SAME = 0.85
