@@ -30,9 +30,9 @@ def _columns(table: type[orm.Base]) -> dict[str, type]:
     return out
 
 
-_STEP_COLUMNS = _columns(orm.Step)
-_CALL_COLUMNS = _columns(orm.ToolCall)
-_RUN_COLUMNS = _columns(orm.Run)
+_STEP_COLUMNS = _columns(orm.StepRow)
+_CALL_COLUMNS = _columns(orm.ToolCallRow)
+_RUN_COLUMNS = _columns(orm.RunRow)
 
 
 def _coerce(value: Any, kind: type) -> Any:
@@ -61,19 +61,19 @@ def _record(cls: type[R], row: Any, **extra: Any) -> R:
     return cls(**values, **extra)
 
 
-def step_row(step: Step) -> orm.Step:
+def step_row(step: Step) -> orm.StepRow:
     """A new ``Step`` row (with its tool-call rows) for ``step``."""
-    calls = [orm.ToolCall(**_values(c, _CALL_COLUMNS, skip=("id", "step_id"))) for c in step.tool_calls]
+    calls = [orm.ToolCallRow(**_values(c, _CALL_COLUMNS, skip=("id", "step_id"))) for c in step.tool_calls]
     values = _values(step, _STEP_COLUMNS, skip=("id", "run_id", "created_at", "model_calls"))
-    return orm.Step(**values, model_calls=[c.to_dict() for c in step.model_calls], created_at=utcnow(),
+    return orm.StepRow(**values, model_calls=[c.to_dict() for c in step.model_calls], created_at=utcnow(),
                     tool_calls=calls)
 
 
-def tool_call_record(row: orm.ToolCall) -> ToolCall:
+def tool_call_record(row: orm.ToolCallRow) -> ToolCall:
     return _record(ToolCall, row, args=dict(row.args or {}), data=dict(row.data or {}))
 
 
-def step_record(row: orm.Step) -> Step:
+def step_record(row: orm.StepRow) -> Step:
     return _record(Step, row, routing=dict(row.routing or {}), artifacts=list(row.artifacts or []),
                    violations=list(row.violations or []),
                    model_calls=[ModelCall.from_dict(c) for c in row.model_calls or []],
@@ -84,13 +84,13 @@ def rating_record(row: orm.Rating) -> RatingRecord:
     return _record(RatingRecord, row, step_marks=dict(row.step_marks or {}), boxes=list(row.boxes or []))
 
 
-def run_record(row: orm.Run) -> RunRecord:
+def run_record(row: orm.RunRow) -> RunRecord:
     return _record(RunRecord, row, config=dict(row.config or {}), answer_form=dict(row.answer_form or {}),
                    vote=dict(row.vote or {}), trust=dict(row.trust or {}), steps=[step_record(s) for s in row.steps],
                    ratings=[rating_record(r) for r in row.ratings])
 
 
-def run_summary(row: orm.Run, verdict: str | None, pairs: list[tuple[str, str]]) -> RunSummary:
+def run_summary(row: orm.RunRow, verdict: str | None, pairs: list[tuple[str, str]]) -> RunSummary:
     return _record(RunSummary, row, skills=[s for _, s in pairs], models=[m for m, _ in pairs], rating=verdict)
 
 

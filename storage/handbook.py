@@ -20,7 +20,7 @@ from sqlalchemy import Float, ForeignKey, Index, Integer, delete, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from storage.locks import hold
-from storage.models import Base, Rating, Run, SafeString, utcnow
+from storage.models import Base, Rating, RunRow, SafeString, utcnow
 from storage.store import load_run
 from storage.trace import RunRecord
 
@@ -185,8 +185,8 @@ def feedback_run_ids(store: Store) -> list[str]:
     expected answer (evaluations). The same runs ``agents.routing.handbook.run_outcome`` judges, so a rebuild equals the
     incremental updates."""
     rated = select(Rating.run_id).where(Rating.step_index.is_(None))
-    query = (select(Run.id).where(Run.status.in_(("done", "abstained", "failed")))
-             .where(Run.id.in_(rated) | Run.expected.is_not(None)).order_by(Run.created_at, Run.id))
+    query = (select(RunRow.id).where(RunRow.status.in_(("done", "abstained", "failed")))
+             .where(RunRow.id.in_(rated) | RunRow.expected.is_not(None)).order_by(RunRow.created_at, RunRow.id))
     with store.reading() as session:
         return list(session.scalars(query))
 
@@ -194,8 +194,8 @@ def feedback_run_ids(store: Store) -> list[str]:
 def skill_outcomes(store: Store, *, limit: int = 2000) -> list[tuple[str, str, str, float]]:
     """(question, expert, skill, success) of the most recent credits, newest first: every verdict routing can learn
     from, failures as well as successes."""
-    query = (select(Run.question, HandbookCredit.expert, HandbookCredit.skill, HandbookCredit.success)
-             .join(Run, Run.id == HandbookCredit.run_id).order_by(HandbookCredit.id.desc())
+    query = (select(RunRow.question, HandbookCredit.expert, HandbookCredit.skill, HandbookCredit.success)
+             .join(RunRow, RunRow.id == HandbookCredit.run_id).order_by(HandbookCredit.id.desc())
              .limit(max(0, int(limit))))
     with store.reading() as session:
         return [(question, expert, skill, float(success)) for question, expert, skill, success

@@ -113,7 +113,7 @@ class Base(DeclarativeBase):
     type_annotation_map = {datetime: UTCDateTime, str: SafeText, dict[str, Any]: JSON, list[str]: JSON}
 
 
-class Run(Base):
+class RunRow(Base):
     __tablename__ = "runs"
 
     id: Mapped[str] = mapped_column(SafeString(32), primary_key=True)
@@ -149,7 +149,7 @@ class Run(Base):
     trust: Mapped[dict[str, Any]] = mapped_column(default=dict)
     calibration: Mapped[str | None] = mapped_column(SafeString(64), index=True)
 
-    steps: Mapped[list[Step]] = relationship(back_populates="run", order_by="Step.index",
+    steps: Mapped[list[StepRow]] = relationship(back_populates="run", order_by="StepRow.index",
                                              cascade="all, delete-orphan", passive_deletes=True)
     # Oldest first by when each live version was saved, so ``ratings[-1]`` is the newest verdict.
     ratings: Mapped[list[Rating]] = relationship(back_populates="run",
@@ -162,7 +162,7 @@ class Run(Base):
     )
 
 
-class Step(Base):
+class StepRow(Base):
     __tablename__ = "steps"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -196,14 +196,14 @@ class Step(Base):
     model_calls: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
-    run: Mapped[Run] = relationship(back_populates="steps")
-    tool_calls: Mapped[list[ToolCall]] = relationship(back_populates="step", order_by="ToolCall.index",
+    run: Mapped[RunRow] = relationship(back_populates="steps")
+    tool_calls: Mapped[list[ToolCallRow]] = relationship(back_populates="step", order_by="ToolCallRow.index",
                                                       cascade="all, delete-orphan", passive_deletes=True)
 
     __table_args__ = (UniqueConstraint("run_id", "index"),)
 
 
-class ToolCall(Base):
+class ToolCallRow(Base):
     __tablename__ = "tool_calls"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -221,7 +221,7 @@ class ToolCall(Base):
     #: The tool family's version (code and thresholds, ``vision_tools.versions``) the call ran under.
     tool_version: Mapped[str | None] = mapped_column(SafeString(32))
 
-    step: Mapped[Step] = relationship(back_populates="tool_calls")
+    step: Mapped[StepRow] = relationship(back_populates="tool_calls")
 
     __table_args__ = (UniqueConstraint("step_id", "index"),)
 
@@ -263,7 +263,7 @@ class Rating(_RatingVersion, Base):
     # The ``rating_history`` row holding the version this one replaced: what undo restores (None: undo deletes).
     previous_id: Mapped[int | None] = mapped_column(Integer)
 
-    run: Mapped[Run] = relationship(back_populates="ratings")
+    run: Mapped[RunRow] = relationship(back_populates="ratings")
 
     __table_args__ = (Index("ix_ratings_run_id_id", "run_id", "id"),
                       Index("ix_ratings_rater_updated_at", "rater", "updated_at"))

@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from storage import convert
-from storage.models import Dataset, ImageRow, Item, Rating, RatingHistory, Run, Step, utcnow
+from storage.models import Dataset, ImageRow, Item, Rating, RatingHistory, RunRow, StepRow, utcnow
 from storage.records import RatingVersion, RunSummary
 from storage.team import Assignment
 from storage.trace import RUN_STATUSES, VERDICTS, RatingRecord
@@ -165,13 +165,13 @@ def _text(value: str | None) -> str | None:
 
 def _latest_verdict() -> Any:
     """The newest whole-run verdict of the outer run (any annotator), as a correlated scalar subquery."""
-    return (select(Rating.verdict).where(Rating.run_id == Run.id, Rating.step_index.is_(None))
-            .order_by(Rating.updated_at.desc(), Rating.id.desc()).limit(1).correlate(Run).scalar_subquery())
+    return (select(Rating.verdict).where(Rating.run_id == RunRow.id, Rating.step_index.is_(None))
+            .order_by(Rating.updated_at.desc(), Rating.id.desc()).limit(1).correlate(RunRow).scalar_subquery())
 
 
 def _category_filter(category: str) -> Any:
     """Runs of an evaluation item in ``category`` (runs keep dataset name + item id; items keep the category)."""
-    return exists().where(Item.dataset_id == Dataset.id, Dataset.name == Run.dataset, Item.item_id == Run.item_id,
+    return exists().where(Item.dataset_id == Dataset.id, Dataset.name == RunRow.dataset, Item.item_id == RunRow.item_id,
                           Item.category == category)
 
 
@@ -210,14 +210,14 @@ class RatingsMixin:
         raise AssertionError("unreachable")
 
     def _save(self, session: Session, item: RatingInput) -> Saved:
-        image_id = session.scalar(select(Run.image_id).where(Run.id == item.run_id))
+        image_id = session.scalar(select(RunRow.image_id).where(RunRow.id == item.run_id))
         if image_id is None:
             raise KeyError(f"no run {item.run_id!r}")
         if item.boxes:
             image = session.get(ImageRow, image_id)
             check_boxes(item.boxes, (image.width, image.height) if image is not None else None)
         if item.step_index is not None and not session.scalar(
-                select(exists().where(Step.run_id == item.run_id, Step.index == item.step_index))):
+                select(exists().where(StepRow.run_id == item.run_id, StepRow.index == item.step_index))):
             raise ValueError(f"run {item.run_id} has no step {item.step_index}")
         now = utcnow()
         live = session.scalar(select(Rating).where(*_same(item.run_id, item.rater, item.step_index)))
@@ -319,11 +319,11 @@ class RatingsMixin:
         if status:
             if status not in RUN_STATUSES:
                 raise ValueError(f"status must be one of {', '.join(RUN_STATUSES)}; got {status!r:.60}")
-            query = query.where(Run.status == status)
+            query = query.where(RunRow.status == status)
         else:
-            query = query.where(Run.status.in_(RATEABLE))
+            query = query.where(RunRow.status.in_(RATEABLE))
         if dataset:
-            query = query.where(Run.dataset == dataset)
+            query = query.where(RunRow.dataset == dataset)
         if category:
             query = query.where(_category_filter(category))
         return query
@@ -335,24 +335,24 @@ class RatingsMixin:
         verdict of other annotators (or ``unrated``: nobody has). Oldest first, or ``random``."""
         if order not in ("oldest", "random"):
             raise ValueError(f"order must be oldest or random; got {order!r:.40}")
-        mine = exists().where(Rating.run_id == Run.id, Rating.rater == (rater or "").strip(),
+        mine = exists().where(Rating.run_id == RunRow.id, Rating.rater == (rater or "").strip(),
                               Rating.step_index.is_(None))
-        query = select(Run, _latest_verdict().label("rating")).where(~mine, _open_to(rater))
+        query = select(RunRow, _latest_verdict().label("rating")).where(~mine, _open_to(rater))
         query = self._queue_query(query, dataset=dataset, category=category, status=status)
         if verdict:
             query = self._filtered(query, rating=verdict)
         if exclude:
-            query = query.where(Run.id.not_in(list(exclude)))
-        ordering = (func.random(),) if order == "random" else (Run.created_at.asc(), Run.id.asc())
+            query = query.where(RunRow.id.not_in(list(exclude)))
+        ordering = (func.random(),) if order == "random" else (RunRow.created_at.asc(), RunRow.id.asc())
         ordering = (_assigned_to(rater).desc(), *ordering)  # what was given to them comes before the open pool
         return self._summaries(query.order_by(*ordering).limit(max(0, int(limit))))
 
     def rating_progress(self, rater: str, *, dataset: str | None = None, category: str | None = None,
                         status: str | None = None) -> tuple[int, int]:
         """(runs ``rater`` has rated, runs in scope) among the finished runs matching the filters."""
-        mine = exists().where(Rating.run_id == Run.id, Rating.rater == (rater or "").strip(),
+        mine = exists().where(Rating.run_id == RunRow.id, Rating.rater == (rater or "").strip(),
                               Rating.step_index.is_(None))
-        scope = self._queue_query(select(func.count()).select_from(Run).where(_open_to(rater)), dataset=dataset,
+        scope = self._queue_query(select(func.count()).select_from(RunRow).where(_open_to(rater)), dataset=dataset,
                                   category=category, status=status)
         with self._read() as session:
             total = int(session.scalar(scope) or 0)
@@ -369,12 +369,12 @@ class RatingsMixin:
 
 
 def _assigned_to(rater: str) -> Any:
-    return exists().where(Assignment.run_id == Run.id, Assignment.annotator == (rater or "").strip())
+    return exists().where(Assignment.run_id == RunRow.id, Assignment.annotator == (rater or "").strip())
 
 
 def _open_to(rater: str) -> Any:
     """Runs ``rater`` may rate: given to them, or given to nobody (``storage.team.assign``)."""
-    return _assigned_to(rater) | ~exists().where(Assignment.run_id == Run.id)
+    return _assigned_to(rater) | ~exists().where(Assignment.run_id == RunRow.id)
 
 
 def _same(run_id: str, rater: str, step_index: int | None) -> tuple[Any, ...]:

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 from storage import convert, records
 from storage.images import ImageRef, ImageStore
 from storage.locks import hold
-from storage.models import Dataset, ImageRow, Item, Rating, RegistrySnapshot, Run, Step, utcnow
+from storage.models import Dataset, ImageRow, Item, Rating, RegistrySnapshot, RunRow, StepRow, utcnow
 from storage.process import current_owner, hostname, is_alive
 from storage.ratings import RatingsMixin, _category_filter, _latest_verdict
 from storage.records import DatasetItem, RunSummary
@@ -45,8 +45,8 @@ def _choice(name: str, value: str, allowed: Iterable[str]) -> str:
 
 def load_run(session: Session, run_id: str) -> RunRecord | None:
     """The run with its steps, tool calls and ratings, read in ``session`` (so inside its transaction)."""
-    run = session.scalar(select(Run).where(Run.id == run_id)
-                         .options(selectinload(Run.steps).selectinload(Step.tool_calls), selectinload(Run.ratings)))
+    run = session.scalar(select(RunRow).where(RunRow.id == run_id)
+                         .options(selectinload(RunRow.steps).selectinload(StepRow.tool_calls), selectinload(RunRow.ratings)))
     return None if run is None else convert.run_record(run)
 
 
@@ -122,7 +122,7 @@ class Store(RatingsMixin):
         """Record a new ``running`` run owned by this process; committed before returning its id.
         ``parent_run_id`` links a rerun to the run it repeats."""
         owner = current_owner()
-        run = Run(id=uuid.uuid4().hex, created_at=utcnow(), question=question, image_id=image_id, policy=policy,
+        run = RunRow(id=uuid.uuid4().hex, created_at=utcnow(), question=question, image_id=image_id, policy=policy,
                   registry_hash=registry_hash, status="running", config=dict(config or {}), dataset=dataset,
                   item_id=item_id, expected=expected, parent_run_id=parent_run_id, tokens_in=0, tokens_out=0,
                   cost=0.0, forced_answer=False, owner_host=owner.host, owner_pid=owner.pid, owner_start=owner.start)
@@ -139,8 +139,8 @@ class Store(RatingsMixin):
             with self._write.begin() as session:
                 # One light query (not session.get, which loads the whole run row) for both checks.
                 known, taken = session.execute(select(
-                    exists().where(Run.id == run_id),
-                    exists().where(Step.run_id == run_id, Step.index == step.index))).one()
+                    exists().where(RunRow.id == run_id),
+                    exists().where(StepRow.run_id == run_id, StepRow.index == step.index))).one()
                 if not known:
                     raise KeyError(f"no run {run_id!r}")
                 if taken:
@@ -184,7 +184,7 @@ class Store(RatingsMixin):
             version = trust.get("calibration")
             values["calibration"] = str(version)[:64] if version else None
         with self._write.begin() as session:
-            if not session.execute(update(Run).where(Run.id == run_id).values(**values)).rowcount:
+            if not session.execute(update(RunRow).where(RunRow.id == run_id).values(**values)).rowcount:
                 raise KeyError(f"no run {run_id!r}")
 
     def save_registry_snapshot(self, digest: str, content: dict[str, Any]) -> None:
@@ -218,14 +218,14 @@ class Store(RatingsMixin):
         host = hostname()
         with self._read() as session:
             candidates = session.execute(
-                select(Run.id, Run.owner_pid, Run.owner_start).where(Run.status == "running", Run.owner_host == host)
+                select(RunRow.id, RunRow.owner_pid, RunRow.owner_start).where(RunRow.status == "running", RunRow.owner_host == host)
             ).all()
         dead = [rid for rid, pid, start in candidates if not is_alive(pid, start)]
         if not dead:
             return 0
         with self._write.begin() as session:
             result = session.execute(
-                update(Run).where(Run.id.in_(dead), Run.status == "running")
+                update(RunRow).where(RunRow.id.in_(dead), RunRow.status == "running")
                 .values(status="interrupted", finished_at=utcnow(),
                         error="interrupted: the process running it ended before it finished"))
             return int(result.rowcount or 0)
@@ -235,20 +235,20 @@ class Store(RatingsMixin):
                   model: str | None = None, rating: str | None = None, text: str | None = None,
                   dataset: str | None = None, category: str | None = None) -> Select[Any]:
         if status:
-            query = query.where(Run.status == _choice("status", status, RUN_STATUSES))
+            query = query.where(RunRow.status == _choice("status", status, RUN_STATUSES))
         if skill:
-            query = query.where(exists().where(Step.run_id == Run.id, Step.skill == skill))
+            query = query.where(exists().where(StepRow.run_id == RunRow.id, StepRow.skill == skill))
         if model:
-            query = query.where(exists().where(Step.run_id == Run.id, Step.model == model))
+            query = query.where(exists().where(StepRow.run_id == RunRow.id, StepRow.model == model))
         if rating:
             _choice("rating", rating, RATING_FILTERS)
             latest = _latest_verdict()
             query = query.where(latest.is_(None) if rating == "unrated" else latest == rating)
         if text:
-            query = query.where(Run.question.icontains(text, autoescape=True)
-                                | Run.answer.icontains(text, autoescape=True))
+            query = query.where(RunRow.question.icontains(text, autoescape=True)
+                                | RunRow.answer.icontains(text, autoescape=True))
         if dataset:
-            query = query.where(Run.dataset == dataset)
+            query = query.where(RunRow.dataset == dataset)
         if category:
             query = query.where(_category_filter(category))
         return query
@@ -257,17 +257,17 @@ class Store(RatingsMixin):
                   model: str | None = None, rating: str | None = None, text: str | None = None,
                   dataset: str | None = None, category: str | None = None) -> list[RunSummary]:
         """Runs matching every given filter, newest first; ``rating`` may be a verdict or ``"unrated"``."""
-        query = select(Run, _latest_verdict().label("rating"))
+        query = select(RunRow, _latest_verdict().label("rating"))
         query = self._filtered(query, status=status, skill=skill, model=model, rating=rating, text=text,
                                dataset=dataset, category=category)
-        query = query.order_by(Run.created_at.desc(), Run.id.desc()).limit(max(0, int(limit))).offset(
+        query = query.order_by(RunRow.created_at.desc(), RunRow.id.desc()).limit(max(0, int(limit))).offset(
             max(0, int(offset)))
         return self._summaries(query)
 
     def count_runs(self, *, status: str | None = None, skill: str | None = None, model: str | None = None,
                    rating: str | None = None, text: str | None = None, dataset: str | None = None,
                    category: str | None = None) -> int:
-        query = self._filtered(select(func.count()).select_from(Run), status=status, skill=skill, model=model,
+        query = self._filtered(select(func.count()).select_from(RunRow), status=status, skill=skill, model=model,
                                rating=rating, text=text, dataset=dataset, category=category)
         with self._read() as session:
             return int(session.scalar(query) or 0)
@@ -275,9 +275,9 @@ class Store(RatingsMixin):
     def unrated_runs(self, *, limit: int = 50, order: str = "oldest") -> list[RunSummary]:
         """Answered or abstained runs without a whole-run rating, for the rating queue."""
         _choice("order", order, ("oldest", "random"))
-        query = select(Run, _latest_verdict().label("rating")).where(Run.status.in_(("done", "abstained")))
+        query = select(RunRow, _latest_verdict().label("rating")).where(RunRow.status.in_(("done", "abstained")))
         query = self._filtered(query, status=None, skill=None, model=None, rating="unrated", text=None, dataset=None)
-        ordering = (func.random(),) if order == "random" else (Run.created_at.asc(), Run.id.asc())
+        ordering = (func.random(),) if order == "random" else (RunRow.created_at.asc(), RunRow.id.asc())
         return self._summaries(query.order_by(*ordering).limit(max(0, int(limit))))
 
     def _summaries(self, query: Select[Any]) -> list[RunSummary]:
@@ -287,8 +287,8 @@ class Store(RatingsMixin):
             pairs: dict[str, list[tuple[str, str]]] = {run_id: [] for run_id in ids}
             for chunk in (ids[i:i + 500] for i in range(0, len(ids), 500)):  # stay under SQLite's variable limit
                 for run_id, model, skill in session.execute(
-                        select(Step.run_id, Step.model, Step.skill)
-                        .where(Step.run_id.in_(chunk), Step.kind == "search").order_by(Step.run_id, Step.index)):
+                        select(StepRow.run_id, StepRow.model, StepRow.skill)
+                        .where(StepRow.run_id.in_(chunk), StepRow.kind == "search").order_by(StepRow.run_id, StepRow.index)):
                     pairs[run_id].append((model or "", skill or ""))
             return [convert.run_summary(run, verdict, pairs[run.id]) for run, verdict in rows]
 
@@ -296,7 +296,7 @@ class Store(RatingsMixin):
     def recent_ratings(self, limit: int = 50, offset: int = 0, rater: str | None = None) -> list[RatingRow]:
         """Live ratings newest first (whole-run and per-step; of one annotator when given), each with its run's
         question, answer and status."""
-        query = select(Rating, Run.question, Run.answer, Run.status).join(Run, Run.id == Rating.run_id)
+        query = select(Rating, RunRow.question, RunRow.answer, RunRow.status).join(RunRow, RunRow.id == Rating.run_id)
         if rater:
             query = query.where(Rating.rater == rater)
         query = (query.order_by(Rating.updated_at.desc(), Rating.id.desc()).limit(max(0, int(limit)))
@@ -311,14 +311,14 @@ class Store(RatingsMixin):
     def pair_stats(self) -> list[PairStats]:
         """Per (expert, skill): search calls, distinct runs, runs with a whole-run rating, and those whose latest
         whole-run verdict is correct; most called first."""
-        verdicts = (select(Run.id.label("run_id"), _latest_verdict().label("verdict"))
-                    .where(exists().where(Rating.run_id == Run.id, Rating.step_index.is_(None))).subquery())
+        verdicts = (select(RunRow.id.label("run_id"), _latest_verdict().label("verdict"))
+                    .where(exists().where(Rating.run_id == RunRow.id, Rating.step_index.is_(None))).subquery())
         correct = case((verdicts.c.verdict == "correct", verdicts.c.run_id), else_=None)
-        calls = func.count(Step.id)
-        query = (select(Step.model, Step.skill, calls, func.count(func.distinct(Step.run_id)),
+        calls = func.count(StepRow.id)
+        query = (select(StepRow.model, StepRow.skill, calls, func.count(func.distinct(StepRow.run_id)),
                         func.count(func.distinct(verdicts.c.run_id)), func.count(func.distinct(correct)))
-                 .outerjoin(verdicts, verdicts.c.run_id == Step.run_id).where(Step.kind == "search")
-                 .group_by(Step.model, Step.skill).order_by(calls.desc(), Step.model, Step.skill))
+                 .outerjoin(verdicts, verdicts.c.run_id == StepRow.run_id).where(StepRow.kind == "search")
+                 .group_by(StepRow.model, StepRow.skill).order_by(calls.desc(), StepRow.model, StepRow.skill))
         with self._read() as session:
             return [PairStats(model or "", skill or "", int(n), int(runs), int(rated), int(right))
                     for model, skill, n, runs, rated, right in session.execute(query)]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import JSON, ForeignKey, Integer, func, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from storage.models import Base, Rating, Run, SafeString, utcnow
+from storage.models import Base, Rating, RunRow, SafeString, utcnow
 
 if TYPE_CHECKING:
     from storage.store import Store
@@ -123,7 +123,7 @@ def assign(store: Store, run_ids: Sequence[str], annotators: Sequence[str], k: i
                 Assignment.annotator.in_(names)).group_by(Assignment.annotator)):
             load[name] = int(count)
         for run_id in dict.fromkeys(run_ids):
-            if session.get(Run, run_id) is None:
+            if session.get(RunRow, run_id) is None:
                 raise KeyError(f"no run {run_id!r}")
             have = set(session.scalars(select(Assignment.annotator).where(Assignment.run_id == run_id)))
             for name in sorted((n for n in names if n not in have), key=lambda n: (load[n], n)):
@@ -151,7 +151,7 @@ def adjudicate(store: Store, run_id: str, *, reviewer: str, verdict: str, final_
         raise ValueError("say why: a final label needs a reason")
     answer = (final_answer or "").strip() or None
     with store.transaction() as session:
-        if session.get(Run, run_id) is None:
+        if session.get(RunRow, run_id) is None:
             raise KeyError(f"no run {run_id!r}")
         row = session.get(Adjudication, run_id) or Adjudication(run_id=run_id)
         row.reviewer, row.verdict, row.final_answer, row.reason = reviewer, verdict, answer, reason
@@ -197,7 +197,7 @@ def disagreements(store: Store, limit: int = 100) -> list[Disagreement]:
             if run_id in settled and settled[run_id] >= latest[run_id]:
                 continue
             disputed.append((run_id, labels, run_id in settled))
-        runs = {r.id: r for r in session.scalars(select(Run).where(Run.id.in_([d[0] for d in disputed])))}
+        runs = {r.id: r for r in session.scalars(select(RunRow).where(RunRow.id.in_([d[0] for d in disputed])))}
     ordered = sorted(disputed, key=lambda d: (runs[d[0]].created_at, d[0]))[:max(0, int(limit))]
     return [Disagreement(rid, runs[rid].question, runs[rid].answer, labels, reopened) for rid, labels, reopened
             in ordered]
@@ -260,8 +260,8 @@ def conversations(store: Store, owner: str, limit: int = 30) -> list[Conversatio
     """``owner``'s conversations, the most recently continued first."""
     with store.reading() as session:
         rows = session.execute(select(ConversationTurn.conversation_id, ConversationTurn.turn,
-                                      ConversationTurn.created_at, Run.question, Run.image_id)
-                               .join(Run, Run.id == ConversationTurn.run_id)
+                                      ConversationTurn.created_at, RunRow.question, RunRow.image_id)
+                               .join(RunRow, RunRow.id == ConversationTurn.run_id)
                                .where(ConversationTurn.owner == owner)).all()
     found: dict[str, Conversation] = {}
     for conv_id, _turn, when, question, image_id in sorted(rows, key=lambda r: r[1]):
