@@ -21,6 +21,7 @@ from ui.cli_options import (
     DbOpt,
     RegistryOpt,
     ScOpt,
+    add_shared_options,
     friendly_errors,
     one_line,
     open_maestro,
@@ -179,7 +180,7 @@ def runs_list(limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 
               status: Annotated[str | None, typer.Option("--status")] = None,
               search: Annotated[str | None, typer.Option("--search", help="Text in the question.")] = None,
               as_json: Annotated[bool, typer.Option("--json")] = False,
-              data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
+              data_dir: DataDir = None, db: DbOpt = None) -> None:
     """List stored runs, newest first."""
     store = open_store(data_dir, db)
     rows = store.list_runs(limit=limit, status=status, text=search)
@@ -190,7 +191,7 @@ def runs_list(limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 
 @friendly_errors
 def runs_show(run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
               as_json: Annotated[bool, typer.Option("--json")] = False,
-              data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
+              data_dir: DataDir = None, db: DbOpt = None) -> None:
     """Show one stored run with every step, tool call and model call (exact prompt and raw reply)."""
     from agents.replay.rerun import find_run
 
@@ -217,6 +218,10 @@ def web(host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     from ui.web import launch
 
     launch(host=host, port=port, auth=auth, share=share, data_dir=data_dir, registry=registry, db=db)
+
+
+# Last, once every command is registered: the shared options on every command and sub-command (ui.cli_options).
+add_shared_options(app)
 
 
 def main(argv: list[str] | None = None) -> None:
