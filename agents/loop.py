@@ -106,7 +106,7 @@ def _take_turn(ctx: Context, policy: Policy, models: protocol.Names, skills: pro
     policy_ms = (time.perf_counter() - started) * 1000
     parsed = protocol.parse_turn(reply.text, models, skills)
     step = Step(index=len(ctx.steps), kind="think", raw_text=reply.text, think=parsed.think, policy_ms=policy_ms,
-                tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, routing=reply.routing,
+                tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, routing=reply.routing.to_dict() if reply.routing else {},
                 violations=[f"{v.code}: {v.message}" for v in parsed.violations],
                 model_calls=list(reply.model_calls))
     action = parsed.action

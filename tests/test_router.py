@@ -101,9 +101,9 @@ def test_choice_follows_the_evidence(maestro: Maestro) -> None:
     teach(maestro, "Other-Tools", "Echo", "repeat hello", ["correct"] * 4)
     router = RouterPolicy(maestro.registry, maestro.store, seed=1, use_embeddings=False)
     decisions = [router.decide("repeat hello") for _ in range(20)]
-    assert {d["expert"] for d in decisions} == {"Other-Tools"}
-    assert not decisions[0]["explore"]
-    by_expert = {c["expert"]: c for c in decisions[0]["candidates"]}
+    assert {d.expert for d in decisions} == {"Other-Tools"}
+    assert not decisions[0].explore
+    by_expert = {c["expert"]: c for c in decisions[0].candidates}
     # Each pair's 4 verdicts on top of a prior of 4 pseudo-verdicts drawn from the other pair's record: the
     # peer did well on Echo, so Echo looks easy for Tools a priori (2/3), and hard for Other-Tools (1/3).
     assert (by_expert["Other-Tools"]["alpha"], by_expert["Other-Tools"]["beta"]) == pytest.approx((4 + 4 / 3, 8 / 3),
@@ -116,13 +116,13 @@ def test_thin_evidence_is_explored_with_a_seeded_sampler(maestro: Maestro) -> No
     teach(maestro, "Tools", "Echo", "repeat hello", ["correct"])
     picks = [RouterPolicy(maestro.registry, maestro.store, seed=s, use_embeddings=False).decide("repeat hello")
              for s in range(40)]
-    assert all(p["explore"] for p in picks)
-    assert set(Counter(p["expert"] for p in picks)) == {"Tools", "Other-Tools"}  # both get tried
+    assert all(p.explore for p in picks)
+    assert set(Counter(p.expert for p in picks)) == {"Tools", "Other-Tools"}  # both get tried
     again = [RouterPolicy(maestro.registry, maestro.store, seed=s, use_embeddings=False).decide("repeat hello")
              for s in range(40)]
-    assert [p["expert"] for p in again] == [p["expert"] for p in picks]  # the same seeds choose the same
+    assert [p.expert for p in again] == [p.expert for p in picks]  # the same seeds choose the same
     no_explore = RouterPolicy(maestro.registry, maestro.store, explore=False, use_embeddings=False)
-    assert {no_explore.decide("repeat hello")["expert"] for _ in range(10)} == {"Tools"}  # mean 2/3 beats 1/2
+    assert {no_explore.decide("repeat hello").expert for _ in range(10)} == {"Tools"}  # mean 2/3 beats 1/2
 
 
 def test_each_skill_goes_to_the_expert_best_for_it(maestro: Maestro) -> None:
@@ -153,12 +153,12 @@ experts:
         teach(app, "Cheap", "Echo", "repeat hello", ["correct"] * 3 + ["incorrect"])
         router = RouterPolicy(app.registry, app.store, seed=0, use_embeddings=False)
         decision = router.decide("repeat hello")
-        assert decision["expert"] == "Cheap" and decision["lambda"] == 0.3
-        costs = {c["expert"]: c for c in decision["candidates"]}
+        assert decision.expert == "Cheap" and decision.cost_weight == 0.3
+        costs = {c["expert"]: c for c in decision.candidates}
         assert costs["Dear"]["cost"]["money"] == 1.0 and costs["Cheap"]["cost"]["money"] == 0.0
         assert costs["Dear"]["cost_norm"] > costs["Cheap"]["cost_norm"]
         free = RouterPolicy(app.registry, app.store, cost_weight=0.0, use_embeddings=False)
-        assert free.cost_weight == 0.0 and free.decide("repeat hello")["lambda"] == 0.0
+        assert free.cost_weight == 0.0 and free.decide("repeat hello").cost_weight == 0.0
     finally:
         app.store.close()
 
@@ -180,7 +180,7 @@ def test_router_runs_end_to_end_and_learns_from_a_rating(maestro: Maestro) -> No
     maestro.store.add_rating(result.id, rater="ann", verdict="correct")
     record_feedback(maestro.store, result.id, maestro.registry)
     before = {c["expert"]: c for c in routing["candidates"]}
-    after = {c["expert"]: c for c in maestro.policy.decide("please repeat hello")["candidates"]}
+    after = {c["expert"]: c for c in maestro.policy.decide("please repeat hello").candidates}
     assert after[search.model]["evidence"] == 1 and after[search.model]["mean"] > before[search.model]["mean"]
 
 

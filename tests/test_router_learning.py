@@ -38,38 +38,38 @@ def router(app: Maestro) -> RouterPolicy:
 
 def test_a_skill_rated_wrong_three_times_loses_its_place(maestro: Maestro) -> None:
     first = router(maestro).decide(QUESTION)
-    assert first["skill"] == "OCR" and first["skill_evidence"]["OCR"]["value"] == 0.5
+    assert first.skill == "OCR" and first.skill_evidence["OCR"]["value"] == 0.5
     values = []
     for wrong in range(1, 4):
         teach(maestro, "Tools", "OCR", QUESTION, ["incorrect"])
         decision = router(maestro).decide(QUESTION)
-        values.append(decision["skill_evidence"]["OCR"]["value"])
+        values.append(decision.skill_evidence["OCR"]["value"])
         # One or two failures, with nothing else known, do not override relevance; the third does.
-        assert decision["skill"] == ("OCR" if wrong < 3 else "Echo"), (wrong, decision["skill_evidence"])
+        assert decision.skill == ("OCR" if wrong < 3 else "Echo"), (wrong, decision.skill_evidence)
     assert values == sorted(values, reverse=True) and values[-1] < 0.5 - RELEVANCE_MARGIN
-    assert "preferred to OCR" in decision["skill_reason"]
+    assert "preferred to OCR" in decision.skill_reason
     # The learned skill is tried first, the other still next: nothing plausible is lost.
-    assert router(maestro).decide(QUESTION, exclude={("Tools", "Echo")})["skill"] == "OCR"
+    assert router(maestro).decide(QUESTION, exclude={("Tools", "Echo")}).skill == "OCR"
 
 
 def test_a_handful_of_failures_cannot_swing_a_skill_with_a_record(maestro: Maestro) -> None:
     teach(maestro, "Tools", "OCR", QUESTION, ["correct"] * 6)
     teach(maestro, "Tools", "OCR", QUESTION, ["incorrect"] * 3)
     decision = router(maestro).decide(QUESTION)
-    assert decision["skill"] == "OCR" and decision["skill_evidence"]["OCR"]["local_n"] == 9
+    assert decision.skill == "OCR" and decision.skill_evidence["OCR"]["local_n"] == 9
 
 
 def test_records_on_other_questions_never_override_relevance(maestro: Maestro) -> None:
     teach(maestro, "Tools", "Echo", "repeat hello", ["correct"] * 6)
     teach(maestro, "Tools", "OCR", "read the menu board", ["incorrect"] * 4)
     decision = router(maestro).decide(QUESTION)
-    evidence = decision["skill_evidence"]
+    evidence = decision.skill_evidence
     assert evidence["Echo"]["value"] > evidence["OCR"]["value"] + RELEVANCE_MARGIN  # the records differ a lot...
-    assert decision["skill"] == "OCR" and evidence["OCR"]["local_n"] == 0  # ...but say nothing about this question
+    assert decision.skill == "OCR" and evidence["OCR"]["local_n"] == 0  # ...but say nothing about this question
     # Words shared with a skill's description do not make it plausible; only its declared keywords do.
     scores = router(maestro).infer_skill("What is written on the label?")[1]
     assert scores["Counting"]["keywords"] > 0 and scores["Counting"]["declared_keywords"] == 0
-    assert set(router(maestro).decide("What is written on the label?")["skill_evidence"]) == {"OCR"}
+    assert set(router(maestro).decide("What is written on the label?").skill_evidence) == {"OCR"}
 
 
 @needs_embeddings

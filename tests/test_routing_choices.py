@@ -76,7 +76,7 @@ def test_a_multiple_choice_question_about_a_chart_goes_to_the_chart_skill(regist
     assert words_only == "Counting"  # "total number of": the words alone say counting
     policy = KeywordPolicy()
     on_chart = policy.candidates(Context(question, chart_image(), registry, [], 4, 0))
-    assert on_chart[0][1] == "Chart" and "looks like" in on_chart[0][2]["skill_reason"]
+    assert on_chart[0][1] == "Chart" and "looks like" in on_chart[0][2].skill_reason
     on_photo = policy.candidates(Context(question, photo_like(), registry, [], 4, 0))
     assert on_photo[0][1] == "Counting"
 

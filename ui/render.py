@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
+from agents.routing.decision import RoutingDecision
+
 if TYPE_CHECKING:
     from storage import RunRecord, Step
 
@@ -114,29 +116,30 @@ def _candidate_line(c: dict[str, Any], chosen: str | None) -> str:
 def routing_text(step: Step) -> str:
     """The step's routing record as compact Markdown: policy, why this skill, why this expert, and for the
     learned router each candidate's posterior, cost, value and score with λ. Empty when nothing was recorded."""
-    routing = getattr(step, "routing", None) or {}
-    if not isinstance(routing, dict) or not routing:
+    decision = RoutingDecision.from_dict(getattr(step, "routing", None))
+    if decision is None:
         return ""
-    bits = [f"{md_escape(str(routing['policy']))} policy"] if "policy" in routing else []
-    if "lambda" in routing:
-        lam = routing["lambda"]
+    routing = decision.to_dict()
+    bits = [f"{md_escape(decision.policy)} policy"] if decision.policy else []
+    lam = decision.cost_weight
+    if lam is not None:
         bits.append(f"λ {lam:g}" if isinstance(lam, int | float) else f"λ {md_escape(str(lam))}")
     lines = ["**Routing**" + (f" ({', '.join(bits)})" if bits else "")]
-    if routing.get("skill_reason"):
-        lines.append(f"- skill: {md_escape(str(routing['skill_reason']))}")
-    if routing.get("expert_reason"):
-        lines.append(f"- expert: {md_escape(str(routing['expert_reason']))}")
-    scores = routing.get("skill_scores")
+    if decision.skill_reason:
+        lines.append(f"- skill: {md_escape(str(decision.skill_reason))}")
+    if decision.expert_reason:
+        lines.append(f"- expert: {md_escape(str(decision.expert_reason))}")
+    scores = decision.skill_scores
     if isinstance(scores, dict) and scores:
         ranked = ", ".join(f"{md_escape(str(k))} {_num(v.get('score') if isinstance(v, dict) else v)}"
                            for k, v in list(scores.items())[:5])
         lines.append(f"- skill scores: {ranked}")
-    candidates = routing.get("candidates")
+    candidates = decision.candidates
     if isinstance(candidates, list) and candidates:
-        lines.append("- candidates" + (" (exploring: Thompson samples)" if routing.get("explore") else "") + ":")
+        lines.append("- candidates" + (" (exploring: Thompson samples)" if decision.explore else "") + ":")
         lines.extend("  " + _candidate_line(c, getattr(step, "model", None)) for c in candidates
                      if isinstance(c, dict))
-    violations = routing.get("violations")
+    violations = decision.extra.get("violations")  # runs stored before violations had a column of their own
     if isinstance(violations, list) and violations:
         lines.append("- protocol problems: " + "; ".join(md_escape(str(v)) for v in violations))
     other = [f"{md_escape(str(k))} {_num(v)}" for k, v in routing.items()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PIL import Image
 
+from agents.routing.decision import RoutingDecision
 from skills.answer_form import AnswerForm
 from storage.trace import ModelCall, Step
 
@@ -21,7 +22,7 @@ class PolicyTurn:
     text: str
     tokens_in: int = 0
     tokens_out: int = 0
-    routing: dict[str, Any] = field(default_factory=dict)
+    routing: RoutingDecision | None = None
     model_calls: list[ModelCall] = field(default_factory=list)  # the orchestrator model's exact prompt and reply
 
 

@@ -15,13 +15,12 @@ otherwise.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agents.policies.answering import abstain_turn, answer_from_search, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
 from agents.policies.image_prior import Recognised, recognised_skill
 from agents.protocol import Search, render_turn
 from agents.registry import Registry
+from agents.routing.decision import RoutingDecision
 from agents.routing.skill_inference import SkillGuess, infer_skills
 from skills.answer_form import answer_form
 
@@ -47,32 +46,32 @@ class KeywordPolicy:
                 hint = f"the question names nothing the skills recognise; {hint}"
             return abstain_turn(ctx, hint)
         expert, skill, routing = untried[0]
-        think = (f"The question needs the {skill} skill ({routing['skill_reason']}); "
-                 f"{expert} is the expert for it ({routing['expert_reason']}).")
+        think = (f"The question needs the {skill} skill ({routing.skill_reason}); "
+                 f"{expert} is the expert for it ({routing.expert_reason}).")
         if last is not None:
             why = last.error if last.status == "error" else (last.missing or "it settled nothing")
             think = f"{last.model}@@{last.skill} did not settle it ({why}). Trying the next plausible pair. " + think
         return PolicyTurn(render_turn(think, Search(expert, skill, ctx.question)), routing=routing)
 
-    def candidates(self, ctx: Context) -> list[tuple[str, str, dict[str, Any]]]:
+    def candidates(self, ctx: Context) -> list[tuple[str, str, RoutingDecision]]:
         """Plausible (expert, skill, routing reason) pairs in order of preference."""
         registry = ctx.registry
         guesses = infer_skills(ctx.question, [s.spec for s in registry.skills])
         guesses = _recognised_first(guesses, recognised_skill(registry, ctx.image),
                                     choice=answer_form(ctx.question).kind == "choice")
         plausible = [g for g in guesses if g.keyword_score > 0][:2]
-        pairs: list[tuple[str, str, dict[str, Any]]] = []
+        pairs: list[tuple[str, str, RoutingDecision]] = []
         for guess in plausible:
             for expert, why in _experts_for(registry, guess.skill):
-                pairs.append((expert, guess.skill, {"policy": self.name, "skill_reason": guess.reason,
-                                                    "skill_score": round(guess.score, 3), "expert_reason": why}))
+                pairs.append((expert, guess.skill, RoutingDecision(
+                    policy=self.name, skill_reason=guess.reason, skill_score=round(guess.score, 3), expert_reason=why)))
         if not plausible and guesses:  # no keyword at all: only a neural generalist may take the question
             general = [e for e in registry.experts if e.backend != "tools" and not e.strengths]
             for expert in general[:1]:
-                pairs.append((expert.name, guesses[0].skill, {
-                    "policy": self.name, "skill_reason": f"no skill keyword matched; closest description "
-                    f"({guesses[0].reason})", "skill_score": round(guesses[0].score, 3),
-                    "expert_reason": "a neural generalist takes questions no skill recognises"}))
+                pairs.append((expert.name, guesses[0].skill, RoutingDecision(
+                    policy=self.name, skill_reason=f"no skill keyword matched; closest description "
+                    f"({guesses[0].reason})", skill_score=round(guesses[0].score, 3),
+                    expert_reason="a neural generalist takes questions no skill recognises")))
         return pairs
 
 

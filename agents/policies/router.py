@@ -35,6 +35,7 @@ from agents.policies.image_prior import Recognised, recognised_skill
 from agents.protocol import Search, render_turn
 from agents.replay.tool_cache import save_call_outputs
 from agents.routing import embeddings
+from agents.routing.decision import RoutingDecision
 from agents.routing.evidence import (
     EXPERT_PRIOR_STRENGTH,
     Outcome,
@@ -100,9 +101,9 @@ class RouterPolicy:
             ctx.question, exclude=tried, recognised=self._recognised(ctx))
         if decision is None:
             return abstain_turn(ctx, needs_expert_hint(ctx.registry))
-        expert, skill = decision["expert"], decision["skill"]
-        think = (f"The question needs the {skill} skill ({decision['skill_reason']}); "
-                 f"{expert} is the expert for it ({decision['expert_reason']}).")
+        expert, skill = decision.expert or "", decision.skill or ""
+        think = (f"The question needs the {skill} skill ({decision.skill_reason}); "
+                 f"{expert} is the expert for it ({decision.expert_reason}).")
         if last is not None:
             why = last.error if last.status == "error" else (last.missing or "it settled nothing")
             think = f"{last.model}@@{last.skill} did not settle it ({why}). Trying another pair. " + think
@@ -118,7 +119,7 @@ class RouterPolicy:
 
     # -- decisions -----------------------------------------------------------------------------------------------
     def decide(self, question: str, *, exclude: set[tuple[str | None, str | None]] | None = None,
-               recognised: Recognised | None = None) -> dict[str, Any] | None:
+               recognised: Recognised | None = None) -> RoutingDecision | None:
         """The (expert, skill) to call for ``question`` and why, skipping pairs in ``exclude``; None if none left.
         ``recognised`` (the skill that recognises the image, ``agents.policies.image_prior``) is plausible too:
         first for a multiple-choice question, after the skills the words name otherwise."""
@@ -153,11 +154,12 @@ class RouterPolicy:
                            f"{first.local_n:.1f} verdicts on questions like this, less than this one's by more than "
                            f"the relevance margin {RELEVANCE_MARGIN:g})" if order[0] == skill
                            else f"; {plausible[0]} was tried")
-            return {"policy": self.name, "skill": skill, "level2": options["level2"], "expert": best["expert"],
-                    "skill_method": method, "skill_reason": reason, "skill_scores": skill_scores,
-                    "skill_evidence": {s: estimates[s].as_dict() for s in plausible},
-                    "relevance_margin": RELEVANCE_MARGIN, "expert_reason": why, "lambda": self.cost_weight,
-                    "explore": options["explore"], "candidates": options["candidates"]}
+            return RoutingDecision(
+                policy=self.name, skill=skill, level2=options["level2"], expert=best["expert"], skill_method=method,
+                skill_reason=reason, skill_scores=skill_scores,
+                skill_evidence={s: estimates[s].as_dict() for s in plausible}, relevance_margin=RELEVANCE_MARGIN,
+                expert_reason=why, cost_weight=self.cost_weight, explore=options["explore"],
+                candidates=options["candidates"])
         return None
 
     def infer_skill(self, question: str) -> tuple[list[tuple[str, str]], dict[str, dict[str, float]], str]:

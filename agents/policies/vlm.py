@@ -22,6 +22,7 @@ from agents.experts.base import image_part, text_part
 from agents.policies.base import Context, PolicyTurn
 from agents.prompts import system_prompt
 from agents.protocol import render_information, truncate_observation
+from agents.routing.decision import RoutingDecision
 from storage.trace import ModelCall
 
 if TYPE_CHECKING:
@@ -103,6 +104,7 @@ class VLMPolicy:
         if end:
             text = text[: end.end()]
         return PolicyTurn(text.strip(), tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
-                          routing={"policy": self.name, "orchestrator": self.expert_name,
-                                   "temperature": call.params.get("temperature", self.temperature)},
+                          routing=RoutingDecision(policy=self.name, extra={
+                              "orchestrator": self.expert_name,
+                              "temperature": call.params.get("temperature", self.temperature)}),
                           model_calls=[call])
