@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
+from typing import cast
 
 from sandbox import policy
 from sandbox.cgroups import RunCgroup, Usage, dead_owner, layout, owner_tag
@@ -145,13 +146,14 @@ def in_bubblewrap(bwrap: str, code: str, view: policy.FilesystemView, config: di
     watch = _Watch(cgroup, budget)
     status_read, status_write = os.pipe()
     fds = [status_write, _temp_fd(code.encode("utf-8"))]
+    seccomp_fd: int | None = None
     try:
-        seccomp_fd: int | None = _temp_fd(policy.seccomp_program())
-        fds.append(seccomp_fd)
+        program_fd = _temp_fd(policy.seccomp_program())
+        fds.append(program_fd)
+        seccomp_fd = program_fd
         protections.append(f"seccomp filter ({len(policy.DENIED_SYSCALLS)} system calls and namespace clones "
                            "refused, no new privileges)")
     except (OSError, RuntimeError) as exc:
-        seccomp_fd = None
         missing.append(f"seccomp ({exc})")
     config = dict(config, status_fd=status_write, main=f"{policy.WORKDIR}/main.py")
     if root:
@@ -202,8 +204,8 @@ def in_bubblewrap(bwrap: str, code: str, view: policy.FilesystemView, config: di
     returncode = outcome.returncode
     if returncode is not None and returncode > 128:  # bubblewrap reports death by signal N as 128 + N
         returncode = -(returncode - 128)
-    return _result(outcome, returncode, protections + list(status.get("applied", [])),
-                   missing + list(status.get("missing", [])), watch)
+    return _result(outcome, returncode, protections + _status_lines(status, "applied"),
+                   missing + _status_lines(status, "missing"), watch)
 
 
 def direct(code: str, view: policy.FilesystemView, config: dict[str, object], budget: Budget,
@@ -249,7 +251,7 @@ def direct(code: str, view: policy.FilesystemView, config: dict[str, object], bu
     if root and cgroup is None:
         missing.append("process limit (no writable pids cgroup)")
     return _result(outcome, outcome.returncode, ["own session (killed as a group at the end)", *bounds]
-                   + list(status.get("applied", [])), missing + list(status.get("missing", [])), watch)
+                   + _status_lines(status, "applied"), missing + _status_lines(status, "missing"), watch)
 
 
 # Run by util-linux's ``unshare --mount`` in a private mount namespace: a noexec tmpfs on the host directory "$2"
@@ -258,6 +260,11 @@ _NOEXEC_SCRIPT = 'mount -t tmpfs -o "$1" maestro-sandbox "$2" && shift 2 && exec
 
 
 _WORKSPACE_PREFIX = "maestro-sandbox-ws-"
+
+
+def _status_lines(status: dict[str, object], key: str) -> list[str]:
+    # The status is JSON from the prelude, which writes "applied" and "missing" as lists of strings.
+    return list(cast("list[str]", status.get(key, [])))
 
 
 def sweep_workspaces() -> list[str]:

@@ -78,8 +78,8 @@ class DocumentQuestion:
 def document_field(question: str) -> DocumentQuestion | None:
     """The document field ``question`` asks for, or None when it names none."""
     text = " ".join(question.replace("’", "'").split())
-    if _BEFORE_TAX.search(text):
-        return DocumentQuestion("subtotal", _BEFORE_TAX.search(text).group(0))
+    if before_tax := _BEFORE_TAX.search(text):
+        return DocumentQuestion("subtotal", before_tax.group(0))
     money = _MONEY_LABEL.search(text)
     if money and not _TAX_INCLUDED.search(text):
         label = _canonical_money(money.group("label").lower())

@@ -52,18 +52,18 @@ def find_mentions(text: str, facts: ChartFacts) -> list[Mention]:
     exact = list(found)
     for kind, name in names:  # OCR slips: only where no name is written exactly, and only a clear best match
         if len(keys[name]) >= 5 and not any(f.name == name for f in exact):
-            for m in _fuzzy(low, keys[name], kind, name):
-                window = low[m.start:m.end]
+            for guess in _fuzzy(low, keys[name], kind, name):
+                window = low[guess.start:guess.end]
                 rivals = [SequenceMatcher(None, window, keys[n]).ratio() for _, n in names if n != name]
                 mine = SequenceMatcher(None, window, keys[name]).ratio()
                 clear = all(mine - r >= 0.05 for r in rivals)
-                if clear and all(m.end <= e.start or m.start >= e.end for e in exact):
-                    found.append(m)
+                if clear and all(guess.end <= e.start or guess.start >= e.end for e in exact):
+                    found.append(guess)
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
     kept: list[Mention] = []
-    for m in found:
-        if all(m.end <= k.start or m.start >= k.end for k in kept):
-            kept.append(m)
+    for mention in found:
+        if all(mention.end <= k.start or mention.start >= k.end for k in kept):
+            kept.append(mention)
     return kept
 
 

@@ -17,7 +17,11 @@ from skills.base import SkillContext, SkillResult
 from skills.common import colours_in, conclude, shape_in
 from skills.evidence import check_kind, photo_missing, weighed
 from vision_tools.diagrams import (
+    ContactResult,
+    CountResult,
+    CrossingResult,
     GridResult,
+    LetterResult,
     circles_touch,
     count_line_crossings,
     count_nested_squares,
@@ -30,6 +34,7 @@ _ROWS = re.compile(r"\brows?\b", re.IGNORECASE)
 _COLUMNS = re.compile(r"\bcol(?:umn)?s?\b", re.IGNORECASE)
 #: Shapes the outline tracer counts; other named shapes are left to the Counting skill's segmentation.
 _TRACED = ("circle", "ellipse", "triangle", "square", "rectangle", "pentagon", "hexagon", "heptagon", "octagon")
+_DiagramResult = ContactResult | CrossingResult | GridResult | LetterResult | CountResult
 _WHAT = {"circle_contact": "two circles", "intersection_counting": "two coloured lines", "grid": "a ruled grid",
          "highlighted_character": "a circled letter", "shape_counting": "outlined shapes"}
 
@@ -49,40 +54,42 @@ def run(ctx: SkillContext) -> SkillResult:
     return conclude(ctx, [kind, result], answer, confidence=weighed(result.confidence, kind))
 
 
-def _measure(ctx: SkillContext, level2: str) -> tuple[object, str | None, str | None]:
+def _measure(ctx: SkillContext, level2: str) -> tuple[_DiagramResult, str | None, str | None]:
     """Run the sub-skill's tool: (result, answer in the question's form or None, what is missing)."""
     question, image, trace = ctx.question, ctx.image, ctx.trace
     if level2 == "circle_contact":
-        result = trace.call("diagram.circles_touch", circles_touch, image)
-        return result, result.answer, None
+        contact = trace.call("diagram.circles_touch", circles_touch, image)
+        return contact, contact.answer, None
     if level2 == "intersection_counting":
         named = list(dict.fromkeys(colours_in(question)))
         colours = named[:2] if len(named) >= 2 else ["blue", "red"]
-        result = trace.call("diagram.count_line_crossings", count_line_crossings, image, colours[0], colours[1])
-        if result.absent:
-            return result, None, f"no {' or '.join(result.absent)} line was found in the image"
-        return result, result.answer, None
+        crossings = trace.call("diagram.count_line_crossings", count_line_crossings, image,
+                               colours[0], colours[1])
+        if crossings.absent:
+            return crossings, None, f"no {' or '.join(crossings.absent)} line was found in the image"
+        return crossings, crossings.answer, None
     if level2 == "grid":
-        result = trace.call("diagram.grid_shape", grid_shape, image)
-        return result, _grid_answer(question, result), None
+        grid = trace.call("diagram.grid_shape", grid_shape, image)
+        return grid, _grid_answer(question, grid), None
     if level2 == "highlighted_character":
-        result = trace.call("diagram.highlighted_letter", highlighted_letter, image)
-        if not result.letter:
-            return result, None, "no circled letter was found (no coloured ring around a word, or no word read)"
-        return result, result.answer, None
+        letter = trace.call("diagram.highlighted_letter", highlighted_letter, image)
+        if not letter.letter:
+            return letter, None, ("no circled letter was found (no coloured ring around a word, "
+                                  "or no word read)")
+        return letter, letter.answer, None
     shape = shape_in(question)
     if shape is None or shape not in _TRACED:
         what = f"a {shape}" if shape else "no shape"
         raise ValueError(f"the question names {what}; the outline tracer counts circles, squares and regular "
                          "polygons (triangle to octagon)")
     if shape in ("square", "rectangle"):
-        result = trace.call("diagram.count_nested_squares", count_nested_squares, image)
+        counted = trace.call("diagram.count_nested_squares", count_nested_squares, image)
     else:
-        result = trace.call("diagram.count_overlapping_shapes", count_overlapping_shapes, image,
-                            shape="circle" if shape == "ellipse" else shape)
-    if result.count == 0:
-        return result, None, f"no complete {shape} outline was found in the image"
-    return result, result.answer, None
+        counted = trace.call("diagram.count_overlapping_shapes", count_overlapping_shapes, image,
+                             shape="circle" if shape == "ellipse" else shape)
+    if counted.count == 0:
+        return counted, None, f"no complete {shape} outline was found in the image"
+    return counted, counted.answer, None
 
 
 def _grid_answer(question: str, grid: GridResult) -> str:

@@ -19,11 +19,11 @@ from skills.base import SkillContext, SkillResult
 from skills.common import colours_in, conclude, shape_in
 from skills.evidence import EXPERTS_DOC, check_kind, weighed
 from skills.targets import asks_about_whole_image, asks_background, attribute_object
-from vision_tools.detection import count_shapes
+from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
 from vision_tools.image import Box, name_background, name_colour
 from vision_tools.text import read_text
-from vision_tools.zoom import crop, find_region, quadrant
+from vision_tools.zoom import SearchResult, crop, find_region, quadrant
 
 #: Candidates a colour question compares, and the share of the best match's score that makes one a rival.
 MAX_CANDIDATES = 12
@@ -67,10 +67,12 @@ def _look_at(ctx: SkillContext, target: str) -> SkillResult:
     question, image, trace = ctx.question, ctx.image, ctx.trace
     kind = check_kind(ctx)
     shape = shape_in(target)
+    found: CountResult | SearchResult
     if shape is not None and shape not in SEARCHABLE_SHAPES:
         # The tiled search knows few shapes; the shape classifier knows polygons, so it locates those instead.
+        named_colours = colours_in(target)
         found = trace.call("counting.count_shapes", count_shapes, image, shape=shape,
-                           colour=(colours_in(target) or [None])[0])
+                           colour=named_colours[0] if named_colours else None)
         matches = [(d.box, 0.9, d.colour) for d in found.detections]
         crops: list = []
     else:
@@ -88,7 +90,7 @@ def _look_at(ctx: SkillContext, target: str) -> SkillResult:
     answer, confidence = None, 0.0
     if _COLOUR_Q.search(question):
         picked = _one_colour(ctx, matches)
-        if picked.answer is None:
+        if picked.answer is None or picked.box is None:  # a pick with an answer always has its box
             return conclude(ctx, results, None, missing=picked.missing)
         box = picked.box
         colour = trace.call("colour.name_colour", name_colour, image, box)
@@ -149,7 +151,7 @@ def _whole_image_colour(ctx: SkillContext) -> SkillResult:
                         note="The background's colour is the colour of most of the image's border.")
     result = trace.call("colour.name_colour", name_colour, image)
     ranked = sorted(result.shares.values(), reverse=True) + [0.0]
-    top = max(result.shares, key=result.shares.get)
+    top = max(result.shares, key=result.shares.__getitem__)
     # The colour covering most of the image, as sure as its lead over the runner-up.
     confidence = 0.5 + 0.45 * min(1.0, (ranked[0] - ranked[1]) / 0.3)
     return conclude(ctx, [result], top, confidence=round(confidence, 3),

@@ -131,8 +131,8 @@ def fit_axis(texts: list[Text], orientation: str) -> tuple[AxisFit, list[Text]] 
             if fit is None or (inverted and len(fit[1]) < 3):
                 continue
             axis, used = fit
-            key = (len(used), -axis.residual)
-            if best is None or key > (best[0], best[1]):
+            rank = (len(used), -axis.residual)
+            if best is None or rank > (best[0], best[1]):
                 best = (len(used), -axis.residual, axis, used)
     if best is None:
         return None
@@ -255,7 +255,7 @@ def split_by_gaps(texts: list[Text], rgb: np.ndarray) -> list[Text]:
             continue
         patch = rgb[y0:y1, x0:x1]
         edge = np.concatenate([patch[0], patch[-1]])
-        ink_cols = (chebyshev(patch, np.median(edge, axis=0)) > 60).any(axis=0)
+        ink_cols = np.asarray((chebyshev(patch, np.median(edge, axis=0)) > 60).any(axis=0))
         pieces = _ink_runs(ink_cols, int(0.6 * t.height))
         if len(pieces) < 2:
             out.append(t)

@@ -186,7 +186,7 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
     if axis is None:
         warnings.append("no value axis could be calibrated from tick labels")
     kind = "grouped_bar" if grouped else ("bar" if vertical else "hbar")
-    plot_top = min(r.y0 for r in bars) if vertical else min(r.y0 for r in bars)
+    plot_top: float = min(r.y0 for r in bars) if vertical else min(r.y0 for r in bars)
     if axis is not None and vertical:
         plot_top = min(plot_top, min(p for p, _ in axis.ticks))
     table = {c: r for c, r in table.items() if r}

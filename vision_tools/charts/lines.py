@@ -9,7 +9,7 @@ next to the points are used when they agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -61,7 +61,7 @@ class _Trace:
     on_base: bool = True  # an area standing on a flat baseline (not a band of a stack)
 
 
-def trace_lines(rgb: np.ndarray, palette: Palette, keys: list[Box] = ()) -> list[_Trace]:
+def trace_lines(rgb: np.ndarray, palette: Palette, keys: Sequence[Box] = ()) -> list[_Trace]:
     """Every coloured polyline spanning a good part of the image width; pieces inside ``keys`` (legend samples)
     are left out, every other piece is kept (a line crossed by another one is cut into several)."""
     h, w = rgb.shape[:2]
@@ -223,10 +223,10 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
         below = [t for t in texts if id(t) not in used and t.box.y0 >= bottom - 2
                  and left - pitch_guess <= t.cx <= right + pitch_guess]
         labels: list[Text] = []
-        for row in rows_of(below):
-            row = anchor_slanted(split_by_gaps(merge_words(row), rgb), text_h)
-            if len(row) >= 2 or (len(row) == 1 and right - left < 3 * text_h):
-                labels = row
+        for line in rows_of(below):
+            words = anchor_slanted(split_by_gaps(merge_words(line), rgb), text_h)
+            if len(words) >= 2 or (len(words) == 1 and right - left < 3 * text_h):
+                labels = words
                 break
         xs = sorted(t.cx for t in labels)
         gaps = np.diff(xs) if len(xs) > 1 else np.array([])
@@ -351,7 +351,10 @@ def _printed(numbers: list[Text], points: dict[tuple[int, int], tuple[float, flo
             dy = max(0.0, t.box.y0 - row, row - t.box.y1)
             if float(np.hypot(dx, dy)) > 2.0 * text_h:
                 continue
-            score = abs(axis.value_at(row) - t.number) if axis is not None else float(np.hypot(dx, dy))
+            if axis is not None and t.number is not None:
+                score = abs(axis.value_at(row) - t.number)
+            else:
+                score = float(np.hypot(dx, dy))
             if best is None or score < best[0]:
                 best = (score, key)
         if best is not None and (best[1] not in found or best[0] < found[best[1]][0]):

@@ -52,7 +52,7 @@ class _Slice:
 def find_disk(rgb: np.ndarray, palette: Palette) -> tuple[float, float, float] | None:
     """``(cx, cy, r)`` of the round blob of slices, or None."""
     h, w = rgb.shape[:2]
-    mask = (~background_mask(rgb, palette)).astype(np.uint8)
+    mask: np.ndarray = (~background_mask(rgb, palette)).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:

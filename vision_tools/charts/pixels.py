@@ -183,7 +183,7 @@ def filled_rects(rgb: np.ndarray, palette: Palette, min_side: int = 3) -> list[R
     opener = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     rects: list[Rect] = []
     for index in palette.ink():
-        mask = colour_mask(rgb, palette, index).astype(np.uint8)
+        mask: np.ndarray = colour_mask(rgb, palette, index).astype(np.uint8)
         # Closing first: a 1-2 px grid line drawn over a bar must not cut it in two.
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, opener)

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from vision_tools.detection.shapes import find_shapes, normalise_colour
+from vision_tools.detection.shapes import Shape, find_shapes, normalise_colour
 from vision_tools.image.boxes import Box
 from vision_tools.image.drawing import label_font
 from vision_tools.image.loading import require_rgb
@@ -110,7 +110,8 @@ def annotate(rgb: np.ndarray, detections: list[Detection], outlines: list[np.nda
     scale = min(1.0, ANNOTATED_MAX_SIDE / max(h, w))
     canvas = Image.fromarray(rgb)
     if scale < 1.0:
-        canvas = canvas.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.BILINEAR)
+        canvas = canvas.resize((max(1, round(w * scale)), max(1, round(h * scale))),
+                               Image.Resampling.BILINEAR)
     draw = ImageDraw.Draw(canvas)
     lw = max(2, round(max(canvas.size) / 500))
     size = max(11, min(28, round(max(canvas.size) / 45)))
@@ -145,7 +146,8 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
     kind = normalise_shape(shape) if shape else None
     want_colour = normalise_colour(colour) if colour else None
     found = find_shapes(rgb)
-    matched, others = [], {}
+    matched: list[Shape] = []
+    others: dict[str, int] = {}
     for s in found:
         if s.kind in ("other", "line"):
             others[f"unclassified {s.kind}"] = others.get(f"unclassified {s.kind}", 0) + 1

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import cv2.data  # the Haar cascades' folder: a submodule the cv2 stubs do not import
 import numpy as np
 from PIL import Image
 
@@ -42,7 +43,8 @@ def _people_hog() -> cv2.HOGDescriptor:
     with _lock:
         if "hog" not in _models:
             hog = cv2.HOGDescriptor()
-            hog.setSVMDetector(cv2.HOGDescriptor_getDefaultPeopleDetector())
+            # The stubs say Sequence[float]; it is a float32 array already, which asarray returns as is
+            hog.setSVMDetector(np.asarray(cv2.HOGDescriptor.getDefaultPeopleDetector(), dtype=np.float32))
             _models["hog"] = hog
         return _models["hog"]
 

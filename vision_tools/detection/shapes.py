@@ -296,8 +296,8 @@ def find_shapes(rgb: np.ndarray, min_area_frac: float = 1.5e-4) -> list[Shape]:
     """Every shape in the RGB array, outermost first within each colour; coordinates in original pixels."""
     h0, w0 = rgb.shape[:2]
     scale = min(1.0, WORK_SIDE / max(h0, w0))
-    work = cv2.resize(rgb, (max(1, round(w0 * scale)), max(1, round(h0 * scale))), interpolation=cv2.INTER_AREA) \
-        if scale < 1.0 else rgb
+    work: np.ndarray = rgb if scale >= 1.0 else cv2.resize(
+        rgb, (max(1, round(w0 * scale)), max(1, round(h0 * scale))), interpolation=cv2.INTER_AREA)
     h, w = work.shape[:2]
     lab = _lab(work)
     bg = background_model(lab)
@@ -320,11 +320,12 @@ def find_shapes(rgb: np.ndarray, min_area_frac: float = 1.5e-4) -> list[Shape]:
         on = mask > 0
         if np.mean(np.linalg.norm(work[on].astype(np.float32) - centre, axis=1) < 15.0) < 0.06:
             continue
-        rgb_t = tuple(int(round(float(c))) for c in np.clip(centre, 0, 255))
+        red, green, blue = (int(round(float(c))) for c in np.clip(centre, 0, 255))
+        rgb_t = (red, green, blue)
         name = colour_name(rgb_t)
         # Strokes of other colours drawn on top cut this colour's outlines; close only across those cuts, and
         # only as wide as needed: a wider closing than necessary would glue neighbours' strokes onto a shape.
-        others = cv2.dilate(fg_u8 & (1 - mask), np.ones((3, 3), np.uint8))
+        others: np.ndarray = cv2.dilate(fg_u8 & (1 - mask), np.ones((3, 3), np.uint8))
         best: list[Shape] = []
         for size in (BRIDGE_SIZES if others.any() else BRIDGE_SIZES[:1]):
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))

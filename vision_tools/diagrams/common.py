@@ -174,7 +174,8 @@ def annotate(
     scale = min(1.0, ANNOTATED_MAX_SIDE / max(width, height))
     canvas = Image.fromarray(rgb)
     if scale < 1.0:
-        canvas = canvas.resize((max(1, round(width * scale)), max(1, round(height * scale))), Image.BILINEAR, reducing_gap=2.0)
+        canvas = canvas.resize((max(1, round(width * scale)), max(1, round(height * scale))),
+                               Image.Resampling.BILINEAR, reducing_gap=2.0)
     draw = ImageDraw.Draw(canvas)
     line_w = max(2, round(max(canvas.size) / 400))
     font_size = max(12, round(max(canvas.size) / 40))

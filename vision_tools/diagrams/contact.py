@@ -79,7 +79,9 @@ def _split_by_colour(rgb: np.ndarray, ink: np.ndarray) -> list[np.ndarray] | Non
     if len(pixels) > 20000:
         pixels = pixels[np.random.default_rng(0).choice(len(pixels), 20000, replace=False)]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
-    _, _, centres = cv2.kmeans(pixels, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    # OpenCV takes None for bestLabels (an output here); its stubs want an array.
+    _, _, centres = cv2.kmeans(  # type: ignore[call-overload]
+        pixels, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
     if np.abs(centres[0] - centres[1]).max() < _SAME_COLOUR or _one_ink(centres[0], centres[1], bg):
         return None
     # Each ink pixel is a blend of the background and one circle colour: assign it to the colour whose blend line

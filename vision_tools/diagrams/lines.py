@@ -217,7 +217,7 @@ def count_line_crossings(
         windows.append(window)
         members.append([i])
     _merge_shallow_crossings(a, b, labels, contact, inked, thickness, points, boxes, members)
-    order = np.argsort([p[0] for p in points]) if points else []
+    order = np.argsort([p[0] for p in points])
     points = [points[k] for k in order]
     boxes = [boxes[k] for k in order]
     caption = f"{len(points)} crossing(s) of {name_a} and {name_b}"

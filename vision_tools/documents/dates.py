@@ -15,6 +15,7 @@ from vision_tools.documents.result import Candidate, FieldAnswer
 
 _DATE_LABEL = re.compile(r"\b(?:date|dated|tarikh|bizdate|dd|dt)\b", re.IGNORECASE)
 _NOT_PURCHASE = re.compile(r"\b(?:exp|expiry|expires|valid|until|due|birth|dob|print(?:ed)?\s+date)\b", re.IGNORECASE)
+_DayKey = tuple[int, tuple[tuple[int, int], ...]]  # a year and the (month, day) pairs a span can mean
 
 
 def find_date(layout: Layout) -> FieldAnswer:
@@ -30,24 +31,25 @@ def find_date(layout: Layout) -> FieldAnswer:
             timed = bool(TIME.search(after) or TIME.search(row_text.replace(span.text, " ")))
             if span.compact and not (labelled or timed):
                 continue
-            score, notes = 0.6, []
+            score = 0.6
+            reasons: list[str] = []
             if labelled:
                 score += 0.25
-                notes.append("labelled 'Date'")
+                reasons.append("labelled 'Date'")
             if timed:
                 score += 0.1
-                notes.append("a time beside it")
+                reasons.append("a time beside it")
             if span.four_digit_year or span.month_named:
                 score += 0.05
             if _NOT_PURCHASE.search(before) or _NOT_PURCHASE.search(left[-25:]):
                 score -= 0.3
-                notes.append("printed as another kind of date")
+                reasons.append("printed as another kind of date")
             if span.compact:
                 score -= 0.1
-            spans.append((score, span, placed, ", ".join(notes)))
+            spans.append((score, span, placed, ", ".join(reasons)))
     if not spans:
         return FieldAnswer("date", None, 0.0, missing="no date is printed (no day-month-year pattern found)")
-    same_day: dict[tuple[int, str], int] = {}
+    same_day: dict[_DayKey, int] = {}
     for _, span, _, _ in spans:
         key = _day_key(span)
         same_day[key] = same_day.get(key, 0) + 1
@@ -69,6 +71,6 @@ def find_date(layout: Layout) -> FieldAnswer:
                        candidates=[Candidate(s.text, sc, p.text) for sc, s, p, _ in ranked[:5]])
 
 
-def _day_key(span: DateSpan) -> tuple[int, tuple[tuple[int, int], ...]]:
+def _day_key(span: DateSpan) -> _DayKey:
     """Spans that can mean the same day share a key."""
     return span.year, span.readings

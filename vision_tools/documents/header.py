@@ -242,7 +242,7 @@ def _address_rows(layout: Layout, start_row: int) -> tuple[list[tuple[int, str]]
 def _stops_before_postcode(text: str) -> bool:
     """A row that is a phone, tax-id or title line, not an address row with a phone number after it."""
     stop, postcode = ADDRESS_STOP.search(text), POSTCODE.search(text)
-    return bool(stop) and not (postcode and postcode.start() < stop.start())
+    return stop is not None and not (postcode is not None and postcode.start() < stop.start())
 
 
 def find_address(layout: Layout) -> FieldAnswer:

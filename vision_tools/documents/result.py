@@ -3,7 +3,8 @@ confidence from the OCR scores and the pairing; or, when nothing fits, what is m
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field  # FieldAnswer has an attribute named ``field``
 
 from PIL import Image, ImageDraw
 
@@ -31,13 +32,13 @@ class FieldAnswer:
     field: str  # "total", "date", "company", "address", or the printed label asked for ("invoice number")
     value: str | None
     confidence: float
-    boxes: list[Box] = field(default_factory=list)  # where the value was read, original-image pixels
+    boxes: list[Box] = dataclass_field(default_factory=list)  # where the value was read, original pixels
     label: str | None = None  # the printed label the value was paired with
     label_box: Box | None = None
     how: str = ""  # how the value was found ("right of 'TOTAL' on its row; cash 20.00 - change 5.90 agrees")
     missing: str | None = None  # when ``value`` is None: what is missing, in words a user can act on
-    candidates: list[Candidate] = field(default_factory=list)
-    annotated: Image.Image | None = field(default=None, repr=False)
+    candidates: list[Candidate] = dataclass_field(default_factory=list)
+    annotated: Image.Image | None = dataclass_field(default=None, repr=False)
 
     @property
     def found(self) -> bool:

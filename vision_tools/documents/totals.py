@@ -160,19 +160,19 @@ def find_total(layout: Layout) -> FieldAnswer:
         weight = cand.weight if cand.kind != "rounding" else 0.6
         if cand.kind == "paid":
             weight = 0.55 if due is not None and due[1] == "paid minus change" else 0.45
-        notes = []
+        reasons: list[str] = []
         score = weight * cand.pairing * (0.4 if cand.in_summary else 1.0)
         if due is not None and abs(due[0] - value) < _CENT and cand.kind != "paid":
             score += 0.3 if due[1] == "paid minus change" else 0.1
-            notes.append(f"{due[1]} agrees")
+            reasons.append(f"{due[1]} agrees")
         if _sums_to(value, subtotals, taxes, rounding):
             score += 0.15
-            notes.append("subtotal + tax + rounding agrees")
+            reasons.append("subtotal + tax + rounding agrees")
         agreeing = {f.label.index for f in totals if f is not cand and abs(f.amount.value - value) < _CENT}
         if agreeing:
             score += min(0.2, 0.1 * len(agreeing))
-            notes.append(f"{len(agreeing)} other total line(s) agree")
-        scored.append((score, cand, "; ".join(notes)))
+            reasons.append(f"{len(agreeing)} other total line(s) agree")
+        scored.append((score, cand, "; ".join(reasons)))
     if not scored:
         missing = ("no amount next to a 'total' label" if any(_mentions_total(p) for p in layout.lines)
                    else "no 'total' label and no amount paid is printed")

@@ -22,6 +22,7 @@ from vision_tools.detection.counting import check_image, count_round_objects
 
 WORK_SIDE = 1024
 _LABEL_RE = re.compile(r"^[A-Z]['′]?$")
+_PointLabel = tuple[str, float, float, tuple[float, float, float, float]]  # text, centre x, y, box
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ def _on_circle(seg: np.ndarray, circles: list[tuple[float, float, float]], tol: 
     return False
 
 
-def _read_labels(image: Image.Image) -> tuple[list[tuple[str, float, float, tuple[float, ...]]], str | None]:
+def _read_labels(image: Image.Image) -> tuple[list[_PointLabel], str | None]:
     try:
         from vision_tools.text.ocr import read_text
     except ImportError:
@@ -203,7 +204,7 @@ def geometry_primitives(image: Image.Image, read_labels: bool = True, min_length
         gray = cv2.resize(gray, (round(w0 * scale), round(h0 * scale)), interpolation=cv2.INTER_AREA)
     min_len = (min_length if min_length is not None else 0.04 * min(h0, w0)) * scale
     notes: list[str] = []
-    found: list[tuple[str, float, float, tuple[float, ...]]] = []
+    found: list[_PointLabel] = []
     if read_labels:
         found, note = _read_labels(image)
         if note:

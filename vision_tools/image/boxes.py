@@ -6,6 +6,7 @@ others in 0-1 relative units. Everything inside the project uses original-image 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -47,6 +48,10 @@ class Box:
     def as_list(self) -> list[int]:
         return [round(self.x0), round(self.y0), round(self.x1), round(self.y1)]
 
+    def as_tuple(self) -> tuple[int, int, int, int]:
+        """The rounded corners as PIL's ``Image.crop`` takes them."""
+        return (round(self.x0), round(self.y0), round(self.x1), round(self.y1))
+
     def iou(self, other: Box) -> float:
         ix = max(0.0, min(self.x1, other.x1) - max(self.x0, other.x0))
         iy = max(0.0, min(self.y1, other.y1) - max(self.y0, other.y0))
@@ -62,7 +67,7 @@ class Box:
 
 
 def to_pixels(
-    coords: tuple[float, float, float, float] | list[float],
+    coords: Sequence[float],
     frame: BoxFrame | str,
     image_size: tuple[int, int],
     resized_size: tuple[int, int] | None = None,

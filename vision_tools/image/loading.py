@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
 #: Largest image accepted, in pixels (width x height). 8K UHD (7680x4320 = 33.2 MP) fits; 10000x10000 does not.
 MAX_PIXELS = 40_000_000
@@ -90,7 +90,10 @@ def _upright_without_decoding(image: Image.Image) -> bool:
     decodes the whole image to look for an eXIf chunk after the pixel data, so PNG chunks are walked instead."""
     if image.format == "JPEG":
         return image.getexif().get(_ORIENTATION, 1) == 1
-    if image.format != "PNG" or not isinstance(image.fp, io.BytesIO):
+    # Only an opened file (ImageFile) carries the bytes it was read from; an image made in memory has none.
+    if image.format != "PNG" or not isinstance(image, ImageFile.ImageFile):
+        return False
+    if not isinstance(image.fp, io.BytesIO):
         return False
     with image.fp.getbuffer() as data:
         at = 8  # after the signature: chunks of length (4), type (4), data, CRC (4)

@@ -275,7 +275,7 @@ def fix_confusables(text: str) -> str:
     for word in text.split(" "):
         match = _WORD_WITH_ZERO.match(word)
         core = match.group(2) if match else ""
-        if sum(ch.isalpha() for ch in core) >= 2:
+        if match and sum(ch.isalpha() for ch in core) >= 2:
             upper = core.replace("0", "").isupper()
             fixed = "".join(("O" if upper or i == 0 else "o") if ch == "0" else ch for i, ch in enumerate(core))
             word = f"{match.group(1)}{fixed}{match.group(3)}"

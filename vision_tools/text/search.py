@@ -179,7 +179,7 @@ def _search_tiles(image: Image.Image, target: str, backend: str, threshold: floa
     """Full-resolution tiles read whole (a 4K image is four detector passes at 2048: seconds, hence last)."""
     hits: list[OcrLine] = []
     for box in tile_boxes(image.size, TILE_SIDE, TILE_OVERLAP):
-        piece = image.crop(tuple(int(v) for v in box.as_list()))
+        piece = image.crop(box.as_tuple())
         reading = read_text(piece, backend=backend, max_det_side=TILE_SIDE, annotate=False)
         for line in find_text(piece, target, ocr=reading, threshold=threshold):
             shifted = Box(line.box.x0 + box.x0, line.box.y0 + box.y0, line.box.x1 + box.x0, line.box.y1 + box.y0)

@@ -132,7 +132,7 @@ def crop(
 def tile(image: Image.Image, tile_size: int = 1024, overlap: int = 128) -> list[tuple[Box, Image.Image]]:
     """``(box, tile image)`` pairs covering ``image``, row by row."""
     image = require_rgb(image)
-    return [(box, image.crop(tuple(box.as_list()))) for box in tile_boxes(image.size, tile_size, overlap)]
+    return [(box, image.crop(box.as_tuple())) for box in tile_boxes(image.size, tile_size, overlap)]
 
 
 def quadrant(box: Box, image_size: tuple[int, int]) -> str:
@@ -191,7 +191,7 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
     full = np.asarray(image)
     small = full if factor == 1.0 else cv2.resize(
         full, (max(1, round(width * factor)), max(1, round(height * factor))), interpolation=cv2.INTER_AREA)
-    mask = _target_mask(small, colour).astype(np.uint8)
+    mask: np.ndarray = _target_mask(small, colour).astype(np.uint8)
     # Closing joins the pieces of one object that dark print (a label's text) splits at the reduced scale.
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
