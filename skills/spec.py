@@ -2,6 +2,9 @@
 
 Discovery walks each skills path for folders holding a ``SKILL.md``; a malformed folder is reported (file and
 field) and skipped, never fatal, so one broken plug-in does not take the application down.
+
+The plug-in contract of a folder's optional ``skill.py`` is declared once, here: ``SkillCode`` (``run``, required)
+and ``ImagePrior`` (``image_prior``, optional: how strongly the image alone looks like this skill's kind).
 """
 
 from __future__ import annotations
@@ -10,11 +13,29 @@ import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from skills.base import SkillContext, SkillResult
+
+
+class SkillCode(Protocol):
+    """What a skill folder's ``skill.py`` must define: the skill's work on one search (checked at load)."""
+
+    def run(self, ctx: SkillContext) -> SkillResult: ...
+
+
+class ImagePrior(Protocol):
+    """A ``skill.py``'s optional ``image_prior(image) -> (score 0-1, reason)``: does the image alone look like this
+    skill's kind (a chart, a document)? Routing makes such a skill plausible on its looks (``agents.policies``)."""
+
+    def __call__(self, image: Image.Image) -> tuple[float, str]: ...
+
 
 #: The skills shipped with the package.
 BUILTIN_SKILLS_DIR = Path(__file__).resolve().parent
@@ -66,7 +87,13 @@ class LoadedSkill:
     """A skill ready to run: its spec and, when the folder has one, its ``skill.py`` module."""
 
     spec: SkillSpec
-    module: ModuleType | None
+    module: SkillCode | None
+
+    @property
+    def image_prior(self) -> ImagePrior | None:
+        """The skill's ``image_prior``, when its ``skill.py`` defines one."""
+        prior = getattr(self.module, "image_prior", None)
+        return cast("ImagePrior", prior) if callable(prior) else None
 
 
 @dataclass
@@ -127,7 +154,7 @@ def discover_skills(paths: list[Path]) -> tuple[list[LoadedSkill], list[SkillPro
     return list(by_id.values()), problems
 
 
-def _load_module(folder: Path, skill_id: str) -> ModuleType | None:
+def _load_module(folder: Path, skill_id: str) -> SkillCode | None:
     source = folder / "skill.py"
     if not source.exists():
         return None
@@ -142,4 +169,4 @@ def _load_module(folder: Path, skill_id: str) -> ModuleType | None:
         raise SkillFileError(f"{source}: import failed: {type(exc).__name__}: {exc}") from exc
     if not callable(getattr(module, "run", None)):
         raise SkillFileError(f"{source}: must define run(ctx: SkillContext) -> SkillResult")
-    return module
+    return cast("SkillCode", module)

@@ -49,8 +49,8 @@ def recognised_skill(registry: Registry, image: Image.Image | None,
     trace = trace if trace is not None else ToolTrace()
     best: Recognised | None = None
     for loaded in registry.skills:
-        prior = getattr(loaded.module, "image_prior", None)
-        if not callable(prior):
+        prior = loaded.image_prior
+        if prior is None:
             continue
         score, why = trace.call(f"{loaded.spec.name}.image_prior", prior, image)
         if score >= IMAGE_PRIOR_MIN and (best is None or score > best.score):
