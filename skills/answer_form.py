@@ -14,7 +14,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-FormKind = Literal["choice", "yesno", "count", "grid", "number", "text", "free"]
+#: The one vocabulary of answer kinds, from the question's form to the loop's check, the trust calibration's
+#: evidence kinds and the exports. (How an evaluation compares an answer with the expected one is a separate
+#: choice, a ``MatchRule`` of ``agents.evaluation.answers``: "numeric" relaxed to 5 %, "contains", …)
+AnswerKind = Literal["choice", "yesno", "count", "grid", "number", "text", "free"]
+ANSWER_KINDS: tuple[AnswerKind, ...] = ("choice", "yesno", "count", "grid", "number", "text", "free")
 
 #: Longest answer accepted for the text forms; a longer one is an explanation, not an answer.
 MAX_TEXT_CHARS = 300
@@ -54,7 +58,7 @@ _WORD_NUMBERS = {w: i for i, w in enumerate(
 _BRACES = re.compile(r"\{([^{}]*)\}")
 _ANSWER_PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*(?:is)?\s*[:：]?\s*", re.IGNORECASE)
 
-_DESCRIPTIONS: dict[FormKind, str] = {
+_DESCRIPTIONS: dict[AnswerKind, str] = {
     "choice": "one of the offered option letters", "yesno": "Yes or No", "count": "a whole number (a count)",
     "grid": "a (rows,columns) pair", "number": "a number as printed", "text": "text as printed in the image",
     "free": "a short free-text answer",
@@ -65,7 +69,7 @@ _DESCRIPTIONS: dict[FormKind, str] = {
 class AnswerForm:
     """The shape of answer a question asks for."""
 
-    kind: FormKind
+    kind: AnswerKind
     options: dict[str, str] = field(default_factory=dict)  # letter -> option text, for ``choice``
     braces: bool = False  # the question asks for the answer in curly brackets
 
@@ -110,7 +114,7 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
     return AnswerForm("free", {}, braces)
 
 
-_KIND_HINTS: dict[str, FormKind] = {"choice": "choice", "yesno": "yesno", "grid": "grid", "count": "count",
+_KIND_HINTS: dict[str, AnswerKind] = {"choice": "choice", "yesno": "yesno", "grid": "grid", "count": "count",
                                     "relaxed": "number", "numeric": "number", "number": "number", "text": "text",
                                     "exact": "text", "contains": "free", "free": "free"}
 

@@ -98,3 +98,13 @@ def test_every_reference_answer_of_the_dev_sets_fits_its_question(name: str) -> 
     rows = [json.loads(line) for line in (DATASETS / name / "items.jsonl").read_text().splitlines() if line.strip()]
     misfits = [r["id"] for r in rows if conform(answer_form(r["question"]), r["answer"]) is None]
     assert misfits == []
+
+
+def test_one_vocabulary_of_answer_kinds() -> None:
+    from typing import get_args
+
+    from skills.answer_form import ANSWER_KINDS, AnswerKind, answer_form
+
+    assert get_args(AnswerKind) == ANSWER_KINDS
+    assert {answer_form(q).kind for q in ("Which is larger? A. 3 B. 4", "Is it red?", "How many dots are there?",
+                                          "What is written on the sign?")} <= set(ANSWER_KINDS)

@@ -12,7 +12,9 @@ import re
 import string
 from typing import Literal
 
-MatchKind = Literal["grid", "yesno", "choice", "numeric", "exact", "contains"]
+#: How a prediction is compared with the expected answer: a rule of comparison, not an answer kind (those are
+#: ``skills.answer_form.AnswerKind``; a "count" or "number" answer is compared by the "numeric" rule).
+MatchRule = Literal["grid", "yesno", "choice", "numeric", "exact", "contains"]
 RELATIVE_TOLERANCE = 0.05
 
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
@@ -24,7 +26,7 @@ _WORD_NUMBERS = {w: str(i) for i, w in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])}
 
 
-def detect_kind(expected: str) -> MatchKind:
+def detect_kind(expected: str) -> MatchRule:
     text = expected.strip()
     if re.fullmatch(r"\(\s*\d+\s*,\s*\d+\s*\)", text):
         return "grid"
@@ -37,7 +39,7 @@ def detect_kind(expected: str) -> MatchKind:
     return "exact"
 
 
-def match_answer(prediction: str | None, expected: str, kind: MatchKind | None = None) -> bool:
+def match_answer(prediction: str | None, expected: str, kind: MatchRule | None = None) -> bool:
     """True when ``prediction`` answers ``expected`` under the rule for ``kind`` (detected when None)."""
     if prediction is None:
         return False

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from agents.evaluation.answers import MatchKind, match_answer
+from agents.evaluation.answers import MatchRule, match_answer
 from agents.evaluation.compare import compare_folders
 from agents.evaluation.results import ResultsFile, read_rows
 from agents.provenance.fingerprint import evaluation_record
@@ -36,12 +36,12 @@ if TYPE_CHECKING:
     from storage import RunRecord, Store
 
 #: A dataset's declared ``match`` kind -> the matching rule of ``agents.evaluation.answers``.
-_MATCH_KINDS: dict[str, MatchKind] = {"choice": "choice", "relaxed": "numeric", "numeric": "numeric",
+_MATCH_KINDS: dict[str, MatchRule] = {"choice": "choice", "relaxed": "numeric", "numeric": "numeric",
                                       "text": "exact", "exact": "exact", "yesno": "yesno", "grid": "grid",
                                       "contains": "contains"}
 
 
-def match_kind(declared: str | None) -> MatchKind | None:
+def match_kind(declared: str | None) -> MatchRule | None:
     """The matching rule for a dataset's declared ``match`` kind (None: detect it from the expected answer)."""
     return _MATCH_KINDS.get(declared or "")
 

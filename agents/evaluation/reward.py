@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agents.evaluation.answers import MatchKind, match_answer
+from agents.evaluation.answers import MatchRule, match_answer
 from agents.protocol import (
     Answer,
     Names,
@@ -50,7 +50,7 @@ def final_answer(turns: Sequence[str]) -> str | None:
 
 
 def trajectory_reward(turns: Sequence[str], ground_truth: str, models: Names, skills: Names,
-                      kind: MatchKind | None = None) -> Reward:
+                      kind: MatchRule | None = None) -> Reward:
     """R for a trajectory given as policy turns interleaved with ``<information>`` blocks."""
     violations = validate_trajectory(list(turns), models, skills)
     answer = final_answer([t for t in turns if not t.lstrip().lower().startswith("<information>")])
