@@ -284,8 +284,8 @@ def split_trajectory(trajectory: Sequence[str] | str) -> list[tuple[str, str]]:
     end); whatever lies between blocks is one policy turn.
     """
     if not isinstance(trajectory, str):
-        items = [str(t).strip() for t in trajectory]
-        return [("information" if _is_information_item(t) else "policy", t) for t in items if t]
+        given = [str(t).strip() for t in trajectory]
+        return [("information" if _is_information_item(t) else "policy", t) for t in given if t]
     items: list[tuple[str, str]] = []
     last, opened = 0, None
     for match in _TAG_RE.finditer(trajectory):

@@ -13,12 +13,12 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agents.experts.base import Expert, ToolsExpert
+from agents.experts.base import Expert, RegisteredExpert, ToolsExpert
 from agents.protocol import Names
 from skills.spec import BUILTIN_SKILLS_DIR, LoadedSkill, SkillProblem, discover_skills
 
@@ -38,9 +38,9 @@ class CostSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    input_per_1k: float = Field(0.0, ge=0)
-    output_per_1k: float = Field(0.0, ge=0)
-    per_call: float = Field(0.0, ge=0)
+    input_per_1k: float = Field(default=0.0, ge=0)
+    output_per_1k: float = Field(default=0.0, ge=0)
+    per_call: float = Field(default=0.0, ge=0)
 
     def of(self, tokens_in: int, tokens_out: int) -> float:
         return self.per_call + tokens_in / 1000 * self.input_per_1k + tokens_out / 1000 * self.output_per_1k
@@ -130,24 +130,33 @@ class OrchestratorSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     policy: Literal["keyword", "router", "vlm"] = "keyword"
-    expert: str | None = Field(None, description="For the vlm policy: the expert entry that serves it.")
-    max_turns: int = Field(4, ge=1, le=32)
-    observation_max_chars: int = Field(4000, ge=200, description="Observation budget in characters.")
-    observation_max_tokens: int = Field(1024, ge=64, description="VLM policy: observation budget in tokens (paper D.4).")
-    cost_weight: float = Field(0.1, ge=0, description="λ in expected success − λ·cost (router policy).")
-    self_consistency: int = Field(1, ge=1, le=16, description="sc@k: sample k trajectories and vote on the answer "
-                                  "(needs a policy that samples: vlm; the others are asked once, with a warning).")
-    self_consistency_concurrency: int = Field(4, ge=1, le=16, description="sc@k samples in flight at once.")
-    target_precision: float = Field(0.95, gt=0.5, lt=1, description="Answer only where the calibrated evidence "
-                                    "kind keeps precision at least this high (with 90 % confidence, Learn-then-Test); "
-                                    "otherwise abstain and say what is missing (docs/trust.md).")
-    min_confidence: float = Field(0.5, ge=0, le=1, description="Deprecated (use target_precision): the raw-score "
-                                  "threshold, used only when no calibration is available.")
-    expert_confidence: float = Field(0.6, ge=0, le=1, description="Deprecated with min_confidence: the confidence "
-                                     "of a neural expert's unchecked reply when no calibration is available.")
-    run_budget_s: float = Field(300.0, gt=0, description="Wall-time budget of one run; expert timeouts, retries "
-                                "and fallbacks all fit inside it.")
-
+    # Defaults are spelled ``default=``: type checkers see a field as optional only then.
+    expert: str | None = Field(
+        default=None, description="For the vlm policy: the expert entry that serves it.")
+    max_turns: int = Field(default=4, ge=1, le=32)
+    observation_max_chars: int = Field(default=4000, ge=200, description="Observation budget in characters.")
+    observation_max_tokens: int = Field(
+        default=1024, ge=64, description="VLM policy: observation budget in tokens (paper D.4).")
+    cost_weight: float = Field(
+        default=0.1, ge=0, description="λ in expected success − λ·cost (router policy).")
+    self_consistency: int = Field(
+        default=1, ge=1, le=16, description="sc@k: sample k trajectories and vote on the answer "
+        "(needs a policy that samples: vlm; the others are asked once, with a warning).")
+    self_consistency_concurrency: int = Field(
+        default=4, ge=1, le=16, description="sc@k samples in flight at once.")
+    target_precision: float = Field(
+        default=0.95, gt=0.5, lt=1, description="Answer only where the calibrated evidence "
+        "kind keeps precision at least this high (with 90 % confidence, Learn-then-Test); "
+        "otherwise abstain and say what is missing (docs/trust.md).")
+    min_confidence: float = Field(
+        default=0.5, ge=0, le=1, description="Deprecated (use target_precision): the raw-score "
+        "threshold, used only when no calibration is available.")
+    expert_confidence: float = Field(
+        default=0.6, ge=0, le=1, description="Deprecated with min_confidence: the confidence "
+        "of a neural expert's unchecked reply when no calibration is available.")
+    run_budget_s: float = Field(
+        default=300.0, gt=0, description="Wall-time budget of one run; expert timeouts, retries "
+        "and fallbacks all fit inside it.")
 
 class RegistryFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -169,7 +178,7 @@ class Registry:
     #: P(correct) per evidence kind and thresholds (``agents.trust``); None: the deprecated raw-score threshold.
     #: ``Maestro.open`` sets it (the data directory's calibration, else the shipped one).
     calibration: Calibration | None = None
-    _instances: dict[str, Expert] = field(default_factory=dict, repr=False)
+    _instances: dict[str, RegisteredExpert] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -194,7 +203,7 @@ class Registry:
                 return skill
         raise KeyError(f"unknown skill {name!r}")
 
-    def expert(self, name: str) -> Expert:
+    def expert(self, name: str) -> RegisteredExpert:
         """The back end for expert ``name``, built once and shared."""
         spec = self.expert_spec(name)
         with self._lock:
@@ -217,7 +226,7 @@ class Registry:
         return hashlib.sha256(json.dumps(self.snapshot(), sort_keys=True).encode()).hexdigest()[:16]
 
 
-def build_expert(spec: ExpertSpec) -> Expert:
+def build_expert(spec: ExpertSpec) -> RegisteredExpert:
     """Instantiate the back end an expert spec asks for (heavy back ends are imported lazily).
 
     The spec's ``options`` ride on the instance as ``expert.options`` (a copy), so a skill can read them from
@@ -232,8 +241,9 @@ def build_expert(spec: ExpertSpec) -> Expert:
         from agents.experts.factory import build_transformers_expert
 
         expert = build_transformers_expert(spec)
-    expert.options = dict(spec.options)  # type: ignore[attr-defined]
-    return expert
+    registered = cast(RegisteredExpert, expert)  # a back end has no ``options`` until they are set here
+    registered.options = dict(spec.options)
+    return registered
 
 
 def load_registry(path: str | Path | None = None,

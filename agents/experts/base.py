@@ -71,7 +71,14 @@ class Expert(Protocol):
     neural: bool
 
     def generate(self, messages: list[ChatMessage], *, max_tokens: int | None = None,
-                 temperature: float = 0.0) -> ExpertReply: ...
+                 temperature: float | None = 0.0) -> ExpertReply: ...
+
+
+class RegisteredExpert(Expert, Protocol):
+    """An expert built from a registry entry: the entry's ``options`` ride on it, so it is the
+    ``PairedExpert`` a skill is handed (``skills.base``)."""
+
+    options: dict[str, Any]
 
 
 def text_part(text: str) -> dict[str, Any]:
@@ -102,5 +109,5 @@ class ToolsExpert:
         self.name = name
 
     def generate(self, messages: list[ChatMessage], *, max_tokens: int | None = None,
-                 temperature: float = 0.0) -> ExpertReply:
+                 temperature: float | None = 0.0) -> ExpertReply:
         raise ExpertError(f"expert {self.name!r} uses the tools back end and cannot generate free text")

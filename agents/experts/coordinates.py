@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -111,6 +111,12 @@ def _as_coords(value: Any) -> tuple[float, float, float, float] | None:
     return None
 
 
+def _four(groups: Sequence[str]) -> tuple[float, float, float, float]:
+    """The four numbers a box pattern captured (its groups always match)."""
+    x0, y0, x1, y1 = groups
+    return (float(x0), float(y0), float(x1), float(y1))
+
+
 #: Boxes are found at most this deep in a reply's JSON; deeper nesting (a hostile reply) is not walked.
 _MAX_DEPTH = 32
 
@@ -164,7 +170,7 @@ def _json_candidates(text: str) -> list[Any]:
 
 def parse_boxes(text: str) -> list[ParsedBox]:
     """All boxes in ``text``, in the order written, in the expert's own frame (nothing is converted here)."""
-    tagged = [ParsedBox(tuple(float(g) for g in m.group(2, 3, 4, 5)), (m.group("ref") or "").strip() or None)
+    tagged = [ParsedBox(_four(m.group(2, 3, 4, 5)), (m.group("ref") or "").strip() or None)
               for m in _TAGGED.finditer(text)]
     if tagged:
         return tagged
@@ -173,7 +179,7 @@ def parse_boxes(text: str) -> list[ParsedBox]:
         _walk_json(value, boxes)
     if boxes:
         return boxes
-    return [ParsedBox(tuple(float(g) for g in m.groups())) for m in _BARE.finditer(text)]
+    return [ParsedBox(_four(m.groups())) for m in _BARE.finditer(text)]
 
 
 @lru_cache(maxsize=1)

@@ -401,7 +401,7 @@ def _check_transformers(spec: ExpertSpec, started: float) -> Reachability:
                                  f"it; offline: `hf download {target}`); {versions}")
         return result(True, f"weights in the cache at {folder}; {versions}")
     try:
-        folder = resolve_weights(target)
+        weights = resolve_weights(target)
     except ExpertError as exc:
         return result(False, str(exc))
-    return result(True, f"weights at {folder}; {versions}")
+    return result(True, f"weights at {weights}; {versions}")

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from agents.evaluation.answers import detect_kind
 from agents.evaluation.reward import ground_truth_for
 from agents.export import formats as fmt
-from agents.policies.vlm import VLMPolicy
+from agents.policies.vlm import observation_budget
 from agents.prompts import system_prompt
 from agents.replay.run_registry import RunRegistry
 from storage.trace import ModelCall, RunRecord, Step
@@ -104,7 +104,7 @@ def conversation(record: RunRecord, registry: RunRegistry, *, final_text: str | 
         if found is not None:
             return found
     max_turns = int((record.config or {}).get("max_turns") or registry.orchestrator.max_turns)
-    budget = VLMPolicy(registry).observation_budget
+    budget = observation_budget(registry.orchestrator)
     prompt = fmt.prompt_messages(system_prompt(registry, max_turns), record.question)
     turns = fmt.policy_messages(record.steps, budget, final_text=final_text)
     return Conversation(prompt, turns, [record.image_id], registry.source)

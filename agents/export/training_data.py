@@ -202,9 +202,10 @@ def _judge(record: RunRecord, registry: RunRegistry, skipped: dict[str, int],
         judged.label = replace(latest, boxes=list(latest_boxes))
     judged.bad = latest.verdict == "incorrect"
     last = record.steps[-1] if record.steps else None
-    final_answer_turn = last is not None and last.kind == "answer"
+    answer_turn = last if last is not None and last.kind == "answer" else None  # the run's final answer turn
     if latest.corrected_answer and latest.corrected_answer.strip():
-        text = fmt.final_turn_with(last.raw_text, latest.corrected_answer) if final_answer_turn else None
+        text = (fmt.final_turn_with(answer_turn.raw_text, latest.corrected_answer) if answer_turn is not None
+                else None)
         if text is None:
             _count(skipped, "corrected_without_final_answer_turn")
             return judged
@@ -214,11 +215,12 @@ def _judge(record: RunRecord, registry: RunRegistry, skipped: dict[str, int],
     elif record.status not in _FINISHED:
         _count(skipped, f"{record.status}_run_not_used_as_positive")
         return judged
-    elif record.status == "abstained" and final_answer_turn and abstention_reason(last.answer) is None:
+    elif (record.status == "abstained" and answer_turn is not None
+          and abstention_reason(answer_turn.answer) is None):
         # The policy answered, but the answer was withheld (weak evidence, wrong form): the rated-correct outcome
         # is the abstention, so that is what the final turn must teach.
-        judged.final_text = fmt.final_turn_with(last.raw_text, abstention(record.reason or "the evidence is weak"),
-                                                withheld=True)
+        withheld = abstention(record.reason or "the evidence is weak")
+        judged.final_text = fmt.final_turn_with(answer_turn.raw_text, withheld, withheld=True)
     turns = stored_trajectory(record)
     if judged.final_text is not None:
         turns[-1] = judged.final_text

@@ -67,8 +67,8 @@ class KeywordPolicy:
                     policy=self.name, skill_reason=guess.reason, skill_score=round(guess.score, 3), expert_reason=why)))
         if not plausible and guesses:  # no keyword at all: only a neural generalist may take the question
             general = [e for e in registry.experts if e.backend != "tools" and not e.strengths]
-            for expert in general[:1]:
-                pairs.append((expert.name, guesses[0].skill, RoutingDecision(
+            for generalist in general[:1]:
+                pairs.append((generalist.name, guesses[0].skill, RoutingDecision(
                     policy=self.name, skill_reason=f"no skill keyword matched; closest description "
                     f"({guesses[0].reason})", skill_score=round(guesses[0].score, 3),
                     expert_reason="a neural generalist takes questions no skill recognises")))

@@ -218,7 +218,7 @@ class RouterPolicy:
         spec = self.registry.skill(skill).spec
         level2 = choose_level2(spec.level2, f"{question}\n{question}").level2.name  # as steps store it
         names = self.registry.skill_names
-        rows = []
+        rows: list[dict[str, Any]] = []
         for expert in self.registry.experts:
             alpha0, beta0 = (expert_prior(outcomes, expert.name, skill) if outcomes
                              else (tables.PRIOR_ALPHA, tables.PRIOR_BETA))

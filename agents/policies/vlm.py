@@ -26,7 +26,7 @@ from agents.routing.decision import RoutingDecision
 from storage.trace import ModelCall
 
 if TYPE_CHECKING:
-    from agents.registry import Registry
+    from agents.registry import OrchestratorSpec, Registry
 
 _ACTION_END = re.compile(r"</\s*(search|answer)\s*>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
@@ -40,6 +40,14 @@ DEFAULT_OBSERVATION_TOKENS = 1024
 
 FORCE_ANSWER = "The turn limit is reached. Write one <think> block and then your final <answer>."
 REPAIR = "Your last turn could not be used ({error}). Write one <think> block and exactly one <search> or <answer>."
+
+
+def observation_budget(orchestrator: OrchestratorSpec, observation_max_tokens: int | None = None) -> int:
+    """The most characters of one observation the policy is shown under ``orchestrator``'s settings (also
+    for a stored run's registry, which serves no expert)."""
+    tokens = (observation_max_tokens or getattr(orchestrator, "observation_max_tokens", None)
+              or DEFAULT_OBSERVATION_TOKENS)
+    return min(orchestrator.observation_max_chars, tokens * CHARS_PER_TOKEN)
 
 
 class VLMPolicy:
@@ -59,7 +67,7 @@ class VLMPolicy:
     @property
     def observation_budget(self) -> int:
         """The most characters of one observation the policy is shown."""
-        return min(self.registry.orchestrator.observation_max_chars, self.observation_max_tokens * CHARS_PER_TOKEN)
+        return observation_budget(self.registry.orchestrator, self.observation_max_tokens)
 
     def messages(self, ctx: Context) -> list[dict[str, Any]]:
         """The chat sent to the orchestrator model for the turn ``ctx`` asks for."""
@@ -80,6 +88,8 @@ class VLMPolicy:
         return out
 
     def next_turn(self, ctx: Context) -> PolicyTurn:
+        if self.expert_name is None:  # load_registry requires orchestrator.expert for the vlm policy
+            raise KeyError("unknown expert None: the vlm policy needs orchestrator.expert")
         expert = self.registry.expert(self.expert_name)
         messages = self.messages(ctx)
         started = time.perf_counter()

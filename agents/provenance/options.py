@@ -12,12 +12,14 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from skills.answer_form import parse_options
 
 
 class _Item(Protocol):
+    # a dataclass (``prepared`` copies it with dataclasses.replace) with these fields
+    __dataclass_fields__: ClassVar[dict[str, Any]]
     id: str
     question: str
     answer: str

@@ -178,7 +178,7 @@ def _dataclass(data: dict[str, Any], load_image: ImageLoader, depth: int) -> Any
     names = [f.name for f in dataclasses.fields(cls)]
     if not isinstance(stored, dict) or sorted(stored) != sorted(names):
         raise NotDecodable(f"stored fields of {data['cls']} do not match the class (was it changed?)")
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     for name in names:  # set directly: frozen classes too, and no constructor code runs
         object.__setattr__(obj, name, _decode(stored[name], load_image, depth))
     return obj

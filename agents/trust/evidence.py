@@ -21,7 +21,7 @@ import difflib
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from agents.evaluation.answers import match_answer
 from skills.answer_form import AnswerForm, conform
@@ -78,14 +78,22 @@ class Evidence:
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
+class _Common(TypedDict):
+    """The Evidence fields every outcome of ``gather`` shares."""
+
+    answer: str
+    form: str
+    vote: float | None
+
+
 def gather(fitted: str, steps: Sequence[Step], form: AnswerForm, *, neural_models: frozenset[str] = frozenset(),
            vote: float | None = None) -> Evidence:
     """The evidence for ``fitted`` (the answer already in the form the question asks) from ``steps``."""
     ok = [s for s in steps if s.kind == "search" and s.status != "error"]
-    settled = [(s, conform(form, s.settled_answer)) for s in ok if s.settled_answer is not None]
-    settled = [(s, value) for s, value in settled if value is not None]
+    conformed = [(s, conform(form, s.settled_answer)) for s in ok if s.settled_answer is not None]
+    settled = [(s, value) for s, value in conformed if value is not None]
     agreeing = [s for s, value in settled if similarity(value, fitted, form) >= 1.0]
-    base = {"answer": fitted, "form": form.kind, "vote": vote}
+    base: _Common = {"answer": fitted, "form": form.kind, "vote": vote}
     if agreeing:
         best = max(agreeing, key=lambda s: s.confidence if s.confidence is not None else -1.0)
         span = ocr_support(fitted, ok) if form.kind in TEXT_FORMS or form.kind == "number" else None
@@ -94,7 +102,8 @@ def gather(fitted: str, steps: Sequence[Step], form: AnswerForm, *, neural_model
                         detail=_detail(best), ruled_out=_ruled_out(best, fitted), warnings=_warnings(best))
     experts = [s for s in ok if s.model in neural_models]
     source = f"expert:{experts[-1].model}" if experts else "orchestrator"
-    last = (experts or ok or [None])[-1]
+    candidates = experts or ok
+    last = candidates[-1] if candidates else None
     skill, level2 = (last.skill, last.level2) if last is not None else (None, None)
     if settled:
         near = max(settled, key=lambda pair: similarity(pair[1], fitted, form))

@@ -8,7 +8,7 @@ answered); precision is over the answered ones.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,7 +109,7 @@ def format_tables(title: str, data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def plot(groups: dict[str, Sequence[Scored]], folder: Path, stem: str = "") -> list[Path]:
+def plot(groups: Mapping[str, Sequence[Scored]], folder: Path, stem: str = "") -> list[Path]:
     """``reliability.png`` and ``risk_coverage.png`` in ``folder`` (one line per group, e.g. per split)."""
     import matplotlib
 
