@@ -11,7 +11,7 @@ is not repeated: a rerun is one trajectory.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Literal
 
 from agents.loop import EventSink
 from agents.replay.tool_cache import StoredToolCache
@@ -60,7 +60,7 @@ def tools_mode(value: str) -> ToolsMode:
     """``value`` as a tools mode; ``ValueError`` naming the choices otherwise."""
     if value not in TOOLS_MODES:
         raise ValueError(f"--tools must be one of {', '.join(TOOLS_MODES)}; got {value!r}")
-    return cast(ToolsMode, value)
+    return value
 
 
 def find_run(store: Store, run_id: str) -> RunRecord:
