@@ -127,7 +127,8 @@ def _replace(session: Session, run_id: str, credits: list[Credit]) -> list[tuple
     session.execute(delete(HandbookCredit).where(HandbookCredit.run_id == run_id))
     session.add_all(_credit_rows(run_id, credits))
     session.flush()
-    keys = sorted({tuple(k) for k in old} | {(c.expert, c.skill, c.level2) for c in credits})
+    keys = sorted({(expert, skill, level2) for expert, skill, level2 in old}
+                  | {(c.expert, c.skill, c.level2) for c in credits})
     for key in keys:
         _recompute(session, key)
     return keys
@@ -157,8 +158,8 @@ def rebuild(store: Store, credits_by_run: dict[str, list[Credit]]) -> int:
         session.flush()
         keys = session.execute(select(HandbookCredit.expert, HandbookCredit.skill, HandbookCredit.level2)
                                .distinct()).all()
-        for key in keys:
-            _recompute(session, tuple(key))
+        for expert, skill, level2 in keys:
+            _recompute(session, (expert, skill, level2))
         return len(keys)
 
 

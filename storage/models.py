@@ -59,7 +59,7 @@ class SafeText(TypeDecorator[str]):
     text cannot hold NUL at all, so there a NUL is written as the four characters ``\\x00`` (SQLite keeps it).
     """
 
-    impl = Text
+    impl: type[String] = Text  # String, not Text: SafeString below narrows it to a bounded String
     cache_ok = True
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
@@ -90,7 +90,8 @@ class SafeString(SafeText):
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
         value = super().process_bind_param(value, dialect)
-        limit = self.impl.length
+        impl = self.impl_instance  # the String(length) built from ``impl`` and this column's arguments
+        limit = impl.length if isinstance(impl, String) else None
         if value is None or not limit or len(value) <= limit:
             return value
         if limit <= 32:  # statuses and kinds are checked against fixed choices before they get here

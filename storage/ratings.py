@@ -28,7 +28,7 @@ from storage import convert
 from storage.models import Dataset, ImageRow, Item, Rating, RatingHistory, RunRow, StepRow, utcnow
 from storage.records import RatingVersion, RunSummary
 from storage.team import Assignment
-from storage.trace import RUN_STATUSES, VERDICTS, RatingRecord
+from storage.trace import RUN_STATUSES, VERDICTS, RatingRecord, Verdict
 
 #: Statuses a person can judge: an answer, or a decision not to answer.
 RATEABLE = ("done", "abstained")
@@ -117,7 +117,7 @@ class Agreement:
         return self.agreeing / self.runs if self.runs else None
 
 
-def run_agreement(ratings: Iterable[RatingRecord]) -> tuple[dict[str, str], bool | None]:
+def run_agreement(ratings: Iterable[RatingRecord]) -> tuple[dict[str, Verdict], bool | None]:
     """Whole-run verdict per annotator of one run, and whether they all agree (None with fewer than two)."""
     verdicts = {r.rater: r.verdict for r in ratings if r.step_index is None}
     return verdicts, (len(set(verdicts.values())) == 1 if len(verdicts) >= 2 else None)
@@ -181,7 +181,9 @@ class RatingsMixin:
     _read: sessionmaker[Session]
     _write: sessionmaker[Session]
 
-    def _filtered(self, query: Select[Any], **filters: Any) -> Select[Any]:  # defined by Store
+    def _filtered(self, query: Select[Any], *, status: str | None = None, skill: str | None = None,
+                  model: str | None = None, rating: str | None = None, text: str | None = None,
+                  dataset: str | None = None, category: str | None = None) -> Select[Any]:  # defined by Store
         raise NotImplementedError
 
     def _summaries(self, query: Select[Any]) -> list[RunSummary]:  # defined by Store

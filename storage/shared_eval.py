@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import ForeignKey, Index, Integer, and_, func, or_, select, update
+from sqlalchemy import CursorResult, ForeignKey, Index, Integer, and_, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -113,11 +113,11 @@ def claim(store: Store, name: str, worker: str, n: int, lease_s: float) -> list[
                                      .with_for_update(skip_locked=True)).all()
         for item_id in candidates:
             # Conditional: on SQLite (no row locks) a concurrent worker may have taken it since the SELECT.
-            taken = session.execute(update(SharedEvalItem)
-                                    .where(claimable, SharedEvalItem.item_id == item_id)
-                                    .values(state=CLAIMED, worker=worker,
-                                            lease_until=now + timedelta(seconds=lease_s),
-                                            attempts=SharedEvalItem.attempts + 1, updated_at=now))
+            # Session.execute is typed Result for any statement; an UPDATE's is a CursorResult (rowcount).
+            taken = cast(CursorResult[Any], session.execute(
+                update(SharedEvalItem).where(claimable, SharedEvalItem.item_id == item_id)
+                .values(state=CLAIMED, worker=worker, lease_until=now + timedelta(seconds=lease_s),
+                        attempts=SharedEvalItem.attempts + 1, updated_at=now)))
             if taken.rowcount == 1:
                 claimed.append(item_id)
     return claimed
@@ -142,11 +142,11 @@ def finish(store: Store, name: str, worker: str, item_id: str, row: dict[str, An
     """Record ``row`` as the result of ``item_id`` if ``worker`` still holds it; whether it was recorded."""
     now = utcnow()
     with store.transaction() as session:
-        done = session.execute(update(SharedEvalItem)
-                               .where(SharedEvalItem.eval_name == name, SharedEvalItem.item_id == item_id,
-                                      SharedEvalItem.state == CLAIMED, SharedEvalItem.worker == worker)
-                               .values(state=DONE, result=row, run_id=row.get("run_id"), lease_until=None,
-                                       updated_at=now))
+        done = cast(CursorResult[Any], session.execute(  # an UPDATE's result: see claim
+            update(SharedEvalItem)
+            .where(SharedEvalItem.eval_name == name, SharedEvalItem.item_id == item_id,
+                   SharedEvalItem.state == CLAIMED, SharedEvalItem.worker == worker)
+            .values(state=DONE, result=row, run_id=row.get("run_id"), lease_until=None, updated_at=now)))
     return done.rowcount == 1
 
 

@@ -13,13 +13,13 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, Select, case, exists, func, select, update
+from sqlalchemy import CursorResult, Engine, Select, case, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
-from storage import convert, records
+from storage import convert
 from storage.images import ImageRef, ImageStore
 from storage.locks import hold
 from storage.models import Dataset, ImageRow, Item, Rating, RegistrySnapshot, RunRow, StepRow, utcnow
@@ -33,6 +33,7 @@ from storage.trace import (
     STEP_KINDS,
     STEP_STATUSES,
     RunRecord,
+    Step,
 )
 
 
@@ -130,7 +131,7 @@ class Store(RatingsMixin):
             session.add(run)
         return run.id
 
-    def add_step(self, run_id: str, step: records.Step) -> int:
+    def add_step(self, run_id: str, step: Step) -> int:
         """Commit one completed step with its tool calls; returns the step's id (also set on ``step.id``)."""
         _choice("step kind", step.kind, STEP_KINDS)
         _choice("step status", step.status, STEP_STATUSES)
@@ -171,10 +172,10 @@ class Store(RatingsMixin):
             raise ValueError(f"an '{status}' run needs a reason a user can act on")
         if confidence is not None and not (isinstance(confidence, int | float) and 0.0 <= confidence <= 1.0):
             raise ValueError(f"confidence must be between 0 and 1; got {confidence!r:.40}")
-        values = dict(status=status, answer=answer, latency_ms=float(latency_ms), error=error, tokens_in=int(tokens_in),
-                      tokens_out=int(tokens_out), cost=float(cost), forced_answer=bool(forced_answer),
-                      finished_at=utcnow(), reason=reason,
-                      confidence=None if confidence is None else float(confidence))
+        values: dict[str, Any] = dict(status=status, answer=answer, latency_ms=float(latency_ms), error=error,
+                                      tokens_in=int(tokens_in), tokens_out=int(tokens_out), cost=float(cost),
+                                      forced_answer=bool(forced_answer), finished_at=utcnow(), reason=reason,
+                                      confidence=None if confidence is None else float(confidence))
         if answer_form is not None:
             values["answer_form"] = dict(answer_form)
         if vote is not None:
@@ -184,7 +185,10 @@ class Store(RatingsMixin):
             version = trust.get("calibration")
             values["calibration"] = str(version)[:64] if version else None
         with self._write.begin() as session:
-            if not session.execute(update(RunRow).where(RunRow.id == run_id).values(**values)).rowcount:
+            # Session.execute is typed Result for any statement; an UPDATE's is a CursorResult (rowcount).
+            updated = cast(CursorResult[Any], session.execute(update(RunRow).where(RunRow.id == run_id)
+                                                              .values(**values)))
+            if not updated.rowcount:
                 raise KeyError(f"no run {run_id!r}")
 
     def save_registry_snapshot(self, digest: str, content: dict[str, Any]) -> None:
@@ -224,10 +228,10 @@ class Store(RatingsMixin):
         if not dead:
             return 0
         with self._write.begin() as session:
-            result = session.execute(
+            result = cast(CursorResult[Any], session.execute(  # an UPDATE's result: see finish_run
                 update(RunRow).where(RunRow.id.in_(dead), RunRow.status == "running")
                 .values(status="interrupted", finished_at=utcnow(),
-                        error="interrupted: the process running it ended before it finished"))
+                        error="interrupted: the process running it ended before it finished")))
             return int(result.rowcount or 0)
 
     # -- listing -------------------------------------------------------------------------------------------------

@@ -238,13 +238,14 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except Exception as exc:
         # Click's usage errors (Typer vendors its own copy of Click, so matched by what they offer, not by class).
-        if not callable(getattr(exc, "format_message", None)):
+        format_message = getattr(exc, "format_message", None)
+        if not callable(format_message):
             raise
         context = getattr(exc, "ctx", None)
         if type(exc).__name__ == "NoArgsIsHelpError" and context is not None:
             typer.echo(context.get_help(), err=True)
         else:
-            typer.echo(f"error: {one_line(exc.format_message())}", err=True)
+            typer.echo(f"error: {one_line(format_message())}", err=True)
         sys.exit(getattr(exc, "exit_code", 2))
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -188,7 +188,7 @@ def print_registry(registry: Registry) -> None:
 
 
 def _plain(obj: Any) -> Any:
-    return asdict(obj) if is_dataclass(obj) else obj
+    return asdict(obj) if is_dataclass(obj) and not isinstance(obj, type) else obj
 
 
 def _cut(text: str, width: int) -> str:

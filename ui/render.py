@@ -24,6 +24,8 @@ import gradio as gr
 from agents.routing.decision import RoutingDecision
 
 if TYPE_CHECKING:
+    from gradio.components.chatbot import FileDataDict
+
     from storage import RunRecord, Step
 
 ImageFile = Callable[[str], Path | None]
@@ -103,7 +105,7 @@ def _num(value: Any, digits: int = 2) -> str:
 
 
 def _candidate_line(c: dict[str, Any], chosen: str | None) -> str:
-    cost = c.get("cost") if isinstance(c.get("cost"), dict) else {}
+    cost = raw if isinstance(raw := c.get("cost"), dict) else {}
     measured = ", ".join(f"{k} {_num(v, 1 if k != 'money' else 4)}" for k, v in cost.items() if v is not None)
     mark = " (chosen)" if chosen and c.get("expert") == chosen else ""
     parts = [f"Beta({_num(c.get('alpha'), 1)}, {_num(c.get('beta'), 1)})", f"mean {_num(c.get('mean'))}",
@@ -183,11 +185,17 @@ def _step_body(step: Step) -> str:
     return "\n\n".join(lines)
 
 
-def _file(image_id: str | None, image_file: ImageFile) -> dict[str, str] | None:
+def file_data(path: str) -> FileDataDict:
+    """A chat message's image file. Gradio's Chatbot reads only ``path`` (the type comes from the file name);
+    ``meta`` is a key the type of a message's content requires."""
+    return {"path": path, "mime_type": "image/png", "meta": {"_type": "gradio.FileData"}}
+
+
+def _file(image_id: str | None, image_file: ImageFile) -> FileDataDict | None:
     if not image_id:
         return None
     path = image_file(image_id)
-    return {"path": str(path), "mime_type": "image/png"} if path is not None else None
+    return file_data(str(path)) if path is not None else None
 
 
 def _tool_messages(step: Step, parent: str) -> list[gr.ChatMessage]:
@@ -238,7 +246,7 @@ def pending_message(index: int, action: Any = None,
                           metadata={"title": title, "id": f"pending-{index}", "status": "pending"})
 
 
-def question_messages(question: str, image: dict[str, str] | None) -> list[gr.ChatMessage]:
+def question_messages(question: str, image: FileDataDict | None) -> list[gr.ChatMessage]:
     out = [gr.ChatMessage(role="user", content=md_escape(question))]
     if image is not None:
         out.append(gr.ChatMessage(role="user", content=image))

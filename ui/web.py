@@ -77,8 +77,8 @@ def build_app(maestro: Maestro, warming: threading.Event | None = None) -> gr.Bl
                 ready = warming.is_set()
                 return gr.Markdown(visible=not ready), gr.Timer(active=not ready)
 
-            warm_timer.tick(warm_state, None, [warm_note, warm_timer], concurrency_limit=None, api_name=False,
-                            show_progress="hidden")
+            warm_timer.tick(warm_state, None, [warm_note, warm_timer], concurrency_limit=None,
+                            api_visibility="private", show_progress="hidden")
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Ask", id="ask"):
                 ask = build_ask_tab(maestro)
@@ -103,17 +103,23 @@ def build_app(maestro: Maestro, warming: threading.Event | None = None) -> gr.Bl
         rerun_panel.connect(replay["run_id"], compare_tab, tabs)
 
         replay_tab.select(replay["refresh"], [*replay["filters"], replay["page"]], replay["page_outputs"],
-                          concurrency_limit=None, api_name=False)
+                          concurrency_limit=None, api_visibility="private")
         rate_tab.select(rate["refresh"], rate["refresh_inputs"], rate["refresh_outputs"], concurrency_limit=None,
-                        api_name=False)
-        review_tab.select(lambda names: (*review["refresh"](), names or review["load_names"]()), review["names"],
-                          [*review["outputs"], review["names"]], concurrency_limit=None, api_name=False)
+                        api_visibility="private")
+
+        def review_opened(names: Any) -> tuple[Any, ...]:  # named: see new_conversation_view in ui/web_ask.py
+            return (*review["refresh"](), names or review["load_names"]())
+
+        review_tab.select(review_opened, review["names"], [*review["outputs"], review["names"]],
+                          concurrency_limit=None, api_visibility="private")
         registry_tab.select(registry["quick"], None, registry["quick_outputs"], concurrency_limit=None,
-                            api_name=False).then(registry["checked"], None, registry["checked_outputs"],
-                                                 concurrency_limit=None, api_name=False)
-        export_tab.select(export["refresh"], None, export["outputs"], concurrency_limit=None, api_name=False)
+                            api_visibility="private").then(registry["checked"], None,
+                                                           registry["checked_outputs"], concurrency_limit=None,
+                                                           api_visibility="private")
+        export_tab.select(export["refresh"], None, export["outputs"], concurrency_limit=None,
+                          api_visibility="private")
         handbook_tab.select(handbook["refresh"], handbook["inputs"], handbook["outputs"], concurrency_limit=None,
-                            api_name=False)
+                            api_visibility="private")
 
         # What only admins may use is shown to admins only (the handlers check the role again: ui.access).
         admin_only = [export_tab, *rate["admin_only"], *handbook["admin_only"]]
@@ -131,7 +137,8 @@ def build_app(maestro: Maestro, warming: threading.Event | None = None) -> gr.Bl
 
         app.load(on_load, None, [who, ask["history"], tabs, *replay["page_outputs"], replay["run_id"],
                                  *replay["shown"], *admin_only],
-                 concurrency_limit=None, api_name=False).then(None, replay["run_id"], None, js=replay["show_js"])
+                 concurrency_limit=None, api_visibility="private").then(None, replay["run_id"], None,
+                                                                        js=replay["show_js"])
         build_api(maestro)
     return app
 

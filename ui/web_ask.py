@@ -113,7 +113,8 @@ def ask_stream(maestro: Maestro, image: str | None, question: str, cancel: threa
     threading.Thread(target=work, name="maestro-ask", daemon=True).start()
     resolve = image_file(maestro)
     earlier = earlier_turns(maestro, turn.conversation_id) if turn is not None and turn.follow_up else []
-    history = earlier + render.question_messages(question, {"path": image}) + [render.pending_message(0)]
+    asked = render.question_messages(question, render.file_data(image))
+    history = earlier + asked + [render.pending_message(0)]
     run_id = ""
     yield history, run_id
     errors: list[str] = []
@@ -174,7 +175,7 @@ def _in_flight(record: RunRecord) -> bool:
     return not (record.steps and record.steps[-1].kind == "answer" and record.steps[-1].status != "error")
 
 
-def save_quick_rating(maestro: Maestro, run_id: str, verdict: str, corrected: str,
+def save_quick_rating(maestro: Maestro, run_id: str, verdict: str, corrected: str | None,
                       request: gr.Request | None) -> str:
     """Store a thumbs up/down (with the corrected answer if one was typed); returns a line for the page."""
     if not run_id:
@@ -262,7 +263,8 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
         path, problem = checked_image(payload)
         return (gr.skip(), "") if path else (None, f"**Refused:** {render.md_escape(problem)}")
 
-    image.change(on_image, image, [image, upload_note], preprocess=False, queue=False, api_name=False)
+    image.change(on_image, image, [image, upload_note], preprocess=False, queue=False,
+                 api_visibility="private")
 
     def start(request: gr.Request) -> tuple[Any, ...]:
         if _session(request) in _IN_FLIGHT:  # a second Enter while a run goes: leave everything as it is
@@ -284,7 +286,8 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
         cancel = _IN_FLIGHT[session] = threading.Event()
         try:
             for history, rid in ask_stream(maestro, path, text, cancel, turn, rater_name(request)):
-                record_image = maestro.store.get_run(rid).image_id if rid else ""
+                record = maestro.store.get_run(rid) if rid else None
+                record_image = record.image_id if record is not None else ""
                 yield history, rid, "", ({"id": turn.conversation_id, "image_id": record_image} if rid
                                          else gr.skip())
         finally:
@@ -299,18 +302,27 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
                 *evidence.values(record))
 
     started = gr.on([ask.click, question.submit], start, None, [ask, stop, answer, corrected, feedback],
-                    concurrency_limit=None, api_name=False)
+                    concurrency_limit=None, api_visibility="private")
     running = started.then(run, [image, question, conversation], [chat, run_id, feedback, conversation],
                            api_name="ask", preprocess=False, concurrency_id=ASK_GROUP,
                            concurrency_limit=ASK_CONCURRENCY)
     running.then(finish, run_id, [ask, stop, answer, turn_note, history["list"], *evidence.outputs],
-                 concurrency_limit=None, api_name=False).then(None, None, None, js=SHOW_ANSWER_JS)
+                 concurrency_limit=None, api_visibility="private").then(None, None, None, js=SHOW_ANSWER_JS)
 
     cleared = ([], "", "", "", "", *evidence.values(None))
     view = [chat, run_id, answer, turn_note, feedback, *evidence.outputs]
-    clear.click(lambda: cleared, None, view, concurrency_limit=None, api_name=False)
-    gr.on([new_conversation.click, history["new"].click], lambda: (None, *cleared), None, [conversation, *view],
-          concurrency_limit=None, api_name=False)
+
+    # Named functions, not lambdas: a private endpoint takes its function's name, and a "lambda" here would
+    # push the public endpoints Gradio names "lambda" (component value callables) to other names.
+    def clear_view() -> tuple[Any, ...]:
+        return cleared
+
+    def new_conversation_view() -> tuple[Any, ...]:
+        return (None, *cleared)
+
+    clear.click(clear_view, None, view, concurrency_limit=None, api_visibility="private")
+    gr.on([new_conversation.click, history["new"].click], new_conversation_view, None, [conversation, *view],
+          concurrency_limit=None, api_visibility="private")
 
     def pick(conversation_id: str | None) -> tuple[Any, ...]:
         path, messages, rid, state = open_conversation(maestro, conversation_id or "")
@@ -321,7 +333,7 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
                 *evidence.values(record))
 
     history["list"].input(pick, history["list"], [image, conversation, *view], concurrency_limit=None,
-                          api_name=False)
+                          api_visibility="private")
 
     def halt(request: gr.Request) -> str:
         cancel = _IN_FLIGHT.get(_session(request))
@@ -330,7 +342,7 @@ def build_ask_tab(maestro: Maestro) -> dict[str, Any]:
         cancel.set()
         return "**Stopping…** the step in flight finishes first, then the run is stored as cancelled."
 
-    stop.click(halt, None, answer, concurrency_limit=None, api_name=False)
+    stop.click(halt, None, answer, concurrency_limit=None, api_visibility="private")
 
     def thumbs(verdict: str) -> Any:
         def handler(rid: str, text: str, request: gr.Request) -> str:

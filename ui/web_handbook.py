@@ -110,6 +110,6 @@ def build_handbook_tab(maestro: Maestro) -> dict[str, Any]:
         return refresh(pool)
 
     refresh_button.click(refresh, pooled, [info, table], concurrency_limit=None, api_name="handbook")
-    pooled.change(refresh, pooled, [info, table], concurrency_limit=None, api_name=False)
+    pooled.change(refresh, pooled, [info, table], concurrency_limit=None, api_visibility="private")
     rebuild_button.click(rebuild, pooled, [info, table], concurrency_limit=None, api_name="handbook_rebuild")
     return {"refresh": refresh, "inputs": [pooled], "outputs": [info, table], "admin_only": [rebuild_button]}

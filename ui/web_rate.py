@@ -269,7 +269,8 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
     next_button.click(load, [*filters, order, skipped], [*form, progress], concurrency_limit=None,
                       api_name="rate_next")
     for box in filters:
-        box.change(load, [*filters, order, skipped], [*form, progress], concurrency_limit=None, api_name=False)
+        box.change(load, [*filters, order, skipped], [*form, progress], concurrency_limit=None,
+                   api_visibility="private")
 
     def skip(ds: str, cat: str, st: str, vf: str, order_value: str, skip_list: list[str], rid: str,
              request: gr.Request) -> tuple[Any, ...]:
@@ -277,7 +278,7 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
         return (skip_list, *next_form(rater_name(request), (ds, cat, st, vf), order_value, skip_list))
 
     skip_button.click(skip, [*filters, order, skipped, current], [skipped, *form, progress],
-                      concurrency_limit=None, api_name=False)
+                      concurrency_limit=None, api_visibility="private")
 
     def side() -> tuple[Any, ...]:
         return (*history_rows(maestro), agreement_text(maestro))
@@ -328,14 +329,15 @@ def build_rate_tab(maestro: Maestro) -> dict[str, Any]:
             return "Pick a step first."
         return submit_rating(maestro, rid, value, "", [], "", rater_name(request), step_index=int(index))
 
-    rate_form.step_save.click(save_step, [current, rate_form.step_pick, rate_form.step_verdict], saved, concurrency_limit=None, api_name=False)
+    rate_form.step_save.click(save_step, [current, rate_form.step_pick, rate_form.step_verdict], saved,
+                              concurrency_limit=None, api_visibility="private")
 
     def open_from_history(event: gr.SelectData, request: gr.Request) -> tuple[Any, ...]:
         row = event.row_value or []
         rid = str(row[-1]) if row else ""
         return form_for(rid, rater_name(request), " · opened from the history: saving edits your rating")
 
-    history.select(open_from_history, None, form, concurrency_limit=None, api_name=False)
+    history.select(open_from_history, None, form, concurrency_limit=None, api_visibility="private")
     def store_guidelines(text: str, request: gr.Request) -> tuple[str, str]:
         return save_guidelines(maestro, text, request), guidelines_html(maestro)
 

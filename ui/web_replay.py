@@ -187,29 +187,35 @@ def build_replay_tab(maestro: Maestro) -> dict[str, Any]:
             return refresh(t, st, sk, mo, ra, int(pg or 1) + delta)
         return handler
 
+    def first_page(t: str, st: str, sk: str, mo: str, ra: str, _pg: float | None) -> tuple[Any, ...]:
+        return refresh(t, st, sk, mo, ra, 1)
+
     page_outputs = [table, page, caption]
-    search.click(lambda *a: refresh(*a[:-1], 1), [*filter_inputs, page], page_outputs, concurrency_limit=None,
-                 api_name=False)
+    search.click(first_page, [*filter_inputs, page], page_outputs, concurrency_limit=None,
+                 api_visibility="private")
     page.submit(refresh, [*filter_inputs, page], page_outputs, concurrency_limit=None, api_name="list_runs")
-    text.submit(lambda *a: refresh(*a[:-1], 1), [*filter_inputs, page], page_outputs, concurrency_limit=None,
-                api_name=False)
+    text.submit(first_page, [*filter_inputs, page], page_outputs, concurrency_limit=None,
+                api_visibility="private")
     for dropdown in (status, skill, model, rating):
-        dropdown.change(lambda *a: refresh(*a[:-1], 1), [*filter_inputs, page], page_outputs,
-                        concurrency_limit=None, api_name=False)
-    prev.click(step(-1), [*filter_inputs, page], page_outputs, concurrency_limit=None, api_name=False)
-    following.click(step(1), [*filter_inputs, page], page_outputs, concurrency_limit=None, api_name=False)
+        dropdown.change(first_page, [*filter_inputs, page], page_outputs, concurrency_limit=None,
+                        api_visibility="private")
+    prev.click(step(-1), [*filter_inputs, page], page_outputs, concurrency_limit=None,
+               api_visibility="private")
+    following.click(step(1), [*filter_inputs, page], page_outputs, concurrency_limit=None,
+                    api_visibility="private")
 
     def on_select(event: gr.SelectData) -> tuple[Any, ...]:
         row = event.row_value or []
         rid = str(row[-1]) if row else ""
         return (rid, *show(rid))
 
-    table.select(on_select, None, [run_id, *shown], concurrency_limit=None, api_name=False).then(
+    table.select(on_select, None, [run_id, *shown], concurrency_limit=None, api_visibility="private").then(
         None, run_id, None, js=SHOW_RUN_JS)
     open_button.click(lambda rid: open_run(maestro, rid), run_id, [chat, info], concurrency_limit=None,
-                      api_name="replay").then(show, run_id, shown, concurrency_limit=None, api_name=False).then(
+                      api_name="replay").then(show, run_id, shown, concurrency_limit=None,
+                                              api_visibility="private").then(None, run_id, None,
+                                                                             js=SHOW_RUN_JS)
+    run_id.submit(show, run_id, shown, concurrency_limit=None, api_visibility="private").then(
         None, run_id, None, js=SHOW_RUN_JS)
-    run_id.submit(show, run_id, shown, concurrency_limit=None, api_name=False).then(None, run_id, None,
-                                                                                     js=SHOW_RUN_JS)
     return {"refresh": refresh, "filters": filter_inputs, "page": page, "page_outputs": page_outputs,
             "run_id": run_id, "shown": shown, "show": show, "show_js": SHOW_RUN_JS}

@@ -151,7 +151,7 @@ def build_review_tab(maestro: Maestro) -> dict[str, Any]:
         return rows, line, dashboard_rows(maestro), gr.Dropdown(choices=[ANY, *store.list_datasets()])
 
     outputs = [queue, caption, dashboard, dataset]
-    refresh_button.click(refresh, None, outputs, concurrency_limit=None, api_name=False)
+    refresh_button.click(refresh, None, outputs, concurrency_limit=None, api_visibility="private")
 
     def pick(event: gr.SelectData) -> tuple[Any, ...]:
         row = event.row_value or []
@@ -162,7 +162,7 @@ def build_review_tab(maestro: Maestro) -> dict[str, Any]:
                 gr.Radio(value=None), "", "", gr.Dropdown(choices=["(none)", *drew], value="(none)"), "")
 
     queue.select(pick, None, [current, case, chat, verdict, answer, reason, boxes_from, saved],
-                 concurrency_limit=None, api_name=False)
+                 concurrency_limit=None, api_visibility="private")
 
     def do_assign(ds: str, rid: str, who: str, k: float | None, request: gr.Request) -> tuple[Any, ...]:
         return (assign_runs(maestro, ds, rid or "", who, k, request), *refresh())

@@ -63,8 +63,9 @@ def check_upload(path: str | Path, name: str | None = None) -> str | None:
                 width, height = image.size
     except Image.DecompressionBombError as exc:  # Pillow's own ceiling: its message carries the pixel count
         found = re.search(r"\((\d+) pixels\)", str(exc))
-        size = f"{int(found.group(1)) / 1e6:.0f} megapixels" if found else "far too many pixels"
-        return (f"{shown} has {size}: the limit is {MAX_PIXELS / 1e6:.0f} megapixels. Downscale or crop it first.")
+        pixels = f"{int(found.group(1)) / 1e6:.0f} megapixels" if found else "far too many pixels"
+        return (f"{shown} has {pixels}: the limit is {MAX_PIXELS / 1e6:.0f} megapixels. "
+                "Downscale or crop it first.")
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
         return f"{shown} is not an image Maestro can read: uploads must be {LIMITS}."
     if width * height > MAX_PIXELS:

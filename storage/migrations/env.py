@@ -26,7 +26,10 @@ def run_online() -> None:
                           transactional_ddl=True)
         context.run_migrations()
         return
-    engine = create_engine(config.get_main_option("sqlalchemy.url"))
+    url = config.get_main_option("sqlalchemy.url")
+    if url is None:
+        raise RuntimeError("the Alembic configuration names no sqlalchemy.url to migrate")
+    engine = create_engine(url)
     try:
         with engine.begin() as conn:
             context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)

@@ -86,7 +86,10 @@ def _fold_duplicates(connection: sa.Connection, ratings: sa.TableClause, history
             result = connection.execute(history.insert().values(
                 rating_id=live["id"], updated_at=row["created_at"], replaced_at=replaced_by["created_at"],
                 change="edited", previous_id=previous, **{c: row[c] for c in _COPIED}))
-            previous = int(result.inserted_primary_key[0])
+            key = result.inserted_primary_key
+            if key is None:  # a single-row INSERT always reports its key; checked for the type
+                raise RuntimeError("rating_history insert returned no primary key")
+            previous = int(key[0])
             connection.execute(ratings.delete().where(ratings.c.id == row["id"]))
         connection.execute(ratings.update().where(ratings.c.id == live["id"]).values(
             previous_id=previous, created_at=older[0]["created_at"]))
