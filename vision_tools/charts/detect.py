@@ -14,12 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
+from vision_tools.charts import config
 from vision_tools.image.loading import require_rgb
-
-#: Long side the image is reduced to (darkest pixel per block).
-SIDE = 480
-#: A line is dark when its pixels are darker than this (0-255 grey).
-DARK = 110
 
 
 @dataclass(frozen=True)
@@ -43,7 +39,7 @@ class ChartLikeness:
 def chart_likeness(image: Image.Image) -> ChartLikeness:
     """How much ``image`` looks like a rendered chart (bars, lines, areas, pie, scatter with axes)."""
     image = require_rgb(image, 16, "be looked at")
-    block = max(1, int(np.ceil(max(image.size) / SIDE)))
+    block = max(1, int(np.ceil(max(image.size) / config.CONFIG.likeness_side)))
     small = _block_min(np.asarray(image.convert("L")), block)
     colours = np.asarray(image)[::block, ::block]  # one pixel per block: colours stay flat, no blends are made
     graphic = _graphic_share(colours)
@@ -96,7 +92,7 @@ def _flat_saturated_share(rgb: np.ndarray) -> float:
 def _has_axes(grey: np.ndarray) -> bool:
     """A long dark horizontal line (>= 40 % of the width) and a long dark vertical one (>= 30 % of the height)
     whose ends meet within a few pixels (the axes' corner)."""
-    dark = grey < DARK
+    dark = grey < config.CONFIG.likeness_dark
     h, w = dark.shape
     rows = _long_runs(dark, 0.4 * w)  # (row, start col, end col)
     cols = _long_runs(dark.T, 0.3 * h)  # (col, start row, end row)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision_tools.charts import config
 from vision_tools.charts.axes import (
     Text,
     anchor_slanted,
@@ -29,9 +30,6 @@ from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, colour_mask
 from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
 from vision_tools.image.boxes import Box
-
-#: Line colours must be clearly coloured: grey and black are text, axes and grids.
-MIN_CHROMA = 40
 
 
 @dataclass
@@ -70,7 +68,7 @@ def trace_lines(rgb: np.ndarray, palette: Palette, keys: Sequence[Box] = ()) -> 
     # Anti-aliased grey text comes within tolerance of dull colours (brown): lines are never grey.
     coloured = rgb.max(axis=2).astype(np.int16) - rgb.min(axis=2) >= 20
     for index in palette.ink():
-        if palette.chroma(index) < MIN_CHROMA:
+        if palette.chroma(index) < config.CONFIG.min_line_chroma:
             continue
         mask = (colour_mask(rgb, palette, index, tol=40) & coloured).astype(np.uint8)
         # Components of the dilated mask: dashes, markers and the gaps where another line crosses stay together.

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision_tools.charts import config
 from vision_tools.charts.axes import Text, merge_words, replace_region, rows_of
 from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, background_mask, chebyshev
 from vision_tools.charts.result import PIE_SERIES, ChartMark
 from vision_tools.image.boxes import Box
 
-SAMPLES = 720  # two per degree
 # A slice's name and share written together inside it: "Nuclear (45%)", "Nuclear: 45%", "Nuclear 45 %".
 _NAMED_PERCENT = re.compile(r"([^\d()%:]*[A-Za-z][^\d()%:]*?)\s*[(:\-]?\s*(\d+(?:[.,]\d+)?)\s*%\s*\)?")
 
@@ -46,7 +46,7 @@ class _Slice:
     colour: int
 
     def mid_angle(self) -> float:
-        return (self.start + self.length / 2) * 360.0 / SAMPLES % 360.0
+        return (self.start + self.length / 2) * 360.0 / config.CONFIG.pie_samples % 360.0
 
 
 def find_disk(rgb: np.ndarray, palette: Palette) -> tuple[float, float, float] | None:
@@ -78,12 +78,13 @@ def find_disk(rgb: np.ndarray, palette: Palette) -> tuple[float, float, float] |
 def slices(rgb: np.ndarray, palette: Palette, cx: float, cy: float, r: float) -> list[_Slice]:
     """Runs of one colour around the circle at 80 % of the radius."""
     h, w = rgb.shape[:2]
-    theta = np.arange(SAMPLES) * 2 * np.pi / SAMPLES
+    samples = config.CONFIG.pie_samples
+    theta = np.arange(samples) * 2 * np.pi / samples
     xs = np.clip(np.round(cx + 0.8 * r * np.cos(theta)).astype(int), 0, w - 1)
     ys = np.clip(np.round(cy - 0.8 * r * np.sin(theta)).astype(int), 0, h - 1)
-    ring = rgb[ys, xs].reshape(1, SAMPLES, 3)
+    ring = rgb[ys, xs].reshape(1, samples, 3)
     ink = palette.ink()
-    label = np.full(SAMPLES, -1)  # -1: a blend at an edge (soft), -2: background separator (hard)
+    label = np.full(samples, -1)  # -1: a blend at an edge (soft), -2: background separator (hard)
     if ink:
         dist = np.stack([chebyshev(ring, palette.colours[i])[0] for i in ink])
         nearest = dist.argmin(axis=0)
@@ -231,8 +232,8 @@ def _angle(dx: float, dy: float) -> float:
 
 def _slice_at(found: list[_Slice], angle: float) -> int | None:
     for k, s in enumerate(found):
-        start = s.start * 360.0 / SAMPLES
-        if (angle - start) % 360.0 < s.length * 360.0 / SAMPLES:
+        start = s.start * 360.0 / config.CONFIG.pie_samples
+        if (angle - start) % 360.0 < s.length * 360.0 / config.CONFIG.pie_samples:
             return k
     return None
 

@@ -16,11 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-#: Largest per-channel difference for a pixel to count as a given palette colour.
-COLOUR_TOL = 30
-#: Palette colours with chroma (max - min channel) below this and mean above ``LIGHT`` are background.
-GREY_CHROMA = 30
-LIGHT = 170
+from vision_tools.charts import config
 
 
 @dataclass(frozen=True)
@@ -115,8 +111,9 @@ def find_palette(rgb: np.ndarray, max_colours: int = 16) -> Palette:
     solid = _solid(rgb, array)
     # A light grey is background (a panel, a legend box, grid lines) unless it fills solid blocks that together
     # cover little of the image: bars or slices drawn in a pale grey among coloured ones.
+    grey_chroma, light = config.CONFIG.grey_chroma, config.CONFIG.light
     is_bg = np.array([np.abs(c - fig_bg).max() <= 12 or (
-        c.max() - c.min() < GREY_CHROMA and c.mean() > LIGHT and not (solid[i] and n < 0.25 * h * w))
+        c.max() - c.min() < grey_chroma and c.mean() > light and not (solid[i] and n < 0.25 * h * w))
         for i, (c, n) in enumerate(zip(array, tot, strict=True))], dtype=bool)
     keep = _drop_blends(array, tot, is_bg) | solid
     array, tot, is_bg = array[keep], tot[keep], is_bg[keep]
@@ -159,15 +156,17 @@ def _solid(rgb: np.ndarray, colours: np.ndarray) -> np.ndarray:
     return out
 
 
-def background_mask(rgb: np.ndarray, palette: Palette, tol: int = COLOUR_TOL) -> np.ndarray:
-    """Pixels within ``tol`` of any background colour."""
+def background_mask(rgb: np.ndarray, palette: Palette, tol: int | None = None) -> np.ndarray:
+    """Pixels within ``tol`` (by default ``config.CONFIG.colour_tol``) of any background colour."""
+    tol = config.CONFIG.colour_tol if tol is None else tol
     mask = np.zeros(rgb.shape[:2], dtype=bool)
     for i in np.flatnonzero(palette.background):
         mask |= chebyshev(rgb, palette.colours[i]) <= tol
     return mask
 
 
-def colour_mask(rgb: np.ndarray, palette: Palette, index: int, tol: int = COLOUR_TOL) -> np.ndarray:
+def colour_mask(rgb: np.ndarray, palette: Palette, index: int, tol: int | None = None) -> np.ndarray:
+    tol = config.CONFIG.colour_tol if tol is None else tol
     return chebyshev(rgb, palette.colours[index]) <= tol
 
 
