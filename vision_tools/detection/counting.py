@@ -18,15 +18,12 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from vision_tools.detection import config
 from vision_tools.detection.shapes import Shape, find_shapes, normalise_colour
 from vision_tools.image.boxes import Box
 from vision_tools.image.drawing import label_font
 from vision_tools.image.loading import require_rgb
 from vision_tools.image.shape_words import normalise_shape
-
-#: Smallest side an image may have for detection to mean anything.
-MIN_SIDE = 8
-ANNOTATED_MAX_SIDE = 1600
 
 
 @dataclass
@@ -88,7 +85,7 @@ class CountResult:
 
 def check_image(image: Image.Image) -> np.ndarray:
     """``image`` as an RGB uint8 array; ValueError for non-images and images too small or too large to use."""
-    return np.asarray(require_rgb(image, MIN_SIDE, "count anything in"), dtype=np.uint8)
+    return np.asarray(require_rgb(image, config.CONFIG.min_side, "count anything in"), dtype=np.uint8)
 
 
 def nms(boxes: list[Box], scores: list[float], iou_threshold: float = 0.5) -> list[int]:
@@ -103,11 +100,12 @@ def nms(boxes: list[Box], scores: list[float], iou_threshold: float = 0.5) -> li
 
 
 def annotate(rgb: np.ndarray, detections: list[Detection], outlines: list[np.ndarray] | None = None) -> Image.Image:
-    """The image with each detection's box (and outline where known) and its number, long side <= 1600 px."""
+    """The image with each detection's box (and outline where known) and its number, long side at most
+    ``config.CONFIG.annotated_max_side`` (1600 px by default)."""
     from PIL import ImageDraw
 
     h, w = rgb.shape[:2]
-    scale = min(1.0, ANNOTATED_MAX_SIDE / max(h, w))
+    scale = min(1.0, config.CONFIG.annotated_max_side / max(h, w))
     canvas = Image.fromarray(rgb)
     if scale < 1.0:
         canvas = canvas.resize((max(1, round(w * scale)), max(1, round(h * scale))),

@@ -16,13 +16,10 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision_tools.detection import config
 from vision_tools.image.colour import NAMES, canonical_name, classify_pixels
 
 _POLYGON_NAMES = {3: "triangle", 5: "pentagon", 6: "hexagon", 7: "heptagon", 8: "octagon"}
-#: Closing sizes (working pixels) tried in turn to bridge cuts that other colours make in a colour's outlines.
-BRIDGE_SIZES = (11, 21, 31)
-#: Working resolution (long side); contours are computed here and scaled back to original pixels.
-WORK_SIDE = 1280
 
 
 @dataclass
@@ -295,7 +292,7 @@ def _split_touching(blob: np.ndarray) -> list[np.ndarray]:
 def find_shapes(rgb: np.ndarray, min_area_frac: float = 1.5e-4) -> list[Shape]:
     """Every shape in the RGB array, outermost first within each colour; coordinates in original pixels."""
     h0, w0 = rgb.shape[:2]
-    scale = min(1.0, WORK_SIDE / max(h0, w0))
+    scale = min(1.0, config.CONFIG.work_side / max(h0, w0))
     work: np.ndarray = rgb if scale >= 1.0 else cv2.resize(
         rgb, (max(1, round(w0 * scale)), max(1, round(h0 * scale))), interpolation=cv2.INTER_AREA)
     h, w = work.shape[:2]
@@ -327,7 +324,8 @@ def find_shapes(rgb: np.ndarray, min_area_frac: float = 1.5e-4) -> list[Shape]:
         # only as wide as needed: a wider closing than necessary would glue neighbours' strokes onto a shape.
         others: np.ndarray = cv2.dilate(fg_u8 & (1 - mask), np.ones((3, 3), np.uint8))
         best: list[Shape] = []
-        for size in (BRIDGE_SIZES if others.any() else BRIDGE_SIZES[:1]):
+        bridge_sizes = config.CONFIG.bridge_sizes
+        for size in (bridge_sizes if others.any() else bridge_sizes[:1]):
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
             bridged = mask | (cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel) & others)
             found = _shapes_of_mask(bridged, mask, name, rgb_t, min_area, scale)
