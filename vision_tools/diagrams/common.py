@@ -13,17 +13,11 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
+from vision_tools.diagrams import config
 from vision_tools.image.boxes import Box
 from vision_tools.image.colour import ALIASES
 from vision_tools.image.drawing import label_font
 from vision_tools.image.loading import require_rgb
-
-#: Smallest side a diagram may have; below this nothing can be measured.
-MIN_SIDE = 8
-#: Below this ink level (the 99th percentile of ink strength, 0-1) a drawing's ink is faint and is stretched.
-FAINT_INK_LEVEL = 0.6
-#: The annotated evidence image is at most this many pixels on its long side (UI budget).
-ANNOTATED_MAX_SIDE = 1600
 
 #: Named colours as hue ranges in degrees (HSV); "black"/"gray" are handled by value/saturation instead.
 HUE_RANGES: dict[str, tuple[tuple[float, float], ...]] = {
@@ -45,7 +39,7 @@ _MARK_COLOURS = ((230, 0, 120), (0, 150, 60), (255, 120, 0), (20, 90, 230), (140
 
 def as_rgb_array(image: Image.Image) -> np.ndarray:
     """``image`` as an HxWx3 uint8 array, any PIL mode accepted; ValueError for images too small to measure."""
-    return np.asarray(require_rgb(image, MIN_SIDE, "analyse"), dtype=np.uint8)
+    return np.asarray(require_rgb(image, config.CONFIG.min_side, "analyse"), dtype=np.uint8)
 
 
 def background_colour(rgb: np.ndarray) -> np.ndarray:
@@ -78,7 +72,7 @@ def stretch_faint_ink(strength: np.ndarray) -> np.ndarray:
     if candidates.size < 20:
         return strength
     level = float(np.percentile(candidates, 99))
-    if level >= FAINT_INK_LEVEL:
+    if level >= config.CONFIG.faint_ink_level:
         return strength
     return np.clip(strength * (0.95 / max(level, 0.08)), 0.0, 1.0).astype(np.float32)
 
@@ -169,9 +163,10 @@ def annotate(
     lines: Sequence[tuple[tuple[float, float], tuple[float, float]]] = (),
     caption: str = "",
 ) -> Image.Image:
-    """Draw numbered evidence (boxes, points, circles, polygons) on a copy scaled to <= ANNOTATED_MAX_SIDE."""
+    """Draw numbered evidence (boxes, points, circles, polygons) on a copy scaled to <= the config's
+    ``annotated_max_side``."""
     height, width = rgb.shape[:2]
-    scale = min(1.0, ANNOTATED_MAX_SIDE / max(width, height))
+    scale = min(1.0, config.CONFIG.annotated_max_side / max(width, height))
     canvas = Image.fromarray(rgb)
     if scale < 1.0:
         canvas = canvas.resize((max(1, round(width * scale)), max(1, round(height * scale))),

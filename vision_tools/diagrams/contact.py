@@ -13,16 +13,9 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from vision_tools.diagrams import config
 from vision_tools.diagrams.common import annotate, as_rgb_array, background_colour, disk, fit_circle
 from vision_tools.diagrams.results import Circle, ContactResult
-
-#: Perimeters closer than this (pixels, at the image's own resolution) count as touching. Rendering with
-#: antialiasing places an edge to within about half a pixel, so each rim is uncertain by that much.
-TOUCH_TOLERANCE_PX = 1.0
-# Colours closer than this (max channel difference) are treated as one colour.
-_SAME_COLOUR = 40.0
-# A colour this close (RGB distance) to the line from the background to another ink is a blend of that ink.
-_BLEND_RESIDUAL = 25.0
 
 
 def _rim_points(mask: np.ndarray, exclude: np.ndarray | None = None) -> np.ndarray:
@@ -82,7 +75,8 @@ def _split_by_colour(rgb: np.ndarray, ink: np.ndarray) -> list[np.ndarray] | Non
     # OpenCV takes None for bestLabels (an output here); its stubs want an array.
     _, _, centres = cv2.kmeans(  # type: ignore[call-overload]
         pixels, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
-    if np.abs(centres[0] - centres[1]).max() < _SAME_COLOUR or _one_ink(centres[0], centres[1], bg):
+    same_colour = np.abs(centres[0] - centres[1]).max() < config.CONFIG.same_colour
+    if same_colour or _one_ink(centres[0], centres[1], bg):
         return None
     # Each ink pixel is a blend of the background and one circle colour: assign it to the colour whose blend line
     # it lies closest to, so antialiased rims are kept with their own circle.
@@ -107,16 +101,19 @@ def _one_ink(a: np.ndarray, b: np.ndarray, bg: np.ndarray) -> bool:
     for ink, pale in ((a, b), (b, a)):
         direction = ink - bg
         alpha = float(np.dot(pale - bg, direction) / max(float(np.dot(direction, direction)), 1e-6))
-        if 0.05 < alpha < 1.0 and float(np.linalg.norm(pale - bg - alpha * direction)) < _BLEND_RESIDUAL:
+        residual = float(np.linalg.norm(pale - bg - alpha * direction))
+        if 0.05 < alpha < 1.0 and residual < config.CONFIG.blend_residual:
             return True
     return False
 
 
-def circles_touch(image: Image.Image, tolerance_px: float = TOUCH_TOLERANCE_PX) -> ContactResult:
-    """Find the two circles of a drawing and whether their perimeters touch or overlap (gap <= ``tolerance_px``).
+def circles_touch(image: Image.Image, tolerance_px: float | None = None) -> ContactResult:
+    """Find the two circles of a drawing and whether their perimeters touch or overlap (gap <= ``tolerance_px``,
+    by default the config's ``touch_tolerance_px``).
 
     Raises ValueError when fewer than two circles can be found.
     """
+    tolerance_px = config.CONFIG.touch_tolerance_px if tolerance_px is None else tolerance_px
     rgb = as_rgb_array(image)
     strength = np.abs(rgb.astype(np.float32) - background_colour(rgb)).max(axis=2)
     # Half coverage marks the drawn edge: antialiased rim pixels more than half covered belong to the shape.

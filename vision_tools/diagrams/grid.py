@@ -10,12 +10,10 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from vision_tools.diagrams import config
 from vision_tools.diagrams.common import annotate, as_rgb_array, ink_strength, stretch_faint_ink
 from vision_tools.diagrams.results import GridResult
 from vision_tools.image.boxes import Box
-
-#: A grid line covers at least this fraction of the grid's extent in its direction.
-MIN_LINE_SPAN = 0.6
 
 
 def _line_positions(ink: np.ndarray, axis: int, extent: int) -> list[float]:
@@ -24,7 +22,7 @@ def _line_positions(ink: np.ndarray, axis: int, extent: int) -> list[float]:
     kernel = np.ones((1, length) if axis == 0 else (length, 1), np.uint8)
     long_runs = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_OPEN, kernel)
     profile = long_runs.sum(axis=1 - axis).astype(np.float64)
-    on = profile >= MIN_LINE_SPAN * extent
+    on = profile >= config.CONFIG.min_line_span * extent
     positions: list[float] = []
     start = None
     for i, flag in enumerate([*on.tolist(), False]):

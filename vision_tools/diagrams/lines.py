@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from vision_tools.diagrams import config
 from vision_tools.diagrams.common import (
     annotate,
     as_rgb_array,
@@ -27,14 +28,11 @@ from vision_tools.diagrams.common import (
 from vision_tools.diagrams.results import CrossingResult
 from vision_tools.image.boxes import Box
 
-# Specks smaller than this (pixels) are antialiasing or noise, not part of a line.
-_MIN_SPECK = 4
-
 
 def _clean(mask: np.ndarray) -> np.ndarray:
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     keep = np.zeros(n, dtype=bool)
-    keep[1:] = stats[1:, cv2.CC_STAT_AREA] >= _MIN_SPECK
+    keep[1:] = stats[1:, cv2.CC_STAT_AREA] >= config.CONFIG.min_speck
     return keep[labels]
 
 

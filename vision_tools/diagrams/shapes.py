@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from vision_tools.diagrams import config
 from vision_tools.diagrams.common import (
     annotate,
     as_rgb_array,
@@ -30,23 +31,14 @@ from vision_tools.image.boxes import Box
 
 #: Regular polygons understood by ``count_overlapping_shapes`` (name -> number of sides).
 POLYGON_SIDES = {"triangle": 3, "square": 4, "pentagon": 5, "hexagon": 6, "heptagon": 7, "octagon": 8}
-#: Fraction of a candidate outline that must lie on ink for the shape to count.
-MIN_COVERAGE = 0.93
-
-
-#: A dropped candidate whose outline is drawn by the kept shapes to less than this share may be a real shape.
-DOUBT_SHARE = 0.8
-#: Long side (pixels) of the working view that shape search runs on; larger inputs are cropped and reduced.
-WORK_SIDE = 640
-#: Hough voting costs grow with edge pixels times the radius range; circles are found on a smaller view.
-CIRCLE_WORK_SIDE = 420
 
 
 def _working_view(
-    rgb: np.ndarray, side: int = WORK_SIDE, max_up: float = 1.0, threshold: float = 0.2
+    rgb: np.ndarray, side: int | None = None, max_up: float = 1.0, threshold: float = 0.2
 ) -> tuple[np.ndarray, float, float, float] | None:
-    """Ink strength cropped to the drawing, resized towards ``side`` (enlarged at most ``max_up`` times), with its
-    scale and crop offset."""
+    """Ink strength cropped to the drawing, resized towards ``side`` (the config's ``work_side`` by default;
+    enlarged at most ``max_up`` times), with its scale and crop offset."""
+    side = config.CONFIG.work_side if side is None else side
     strength = stretch_faint_ink(np.clip(ink_strength(rgb), 0.0, 1.0).astype(np.float32))
     ys, xs = np.nonzero(strength > threshold)
     if len(xs) == 0:
@@ -147,7 +139,7 @@ def _doubtful(dropped: dict[int, float], kept: list[int], outlines: list[np.ndar
     centres = {k: outlines[k].mean(axis=0) for k in [*dropped, *kept]}
     seen: list[int] = []
     for k, share in sorted(dropped.items(), key=lambda item: item[1]):
-        if share >= DOUBT_SHARE:
+        if share >= config.CONFIG.doubt_share:
             continue
         near = [o for o in [*kept, *seen] if math.dist(centres[k], centres[o]) < 0.35 * max(sizes[k], sizes[o])]
         if not near:
@@ -157,7 +149,7 @@ def _doubtful(dropped: dict[int, float], kept: list[int], outlines: list[np.ndar
 
 def _count_circles(rgb: np.ndarray) -> tuple[list[Circle], int]:
     """The circles whose whole outline is on the ink, and how many doubtful candidates were dropped."""
-    view = _working_view(rgb, side=CIRCLE_WORK_SIDE)
+    view = _working_view(rgb, side=config.CONFIG.circle_work_side)
     if view is None:
         return [], 0
     strength, scale, ox, oy = view
@@ -206,7 +198,7 @@ def _count_circles(rgb: np.ndarray) -> tuple[list[Circle], int]:
     rings_x = circ[:, 0:1] + circ[:, 2:3] * np.cos(angles)[None, :]
     rings_y = circ[:, 1:2] + circ[:, 2:3] * np.sin(angles)[None, :]
     score = _coverage(band, rings_x, rings_y)
-    good = np.nonzero((score >= MIN_COVERAGE) & (circ[:, 2] >= min_r))[0]
+    good = np.nonzero((score >= config.CONFIG.min_coverage) & (circ[:, 2] >= min_r))[0]
     outlines = [np.column_stack([rings_x[g], rings_y[g]]) for g in good]
 
     tol = round(thickness / 2 + 1.5)
@@ -277,7 +269,7 @@ def _count_polygons(rgb: np.ndarray, sides: int) -> tuple[list[np.ndarray], int]
     samples = start[:, :, None, :] + (end - start)[:, :, None, :] * t[None, None, :, None]  # C x n x m x 2
     samples = samples.reshape(len(polys), -1, 2)
     score = _coverage(band, samples[..., 0], samples[..., 1])
-    good = np.nonzero(score >= MIN_COVERAGE)[0]
+    good = np.nonzero(score >= config.CONFIG.min_coverage)[0]
     if len(good) == 0:
         return [], 0
     # Many near-copies of each shape pass the coverage test; the one lying closest to the stroke centres wins.
