@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from vision_tools.documents import config
 from vision_tools.documents.name_words import NAME_LEXICON
 from vision_tools.documents.patterns import ADDRESS_LEXICON, ADDRESS_WORD, POSTCODE, REGION_WORD
 
@@ -30,8 +31,6 @@ SUFFIX_WORDS = frozenset(["SDN", "BHD", "BERHAD", "SENDIRIAN", "ENTERPRISE", "EN
 #: Address words too short for the general lexicon's one-letter test but telling when misread.
 SHORT_ADDRESS_WORDS = frozenset(["JLN", "JALAN", "TMN", "LRG", "KG", "LOT", "NO", "BLK", "JL"])
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]+")
-_MIN_LONG = 5
-_MIN_NAME_WORD = 7
 #: A company registration number (6-12 digits and a check letter: "0195932-X"); a lot number "1851-A" is not.
 _REGISTRATION_NUMBER = re.compile(r"\b\d{6,12}\s?-\s?[A-Z]\b")
 _LABELLED_CODE = re.compile(r"\b[A-Z]{2,4}\s*(?:NO|NUM)\.?\s*:", re.IGNORECASE)
@@ -40,8 +39,10 @@ _LABELLED_CODE = re.compile(r"\b[A-Z]{2,4}\s*(?:NO|NUM)\.?\s*:", re.IGNORECASE)
 def near_miss_words(text: str, field: str) -> list[str]:
     """Words of ``text`` that are one letter away from a word of ``field``'s vocabulary without being one."""
     # Long name words only: shorter ones have real neighbours (PRINT/PAINT).
-    vocabulary = (SUFFIX_WORDS | {w for w in NAME_LEXICON if len(w) >= _MIN_NAME_WORD}) if field == "company" \
-        else (ADDRESS_LEXICON | SHORT_ADDRESS_WORDS)
+    if field == "company":
+        vocabulary = SUFFIX_WORDS | {w for w in NAME_LEXICON if len(w) >= config.CONFIG.min_name_word}
+    else:
+        vocabulary = ADDRESS_LEXICON | SHORT_ADDRESS_WORDS
     known = vocabulary | NAME_LEXICON | ADDRESS_LEXICON | SUFFIX_WORDS | SHORT_ADDRESS_WORDS
     out = []
     for match in _WORD.finditer(text):
@@ -50,9 +51,10 @@ def near_miss_words(text: str, field: str) -> list[str]:
             continue
         # Short place words have real neighbours (JAYA/RAYA): only the short street abbreviations count.
         shorts = SUFFIX_WORDS if field == "company" else SHORT_ADDRESS_WORDS
-        pool = {w for w in (shorts if len(word) < _MIN_LONG else vocabulary) if len(w) == len(word)}
+        short = len(word) < config.CONFIG.min_long_word
+        pool = {w for w in (shorts if short else vocabulary) if len(w) == len(word)}
         # A short word counts only where such words stand: a suffix at the end of a name, a street word first.
-        if len(word) < _MIN_LONG and not _in_suffix_position(text, match, field):
+        if short and not _in_suffix_position(text, match, field):
             continue
         if any(_one_apart(word, w) for w in pool):
             out.append(match.group(0))

@@ -16,6 +16,7 @@ import re
 
 import numpy as np
 
+from vision_tools.documents import config
 from vision_tools.documents.layout import Layout, Placed
 from vision_tools.documents.name_words import repair_name
 from vision_tools.documents.patterns import (
@@ -34,14 +35,6 @@ from vision_tools.documents.patterns import (
 )
 from vision_tools.documents.result import Candidate, FieldAnswer
 
-#: Confidence kept per word that looks damaged by faded print or a stamp (the reading may be wrong there).
-_DAMAGE_FACTOR = 0.6
-#: Confidence kept per misread word of the name restored from the lexicon (``name_words``).
-_RESTORED_FACTOR = 0.95
-#: Rows between the name and the address that may be passed over (registration number, branch name, date).
-_MAX_SKIPPED_ROWS = 3
-#: Rows of the page searched for the issuer's name.
-HEADER_ROWS = 12
 _TITLE = re.compile(r"^\W*(?:(?:simplified\s+|full\s+)?tax\s+invoice|invoice|receipt|official\s+receipt|"
                     r"cash\s+(?:bill|sales?|receipt)|bill|quotation|delivery\s+order)\W*$", re.IGNORECASE)
 _REG_WORDS = re.compile(r"\b(?:co(?:mpany)?\.?\s*reg\w*|reg(?:istration)?\.?\s*no|company\s+no|roc|brn|ssm)\b",
@@ -111,7 +104,7 @@ def _row_height(layout: Layout, row: int) -> float:
 
 def name_rows(layout: Layout) -> tuple[list[int], float, str] | None:
     """The rows holding the issuer's name, a 0-1 strength of the evidence, and why."""
-    top = range(min(HEADER_ROWS, len(layout.rows)))
+    top = range(min(config.CONFIG.header_rows, len(layout.rows)))
     scored: list[tuple[float, int, str]] = []
     seen_name = 0
     for row in top:
@@ -194,11 +187,11 @@ def find_company(layout: Layout) -> FieldAnswer:
     confidence = min(ocr, min(p.line.confidence for p in lines) + 0.1) * strength
     how = f"row {rows[0] + 1} from the top ({why})" + (f", joined over {len(rows)} rows" if len(rows) > 1 else "")
     if restored:
-        confidence *= _RESTORED_FACTOR ** len(restored)
+        confidence *= config.CONFIG.restored_factor ** len(restored)
         how += f"; misread word(s) restored: {', '.join(repr(w) for w in restored)}"
     damaged = damaged_tokens(text) + (["a leading connector"] if re.match(r"^\W", text) else [])
     if damaged:
-        confidence *= _DAMAGE_FACTOR ** len(damaged)
+        confidence *= config.CONFIG.damage_factor ** len(damaged)
         how += f"; print looks damaged at {', '.join(repr(t) for t in damaged)}"
     return FieldAnswer("company", text, round(confidence, 4), boxes=[p.line.box for p in lines], how=how,
                        candidates=[Candidate(text, strength, why)])
@@ -220,7 +213,7 @@ def _address_rows(layout: Layout, start_row: int) -> tuple[list[tuple[int, str]]
             # "USJ Summit, Subang (SS)" after the registration lines: a comma row may begin it, weakly.
             weak = skipped > 0 and "," in text and is_name_like(text) and not ADDRESS_STOP.search(text)
             if not is_address_start(text) and not weak:
-                if skipped >= _MAX_SKIPPED_ROWS or amounts_in(text):
+                if skipped >= config.CONFIG.max_skipped_rows or amounts_in(text):
                     break
                 skipped += 1  # a registration number, a branch name or the date under the name
                 continue
@@ -263,7 +256,7 @@ def find_address(layout: Layout) -> FieldAnswer:
         how += f"; {repaired} faded word(s) restored"
     damaged = damaged_tokens(value)
     if damaged:
-        strength *= _DAMAGE_FACTOR ** len(damaged)
+        strength *= config.CONFIG.damage_factor ** len(damaged)
         how += f"; print looks damaged at {', '.join(repr(t) for t in damaged)}"
     return FieldAnswer("address", value, round(ocr * strength, 4), boxes=[p.line.box for p in lines], how=how,
                        candidates=[Candidate(value, strength, how)])

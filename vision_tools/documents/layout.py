@@ -12,12 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision_tools.documents import config
 from vision_tools.text import OcrLine
-
-#: Lines at least this many times wider than tall say reliably which way the page is turned.
-_LONG_LINE_RATIO = 3.0
-#: Turning more than this is not a scan's skew but a rotated page, which the detector handles line by line.
-MAX_SKEW_DEGREES = 8.0
 
 
 @dataclass(frozen=True)
@@ -94,11 +90,12 @@ class Layout:
 
 def estimate_skew(lines: list[OcrLine]) -> float:
     """The page's skew in degrees: the median top-edge slope of its long lines (0 when fewer than three)."""
-    angles = [line.angle for line in lines if line.box.width >= _LONG_LINE_RATIO * max(line.box.height, 1.0)]
+    ratio = config.CONFIG.long_line_ratio
+    angles = [line.angle for line in lines if line.box.width >= ratio * max(line.box.height, 1.0)]
     if len(angles) < 3:
         return 0.0
     skew = float(np.median(angles))
-    return skew if abs(skew) <= MAX_SKEW_DEGREES else 0.0
+    return skew if abs(skew) <= config.CONFIG.max_skew_degrees else 0.0
 
 
 def _levelled(line: OcrLine, skew: float, size: tuple[int, int]) -> tuple[OcrLine, tuple[float, float, float, float]]:

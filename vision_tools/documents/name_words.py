@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from vision_tools.documents import config
+
 #: Words of business names (English and Malay), with the plural and variant forms that must not be "repaired".
 _WORDS = """
 HARDWARE HARDWARES TRADING TRADERS TRADER ENTERPRISE ENTERPRISES CONFECTIONERY CONFECTIONERIES CONFECTIONER
@@ -36,8 +38,6 @@ TOURS AGENCY LOGISTICS TRANSPORT EXPRESS MALAYSIA SELANGOR
 """
 NAME_LEXICON = frozenset(_WORDS.split())
 _TOKEN = re.compile(r"[^\s,;()&/]+")
-_MIN_SUBSTITUTED = 8
-_MIN_ACCENTED = 4
 
 
 def repair_name(text: str) -> tuple[str, list[str]]:
@@ -61,9 +61,9 @@ def _restore(core: str) -> str | None:
         return None
     folded = _fold(core).upper()
     accented = folded != core.upper()
-    if accented and len(folded) >= _MIN_ACCENTED and folded in NAME_LEXICON:
+    if accented and len(folded) >= config.CONFIG.min_accented and folded in NAME_LEXICON:
         fits = [folded]
-    elif len(folded) >= _MIN_SUBSTITUTED:
+    elif len(folded) >= config.CONFIG.min_substituted:
         fits = [w for w in NAME_LEXICON if len(w) == len(folded) and _differs_by_one(folded, w)]
     else:
         return None

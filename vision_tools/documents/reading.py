@@ -15,6 +15,7 @@ from functools import cached_property
 
 from PIL import Image
 
+from vision_tools.documents import config
 from vision_tools.documents.dates import find_date
 from vision_tools.documents.header import find_address, find_company
 from vision_tools.documents.labels import find_label_value, label_words
@@ -27,8 +28,6 @@ from vision_tools.text import OcrResult, read_text_cached
 
 #: The fields read by their own rules; any other name is looked up as a printed label.
 FIELDS = ("total", "date", "company", "address")
-#: Long side of the preview that answers are drawn on.
-PREVIEW_SIDE = 1600
 _DOCUMENT_WORDS = frozenset(["total", "subtotal", "invoice", "receipt", "tax", "gst", "sst", "vat", "cashier", "qty",
                              "cash", "change", "amount", "bill", "date", "payment", "price", "rounding", "item"])
 
@@ -89,7 +88,8 @@ class DocumentReading:
 
 #: Readings kept for the OCR results last read (as many as the OCR cache keeps images).
 _READINGS_KEPT = 24
-_readings: OrderedDict[int, DocumentReading] = OrderedDict()
+# Keyed by the OCR result and the thresholds the reading was levelled and drawn under.
+_readings: OrderedDict[tuple[int, config.DocumentConfig], DocumentReading] = OrderedDict()
 _readings_lock = threading.Lock()
 
 
@@ -97,15 +97,17 @@ def read_document(image: Image.Image, backend: str = "rapidocr", ocr: OcrResult 
     """The page's reading (OCR from the per-image cache unless ``ocr`` is given), levelled into rows."""
     if ocr is None:
         ocr = read_text_cached(image, backend=backend, annotate=False)
+    key = (id(ocr), config.CONFIG)
     with _readings_lock:
-        reading = _readings.get(id(ocr))
+        reading = _readings.get(key)
         if reading is not None and reading.ocr is ocr:  # an id is only reused after its object died
-            _readings.move_to_end(id(ocr))
+            _readings.move_to_end(key)
             return reading
-    preview, scale = shrink(image if image.mode == "RGB" else image.convert("RGB"), PREVIEW_SIDE)
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    preview, scale = shrink(rgb, config.CONFIG.preview_side)
     reading = DocumentReading(ocr, Layout.of(ocr.lines, ocr.image_size), preview, scale)
     with _readings_lock:
-        _readings[id(ocr)] = reading
+        _readings[key] = reading
         while len(_readings) > _READINGS_KEPT:
             _readings.popitem(last=False)
     return reading

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vision_tools.documents import config
 from vision_tools.documents.labels import label_words
 from vision_tools.documents.layout import Layout, Placed
 from vision_tools.documents.patterns import Amount, amounts_in
@@ -32,8 +33,6 @@ _PAID = frozenset(["cash", "tendered", "paid", "payment", "card", "credit", "deb
                    "amex", "ewallet", "boost", "grabpay"])
 _COLUMN_WORDS = frozenset(["qty", "quantity", "item", "items", "description", "desc", "price", "unit", "amount", "amt",
                            "disc", "code", "no", "rm", "u", "p"])
-#: Amounts are printed to the cent: two printed amounts agree when they differ by less than half a cent.
-_CENT = 0.005
 _SUMMARY_HEADINGS = (("gst", "summary"), ("tax", "summary"), ("summary",))
 
 
@@ -151,7 +150,7 @@ def find_total(layout: Layout) -> FieldAnswer:
     due = _paid_minus_change(paid, change)
     if due is not None:
         # The amount paid stands in for the total when no change is due (and when the total line is unreadable).
-        totals += [f for f in paid if abs(f.amount.value - due[0]) < _CENT]
+        totals += [f for f in paid if abs(f.amount.value - due[0]) < config.CONFIG.cent]
     scored: list[tuple[float, LabelledAmount, str]] = []
     for cand in totals:
         value = cand.amount.value
@@ -162,13 +161,14 @@ def find_total(layout: Layout) -> FieldAnswer:
             weight = 0.55 if due is not None and due[1] == "paid minus change" else 0.45
         reasons: list[str] = []
         score = weight * cand.pairing * (0.4 if cand.in_summary else 1.0)
-        if due is not None and abs(due[0] - value) < _CENT and cand.kind != "paid":
+        if due is not None and abs(due[0] - value) < config.CONFIG.cent and cand.kind != "paid":
             score += 0.3 if due[1] == "paid minus change" else 0.1
             reasons.append(f"{due[1]} agrees")
         if _sums_to(value, subtotals, taxes, rounding):
             score += 0.15
             reasons.append("subtotal + tax + rounding agrees")
-        agreeing = {f.label.index for f in totals if f is not cand and abs(f.amount.value - value) < _CENT}
+        agreeing = {f.label.index for f in totals
+                    if f is not cand and abs(f.amount.value - value) < config.CONFIG.cent}
         if agreeing:
             score += min(0.2, 0.1 * len(agreeing))
             reasons.append(f"{len(agreeing)} other total line(s) agree")
@@ -209,13 +209,13 @@ def _sums_to(value: float, subtotals: list[float], taxes: list[float], rounding:
     for sub in subtotals:
         for tax in [0.0, *taxes]:
             for adj in [0.0, *rounding]:
-                if abs(sub + tax + adj - value) < _CENT and (tax or adj):
+                if abs(sub + tax + adj - value) < config.CONFIG.cent and (tax or adj):
                     return True
     return False
 
 
 def _differs(a: float, b: float) -> bool:
-    return abs(a - b) > _CENT
+    return abs(a - b) > config.CONFIG.cent
 
 
 def _mentions_total(placed: Placed) -> bool:
