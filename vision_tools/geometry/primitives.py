@@ -19,8 +19,8 @@ from PIL import Image
 
 from vision_tools.detection.counting import annotate as _annotate_boxes
 from vision_tools.detection.counting import check_image, count_round_objects
+from vision_tools.geometry import config
 
-WORK_SIDE = 1024
 _LABEL_RE = re.compile(r"^[A-Z]['′]?$")
 _PointLabel = tuple[str, float, float, tuple[float, float, float, float]]  # text, centre x, y, box
 
@@ -198,7 +198,7 @@ def geometry_primitives(image: Image.Image, read_labels: bool = True, min_length
     (default 4% of the short side) drops tick marks and letter strokes."""
     rgb = check_image(image)
     h0, w0 = rgb.shape[:2]
-    scale = min(1.0, WORK_SIDE / max(h0, w0))
+    scale = min(1.0, config.CONFIG.work_side / max(h0, w0))
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     if scale < 1.0:
         gray = cv2.resize(gray, (round(w0 * scale), round(h0 * scale)), interpolation=cv2.INTER_AREA)
