@@ -24,9 +24,8 @@ from vision_tools.image.loading import require_rgb, shrink
 from vision_tools.image.shape_words import SEARCHABLE, shape_name
 from vision_tools.text.ocr import match_score
 from vision_tools.text.search import search_text
+from vision_tools.zoom import config
 
-#: Long side of the downscaled copy that colour and shape searches scan first.
-SEARCH_SIDE = 1600
 QUADRANTS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
 
@@ -187,7 +186,7 @@ def _parse_target(target: str) -> tuple[str | None, str | None]:
 
 def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max_results: int) -> list[RegionMatch]:
     width, height = image.size
-    factor = min(1.0, SEARCH_SIDE / max(width, height))
+    factor = min(1.0, config.CONFIG.search_side / max(width, height))
     full = np.asarray(image)
     small = full if factor == 1.0 else cv2.resize(
         full, (max(1, round(width * factor)), max(1, round(height * factor))), interpolation=cv2.INTER_AREA)
