@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
+from vision_tools.image import config
 from vision_tools.image.boxes import Box
 from vision_tools.image.loading import require_rgb, shrink
 
@@ -59,7 +60,6 @@ _HUE_BANDS: tuple[tuple[float, float, str], ...] = (
     (340.0, 360.01, "red"),
 )
 _INDEX = {name: i for i, name in enumerate(NAMES)}
-_MAX_SAMPLES = 250_000  # pixels looked at by name_colour; more only costs time, the median does not move
 
 
 def canonical_name(name: str) -> str:
@@ -145,7 +145,7 @@ def name_colour(image: Image.Image, region: Box | None = None) -> ColourResult:
     if x1 - x0 < 1 or y1 - y0 < 1:
         raise ValueError(f"region {box.as_list()} is empty inside a {width}x{height} image")
     rgb = np.asarray(image.crop((x0, y0, x1, y1)))
-    step = max(1, int(np.ceil(np.sqrt(rgb.shape[0] * rgb.shape[1] / _MAX_SAMPLES))))
+    step = max(1, int(np.ceil(np.sqrt(rgb.shape[0] * rgb.shape[1] / config.CONFIG.max_colour_samples))))
     rgb = np.ascontiguousarray(rgb[::step, ::step])
     classes = classify_pixels(rgb)
     counts = np.bincount(classes.ravel(), minlength=len(NAMES))

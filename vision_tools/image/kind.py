@@ -23,15 +23,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from vision_tools.image import config
 from vision_tools.image.loading import require_rgb
-
-#: Long side of the copy that is measured.
-MEASURE_SIDE = 640
-#: Flat shares at and below which an image counts as a photograph, and at and above which as a drawing.
-FLAT_PHOTO, FLAT_DRAWING = 0.6, 0.8
-#: Colour counts (4-bit bins covering 95 % of pixels) up to which an image has the inks of a drawing, and from
-#: which it has the many colours of a photograph.
-FEW_COLOURS, MANY_COLOURS = 32, 256
 
 
 @dataclass(frozen=True)
@@ -57,9 +50,10 @@ class ImageKind:
 
 def image_kind(image: Image.Image) -> ImageKind:
     """Measure how far ``image`` is a drawing on a plain background (see the module docstring)."""
+    settings = config.CONFIG
     rgb = np.asarray(require_rgb(image))
     height, width = rgb.shape[:2]
-    scale = min(1.0, MEASURE_SIDE / max(height, width))
+    scale = min(1.0, settings.measure_side / max(height, width))
     if scale < 1.0:
         rgb = cv2.resize(rgb, (max(1, round(width * scale)), max(1, round(height * scale))),
                          interpolation=cv2.INTER_AREA)
@@ -71,6 +65,8 @@ def image_kind(image: Image.Image) -> ImageKind:
         | (sample[..., 2] >> 4)
     counts = np.sort(np.bincount(codes.ravel(), minlength=4096))[::-1]
     colours = int(np.searchsorted(np.cumsum(counts) / counts.sum(), 0.95)) + 1
-    flat_score = min(1.0, max(0.0, (flat - FLAT_PHOTO) / (FLAT_DRAWING - FLAT_PHOTO)))
-    colour_score = min(1.0, max(0.0, 1.0 - math.log(max(colours, 1) / FEW_COLOURS) / math.log(MANY_COLOURS / FEW_COLOURS)))
+    photo, drawing = settings.flat_photo, settings.flat_drawing
+    flat_score = min(1.0, max(0.0, (flat - photo) / (drawing - photo)))
+    few, many = settings.few_colours, settings.many_colours
+    colour_score = min(1.0, max(0.0, 1.0 - math.log(max(colours, 1) / few) / math.log(many / few)))
     return ImageKind(min(flat_score, colour_score), flat, colours)

@@ -14,15 +14,12 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
-#: Largest image accepted, in pixels (width x height). 8K UHD (7680x4320 = 33.2 MP) fits; 10000x10000 does not.
-MAX_PIXELS = 40_000_000
-#: Largest encoded file accepted, in bytes.
-MAX_BYTES = 50 * 1024 * 1024
-#: An image a question is asked about needs this many pixels a side (an icon or a 1x1 pixel has nothing to read),
-MIN_SIDE = 16
-#: and at most this ratio of long to short side (30000x10 is a line, not a picture).
-MAX_ASPECT = 40
+from vision_tools.image import config
 
+#: The default limits (``config.CONFIG.max_pixels`` and ``max_bytes``), for the UI's texts and the upload
+#: checks made before an image reaches this module; the checks here read ``config.CONFIG`` at every call.
+MAX_PIXELS = config.CONFIG.max_pixels
+MAX_BYTES = config.CONFIG.max_bytes
 
 _ORIENTATION = 0x0112  # the EXIF tag saying how the camera was held
 
@@ -33,19 +30,21 @@ class ImageError(ValueError):
 
 def shape_problem(width: int, height: int) -> str | None:
     """Why an image of ``width`` x ``height`` cannot be asked about (too small, too elongated), or None."""
-    if min(width, height) < MIN_SIDE:
-        return (f"image too small: {width}x{height} pixels; an image to ask about needs at least {MIN_SIDE} pixels "
+    min_side, max_aspect = config.CONFIG.min_side, config.CONFIG.max_aspect
+    if min(width, height) < min_side:
+        return (f"image too small: {width}x{height} pixels; an image to ask about needs at least {min_side} pixels "
                 f"a side")
-    if max(width, height) > MAX_ASPECT * min(width, height):
-        return (f"image too elongated: {width}x{height} pixels; the long side may be at most {MAX_ASPECT} times "
+    if max(width, height) > max_aspect * min(width, height):
+        return (f"image too elongated: {width}x{height} pixels; the long side may be at most {max_aspect} times "
                 f"the short one")
     return None
 
 
-def load_image(source: str | Path | bytes | Image.Image, max_pixels: int = MAX_PIXELS, *,
+def load_image(source: str | Path | bytes | Image.Image, max_pixels: int | None = None, *,
                lazy: bool = False, to_ask: bool = False) -> Image.Image:
     """Open ``source`` (a path, encoded bytes or a PIL image) as an 8-bit RGB image, or raise ``ImageError``.
-    ``to_ask``: the image a question is about, refused from its header when ``shape_problem`` finds one.
+    ``max_pixels``: by default ``config.CONFIG.max_pixels``. ``to_ask``: the image a question is about,
+    refused from its header when ``shape_problem`` finds one.
 
     ``lazy`` is for an image known to decode (one from the image store, checked when it was first stored): an
     upright RGB file is then returned undecoded, and Pillow decodes it when something first reads its pixels. A
@@ -65,6 +64,7 @@ def load_image(source: str | Path | bytes | Image.Image, max_pixels: int = MAX_P
             raise ImageError(f"image too large: {exc}; downscale it first") from exc
         except (OSError, SyntaxError, ValueError) as exc:  # a recognised format with a corrupt header
             raise ImageError(f"broken image: the header could not be read ({exc})") from exc
+    max_pixels = config.CONFIG.max_pixels if max_pixels is None else max_pixels
     width, height = image.size
     if width < 1 or height < 1:
         raise ImageError(f"empty image: {width}x{height} pixels")
@@ -164,7 +164,8 @@ def _stretch_to_8bit(image: Image.Image) -> np.ndarray:
 def require_rgb(image: Image.Image, min_side: int = 1, purpose: str = "be used") -> Image.Image:
     """``image`` as 8-bit RGB after the checks every tool makes on its input, or a ``ValueError`` saying which
     failed: a PIL image, not empty, at least ``min_side`` pixels a side (too small to ``purpose`` otherwise), and at
-    most ``MAX_PIXELS`` (a decoded 40 MP image is ~120 MB; bigger ones are to be cropped or downscaled first)."""
+    most ``config.CONFIG.max_pixels`` (a decoded 40 MP image is ~120 MB; bigger ones are to be cropped or
+    downscaled first)."""
     if not isinstance(image, Image.Image):
         raise ValueError(f"expected a PIL image, got {type(image).__name__}")
     width, height = image.size
@@ -172,9 +173,10 @@ def require_rgb(image: Image.Image, min_side: int = 1, purpose: str = "be used")
         raise ValueError(f"empty image: {width}x{height}")
     if width < min_side or height < min_side:
         raise ValueError(f"image is {width}x{height} px: too small to {purpose} (needs {min_side} px a side)")
-    if width * height > MAX_PIXELS:
+    max_pixels = config.CONFIG.max_pixels
+    if width * height > max_pixels:
         raise ValueError(f"image is {width}x{height} = {width * height / 1e6:.1f} MP, over the "
-                         f"{MAX_PIXELS / 1e6:.0f} MP limit; crop or downscale it first")
+                         f"{max_pixels / 1e6:.0f} MP limit; crop or downscale it first")
     return image if image.mode == "RGB" else to_rgb(image)
 
 
@@ -194,6 +196,7 @@ def shrink(image: Image.Image, max_side: int) -> tuple[Image.Image, float]:
 
 
 def _read_bytes(source: str | Path | bytes) -> bytes:
+    max_bytes = config.CONFIG.max_bytes
     if isinstance(source, bytes | bytearray):
         data = bytes(source)
     else:
@@ -202,11 +205,11 @@ def _read_bytes(source: str | Path | bytes) -> bytes:
             raise ImageError(f"file not found: {path}")
         if not path.is_file():
             raise ImageError(f"not a file: {path}")
-        if path.stat().st_size > MAX_BYTES:
-            raise ImageError(f"file too large: {path.stat().st_size / 1e6:.1f} MB exceeds {MAX_BYTES / 1e6:.0f} MB")
+        if path.stat().st_size > max_bytes:
+            raise ImageError(f"file too large: {path.stat().st_size / 1e6:.1f} MB exceeds {max_bytes / 1e6:.0f} MB")
         data = path.read_bytes()
     if not data:
         raise ImageError("empty file: no image data")
-    if len(data) > MAX_BYTES:
-        raise ImageError(f"file too large: {len(data) / 1e6:.1f} MB exceeds {MAX_BYTES / 1e6:.0f} MB")
+    if len(data) > max_bytes:
+        raise ImageError(f"file too large: {len(data) / 1e6:.1f} MB exceeds {max_bytes / 1e6:.0f} MB")
     return data
