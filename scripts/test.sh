@@ -3,6 +3,9 @@
 # Browser tests need Debian's Chromium, the PostgreSQL tests Debian's postgresql, the code sandbox bubblewrap and
 # libseccomp2: installed here when running as root; otherwise those tests skip loudly (and the app refuses to run
 # code without its sandbox).
+# Arguments go to pytest. With none (CI: .ci/run) every test runs; the fast lane for local work leaves out the tests
+# marked slow (over a second or two: model loading, subprocesses), browser and postgres:
+#   bash scripts/test.sh -m "not slow and not browser and not postgres"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_env.sh test,transformers,router,train,postgres
@@ -31,4 +34,5 @@ if [ "$(id -u)" = "0" ] && has_postgres; then
   export MAESTRO_REQUIRE_POSTGRES=1
 fi
 .venv/bin/ruff check .
+# Static checks that must pass before the tests go here (mypy, when it is added).
 exec .venv/bin/python -m pytest "$@"
