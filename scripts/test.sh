@@ -3,6 +3,9 @@
 # Browser tests need Debian's Chromium, the PostgreSQL tests Debian's postgresql, the code sandbox bubblewrap and
 # libseccomp2: installed here when running as root; otherwise those tests skip loudly (and the app refuses to run
 # code without its sandbox).
+# Arguments go to pytest. With none (CI: .ci/run) every test runs; the fast lane for local work leaves out the tests
+# marked slow (over a second or two: model loading, subprocesses), browser and postgres:
+#   bash scripts/test.sh -m "not slow and not browser and not postgres"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_env.sh test,transformers,router,train,postgres
@@ -31,4 +34,21 @@ if [ "$(id -u)" = "0" ] && has_postgres; then
   export MAESTRO_REQUIRE_POSTGRES=1
 fi
 .venv/bin/ruff check .
-exec .venv/bin/python -m pytest "$@"
+# mypy ([tool.mypy] in pyproject.toml: agents, storage, skills, vision_tools, ui, sandbox) runs beside pytest, on the
+# other core, so the fast lane does not wait for it; its report is printed after the tests and either failing fails.
+mypy_log="$(mktemp)"
+.venv/bin/mypy >"$mypy_log" 2>&1 &
+mypy_pid=$!
+set +e
+.venv/bin/python -m pytest "$@"
+tests_rc=$?
+wait "$mypy_pid"
+mypy_rc=$?
+set -e
+echo "mypy: $(tail -n 1 "$mypy_log")"
+if [ "$mypy_rc" -ne 0 ]; then
+  cat "$mypy_log"
+fi
+rm -f "$mypy_log"
+if [ "$tests_rc" -ne 0 ]; then exit "$tests_rc"; fi
+exit "$mypy_rc"

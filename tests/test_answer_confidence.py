@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agents.config import Settings
 from agents.evaluation.harness import evaluate
 from agents.runtime import Maestro
@@ -65,6 +67,7 @@ def test_a_transcription_is_as_sure_as_its_least_legible_line() -> None:
     assert reading_confidence([]) is None
 
 
+@pytest.mark.slow
 def test_every_answer_on_the_synthetic_mix_has_a_confidence_and_is_right(tmp_path: Path) -> None:
     build(tmp_path / "set", per_kind=4, seed=21, kinds=["text", "charts", "needles", "shapes"])
     maestro = Maestro.open(Settings.resolve(data_dir=tmp_path / "home"))

@@ -82,6 +82,7 @@ def test_the_readable_trace_shows_the_pair_the_tool_and_the_answer(sign: Path, t
         (lambda d: ["ask", "--no-such-flag"], "No such option"),
     ],
 )
+@pytest.mark.slow
 def test_errors_are_one_clear_line_and_a_nonzero_exit(tmp_path: Path, make_args, message: str) -> None:
     (tmp_path / "notes.txt").write_text("not an image")
     Image.new("RGB", (8, 8)).save(tmp_path / "blank.png")
@@ -133,6 +134,7 @@ def app_py(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
                           timeout=120)
 
 
+@pytest.mark.slow
 def test_app_py_start_up_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("x")
     (tmp_path / "corrupt").mkdir()
@@ -151,6 +153,7 @@ def test_app_py_start_up_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
         assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.stderr, result.stderr
 
 
+@pytest.mark.slow
 def test_stored_text_cannot_drive_the_terminal(tmp_path: Path) -> None:
     """A question or answer holding escape sequences (clear screen, a forged hyperlink, a bidi override, a carriage
     return that overwrites the line) is printed with those characters made visible, never sent raw."""

@@ -12,9 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from storage import open_store
 from tests.test_cli import REPO
 from ui.accounts import Accounts
+
+pytestmark = pytest.mark.slow
 
 EXAMPLES = REPO / "assets" / "examples"
 

@@ -46,6 +46,7 @@ def test_faint_half_pixel_outlines_are_not_invisible(tmp_path: Path) -> None:
         assert count.confidence >= 0.9
 
 
+@pytest.mark.slow
 def test_nested_squares_grids_crossings_and_touching_circles(tmp_path: Path) -> None:
     tools = {"diagram_nested_squares": lambda image, meta: count_nested_squares(image).answer,
              "diagram_grid": lambda image, meta: f"({grid_shape(image).rows},{grid_shape(image).columns})",

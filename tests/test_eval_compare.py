@@ -36,6 +36,7 @@ def rows(folder: Path) -> list[dict]:
     return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_an_evaluation_against_itself_is_all_unchanged(first: tuple[Path, Path, Path], tmp_path: Path) -> None:
     home, dataset, baseline = first
     summary = evaluate(Maestro.open(Settings.resolve(data_dir=home)), dataset, tmp_path / "again",
@@ -45,6 +46,7 @@ def test_an_evaluation_against_itself_is_all_unchanged(first: tuple[Path, Path, 
     assert summary["comparison"]["unchanged"] == 10 and comparison["regressed"] == []
 
 
+@pytest.mark.slow
 def test_re_evaluating_stored_runs_with_cached_tools_reuses_everything(first: tuple[Path, Path, Path],
                                                                       tmp_path: Path) -> None:
     home, dataset, baseline = first
@@ -59,6 +61,7 @@ def test_re_evaluating_stored_runs_with_cached_tools_reuses_everything(first: tu
         assert maestro.store.get_run(row["run_id"]).parent_run_id == old[row["id"]]["run_id"]
 
 
+@pytest.mark.slow
 def test_a_registry_that_breaks_one_skill_lists_its_items_as_regressed(first: tuple[Path, Path, Path],
                                                                       tmp_path: Path) -> None:
     home, dataset, baseline = first
@@ -88,6 +91,7 @@ def test_a_registry_that_breaks_one_skill_lists_its_items_as_regressed(first: tu
     assert manifest.counts["dpo.jsonl"] == len(wrong)
 
 
+@pytest.mark.slow
 def test_cli_prints_the_comparison_table(first: tuple[Path, Path, Path], tmp_path: Path) -> None:
     home, dataset, baseline = first
     result = CliRunner().invoke(app, ["eval", str(dataset), "--out", str(tmp_path / "cli"), "--from-runs",

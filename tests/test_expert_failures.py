@@ -77,7 +77,7 @@ def ask(tmp_path: Path, reg: Path, image: Path) -> Any:
     return run, time.monotonic() - started, maestro.store.get_run(run.id)
 
 
-@pytest.mark.parametrize("mode", ["500", "garbage"])
+@pytest.mark.parametrize("mode", [pytest.param("500", marks=pytest.mark.slow), "garbage"])
 def test_an_expert_that_errors_makes_the_run_fail_with_its_error(tmp_path: Path, crowd: Path, mode: str) -> None:
     with serve(Broken, mode=mode, calls=[]) as url:
         run, _, stored = ask(tmp_path, registry(tmp_path, url), crowd)
@@ -90,12 +90,14 @@ def test_an_expert_that_errors_makes_the_run_fail_with_its_error(tmp_path: Path,
     assert search.model_calls and search.model_calls[0].error and search.model_calls[0].messages
 
 
+@pytest.mark.slow
 def test_an_unreachable_expert_fails_fast(tmp_path: Path, crowd: Path) -> None:
     run, elapsed, stored = ask(tmp_path, registry(tmp_path, f"http://127.0.0.1:{free_port()}"), crowd)
     assert stored.status == "failed" and "could not be reached" in stored.reason
     assert elapsed < 10
 
 
+@pytest.mark.slow
 def test_a_timing_out_expert_ends_within_the_budget_and_ask_exits_non_zero(tmp_path: Path, crowd: Path) -> None:
     with serve(Broken, mode="slow", calls=[]) as url:
         reg = registry(tmp_path, url, timeout_s=2, budget_s=5)
@@ -111,6 +113,7 @@ def test_a_timing_out_expert_ends_within_the_budget_and_ask_exits_non_zero(tmp_p
     assert elapsed < 20  # two attempts of 2 s, no third once the 5 s budget cannot hold it, plus start-up
 
 
+@pytest.mark.slow
 def test_retries_stop_when_the_run_budget_is_spent(tmp_path: Path, crowd: Path) -> None:
     with serve(Broken, mode="slow", calls=[]) as url:
         run, elapsed, stored = ask(tmp_path, registry(tmp_path, url, timeout_s=10, budget_s=3), crowd)

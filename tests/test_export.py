@@ -215,6 +215,7 @@ def test_export_app_and_load_export_round_trip(rated: dict[str, Any]) -> None:
     assert data[0]["messages"][1]["content"][0]["type"] == "image"
 
 
+@pytest.mark.slow
 def test_the_export_command_writes_the_same_files(rated: dict[str, Any], tmp_path: Path) -> None:
     import os
     import subprocess

@@ -87,6 +87,7 @@ def test_pairs_identical_within_max_length_are_dropped_and_reported(corrected_ap
     assert whole.counts["dpo.jsonl"] == RUNS and whole.pair_lengths["dropped"] == 0
 
 
+@pytest.mark.slow
 def test_cli_max_length_without_a_processor_is_one_clear_line(tmp_path: Path) -> None:
     env = {**os.environ, "MAESTRO_HOME": str(tmp_path / "home")}
     env.pop("MAESTRO_DB", None)

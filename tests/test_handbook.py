@@ -149,6 +149,7 @@ def test_the_evaluation_harness_feeds_the_handbook(maestro: Maestro, tmp_path: P
     assert (entry.alpha, entry.beta) == (2, 2)
 
 
+@pytest.mark.slow
 def test_cli_rebuild_and_show(maestro: Maestro, data_dir: Path, registry_file: Path) -> None:
     run_id = ask(maestro, "Tools")
     maestro.store.add_rating(run_id, rater="ann", verdict="correct")  # no record_feedback: rebuild must find it

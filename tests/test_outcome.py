@@ -112,6 +112,7 @@ def test_a_cancelled_run_stops_between_turns(registry, image) -> None:
     assert events[-1] == "run_finished"
 
 
+@pytest.mark.slow
 def test_the_time_budget_ends_a_slow_run(tmp_path: Path, image) -> None:
     text = (FIXTURES / "registry_echo.yaml").read_text().replace("max_turns: 3", "max_turns: 3\n  run_budget_s: 1")
     (tmp_path / "registry.yaml").write_text(text.replace("skills_paths: [skills]",

@@ -261,6 +261,7 @@ def ocr_lines() -> list[str]:
     return list(rapidocr.RapidOCR()(np.array(image)).txts)
 
 
+@pytest.mark.slow
 def test_text_read_from_a_real_image_cannot_forge_tags(ocr_lines, models, skills) -> None:
     observation = "\n".join(ocr_lines)
     assert "<answer>" in observation  # the attack survives OCR...

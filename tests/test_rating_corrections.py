@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agents.config import Settings
 from agents.runtime import Maestro
 from storage import open_store
@@ -31,6 +33,7 @@ def test_the_form_asks_for_a_correction_or_no_correction_known(tmp_path: Path) -
     app.store.close()
 
 
+@pytest.mark.slow
 def test_maestro_rate_needs_a_correction_or_no_correction(runs: tuple[Path, list[str]], tmp_path: Path) -> None:
     home, (sign, shapes) = runs
     out = maestro("rate", sign, "--verdict", "incorrect", home=home)
@@ -52,6 +55,7 @@ def test_maestro_rate_needs_a_correction_or_no_correction(runs: tuple[Path, list
         assert [(r.verdict, r.corrected_answer) for r in store.ratings_for(shapes)] == [("incorrect", None)]
 
 
+@pytest.mark.slow
 def test_the_served_rate_form_passes_no_correction_known(data_dir: Path) -> None:
     from tests.test_web_api import Served
 

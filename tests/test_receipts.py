@@ -63,6 +63,7 @@ def readings(receipts: dict[str, Image.Image]) -> dict[str, DocumentReading]:
 
 
 @pytest.mark.parametrize(("receipt", "field", "expected"), EXPECTED)
+@pytest.mark.slow
 def test_each_field_is_read_as_printed_with_its_box(readings, receipt: str, field: str, expected: str) -> None:
     answer = readings[receipt].field(field)
     assert answer.value is not None, answer.missing
@@ -77,6 +78,7 @@ def test_each_field_is_read_as_printed_with_its_box(readings, receipt: str, fiel
     assert answer.to_dict()["value"] == answer.value and expected.split()[0].lower()[:2] in answer.summary().lower()
 
 
+@pytest.mark.slow
 def test_a_printed_label_is_answered_and_an_absent_one_is_not(readings) -> None:
     assert readings["010"].field("invoice number").value == "R000721136"  # "Inv:R000721136"
     assert readings["010"].field("change").value.endswith("5.90")
@@ -84,6 +86,7 @@ def test_a_printed_label_is_answered_and_an_absent_one_is_not(readings) -> None:
     assert absent.value is None and "'table number'" in absent.missing
 
 
+@pytest.mark.slow
 def test_a_receipt_with_its_total_cropped_away_abstains(receipts) -> None:
     top = receipts["010"].crop((0, 0, 873, 900))  # header and items; TOTAL, CASH and CHANGE are below 960 px
     reading = read_document(top)
@@ -102,6 +105,7 @@ def test_a_picture_that_is_no_document_gives_no_company_or_address() -> None:
         assert answer.value is None and answer.missing
 
 
+@pytest.mark.slow
 def test_a_second_question_on_the_same_image_runs_no_ocr(receipts, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     real = ocr_cache.read_text
@@ -162,6 +166,7 @@ def registry():  # noqa: ANN201 - agents.registry.Registry
     return load_registry()
 
 
+@pytest.mark.slow
 def test_the_skill_answers_with_a_confidence_and_draws_the_box(registry, receipts, readings) -> None:
     clear_ocr_cache()
     result, trace = _ask(registry, receipts["010"], "How much did I pay?")
@@ -174,6 +179,7 @@ def test_the_skill_answers_with_a_confidence_and_draws_the_box(registry, receipt
     assert result.answer == "SAM SAM TRADING CO" and ocr_cache_info().misses == before  # no second OCR
 
 
+@pytest.mark.slow
 def test_the_skill_abstains_and_says_what_is_missing(registry, receipts) -> None:
     result, _ = _ask(registry, receipts["010"], "What is the table number?")
     assert result.answer is None and "'table number'" in result.missing

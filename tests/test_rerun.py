@@ -192,6 +192,7 @@ def test_find_run_takes_a_unique_prefix(maestro: Maestro) -> None:
         find_run(maestro.store, "zzzzzz")
 
 
+@pytest.mark.slow
 def test_a_tool_called_on_an_earlier_tool_s_result_is_keyed_by_that_result(maestro: Maestro, sroie_dir: Path) -> None:
     """The same question on two receipts: the field is read by a method of each receipt's reading, so its cache
     key must follow the reading it belongs to. A rerun never hands one receipt's total to another."""

@@ -140,6 +140,7 @@ def test_an_unknown_mode_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @strict_available
+@pytest.mark.slow
 def test_runaway_code_is_stopped_by_the_time_and_memory_limits() -> None:
     spin = run_python("while True: pass", timeout_s=20, cpu_s=1)
     assert spin.timed_out and not spin.ok and spin.stopped_by and spin.stopped_by.startswith("CPU time limit")
@@ -151,6 +152,7 @@ def test_runaway_code_is_stopped_by_the_time_and_memory_limits() -> None:
 
 
 @strict_available
+@pytest.mark.slow
 def test_output_is_bounded_while_it_is_read() -> None:
     result = run_python("print('x' * 100000)", max_output=1000)
     assert result.ok and len(result.stdout) < 1100 and "more characters cut" in result.stdout

@@ -41,6 +41,7 @@ MANY_SPINNERS = "import os\nfor _ in range(7):\n    if os.fork() == 0:\n        
 
 @needs
 @needs_memory
+@pytest.mark.slow
 def test_a_run_holds_at_most_its_memory_in_total_however_many_processes() -> None:
     result = sandbox.run_python(MANY_HOLDERS, memory_mb=256, timeout_s=30, audit_hook=False)
     assert not result.ok and "held" not in result.stdout
@@ -50,6 +51,7 @@ def test_a_run_holds_at_most_its_memory_in_total_however_many_processes() -> Non
 
 @needs
 @needs_cpu
+@pytest.mark.slow
 def test_the_cpu_budget_counts_every_process_of_the_run() -> None:
     result = sandbox.run_python(MANY_SPINNERS, cpu_s=1, timeout_s=60, audit_hook=False)
     assert result.stopped_by and result.stopped_by.startswith("CPU time limit") and result.timed_out

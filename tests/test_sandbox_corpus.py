@@ -329,6 +329,7 @@ def test_benign_program_prints_what_plain_python_prints(program: Path, tmp_path:
         assert result.stopped_by is None and plain.stderr.strip().splitlines()[-1] in result.stderr
 
 
+@pytest.mark.slow
 def test_the_side_effect_checks_catch_a_real_escape(arena: Arena, tmp_path: Path) -> None:
     """The same harmless-to-the-host attacks run without any sandbox must be caught by the checks above."""
     for name in ("05_write_open_outside", "14_read_data_dir", "20_net_tcp_connect", "43_proc_survive_orphan"):

@@ -128,6 +128,7 @@ def test_weak_agreement_abstains_and_says_why(slow: tuple[str, Slow], sign: Path
     assert stored.status == "abstained" and stored.vote["counts"] == {"7": 1, "8": 1, "9": 1}
 
 
+@pytest.mark.slow
 def test_the_call_shares_one_budget_across_its_threads(slow: tuple[str, Slow], sign: Path, tmp_path: Path) -> None:
     url, state = slow
     state.replies[:] = [answer("9")] * 3
@@ -144,6 +145,7 @@ def test_the_call_shares_one_budget_across_its_threads(slow: tuple[str, Slow], s
     assert all("time budget was spent before the call" in (s.reason or "") for s in samples[1:])
 
 
+@pytest.mark.slow
 def test_cli_sc_shows_the_vote_and_the_model_calls(slow: tuple[str, Slow], sign: Path, tmp_path: Path) -> None:
     url, state = slow
     state.replies[:] = [answer("9"), answer("8"), answer("9")]
@@ -171,6 +173,7 @@ def test_cli_sc_shows_the_vote_and_the_model_calls(slow: tuple[str, Slow], sign:
     assert messages[1]["content"][0]["type"] == "image" and len(messages[1]["content"][0]["image_id"]) == 64
 
 
+@pytest.mark.slow
 def test_a_policy_that_cannot_sample_is_asked_once_with_a_warning(sign: Path, tmp_path: Path) -> None:
     out = cli("ask", str(sign), "What is written on the sign?", "--sc", "3", "--json", home=tmp_path)
     assert "warning: self-consistency sc@3 was asked for, but the router policy is deterministic" in out.stderr
@@ -185,6 +188,7 @@ def test_a_policy_that_cannot_sample_is_asked_once_with_a_warning(sign: Path, tm
         "k": 3, "sampled": False, "warning": line.removeprefix("warning: ")}
 
 
+@pytest.mark.slow
 def test_eval_sc_records_the_agreement(slow: tuple[str, Slow], sign: Path, tmp_path: Path) -> None:
     url, state = slow
     state.replies[:] = [answer("9"), answer("9")]

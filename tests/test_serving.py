@@ -194,6 +194,7 @@ def test_start_wait_healthy_logs_and_clean_stop(fake_vllm: list[str], tmp_path: 
         httpx.get(f"http://127.0.0.1:{ports[0]}/v1/models")
 
 
+@pytest.mark.slow
 def test_one_by_one_starts_the_next_server_only_when_the_previous_is_healthy(fake_vllm: list[str],
                                                                               tmp_path: Path) -> None:
     ports = [free_port(), free_port()]
@@ -304,6 +305,7 @@ def test_cli_serve_experts_until_signalled(fake_vllm: list[str], tmp_path: Path,
     assert "stopped" in rest
 
 
+@pytest.mark.slow
 def test_cli_without_vllm_is_one_clear_line(tmp_path: Path) -> None:
     registry = write_registry(tmp_path / "registry.yaml", [free_port()], tmp_path)
     env = {**os.environ, "PATH": str(tmp_path)}
@@ -313,6 +315,7 @@ def test_cli_without_vllm_is_one_clear_line(tmp_path: Path) -> None:
     assert result.stderr.strip() == f"error: {VLLM_MISSING}"
 
 
+@pytest.mark.slow
 def test_cli_dry_run_and_bundled_registries() -> None:
     for name, count in [("paper-pool.yaml", 6), ("single-gpu.yaml", 1)]:
         path = REPO / "assets" / "registries" / name
@@ -326,6 +329,7 @@ def test_cli_dry_run_and_bundled_registries() -> None:
 
 
 @pytest.mark.parametrize(("name", "count"), [("paper-pool.yaml", 6), ("single-gpu.yaml", 1)])
+@pytest.mark.slow
 def test_dry_run_prints_the_commands_where_vllm_is_not_installed(tmp_path: Path, name: str, count: int) -> None:
     # The app host, where an operator reads the commands to run on the GPU host, has no vLLM.
     if importlib.util.find_spec("vllm") is not None:

@@ -57,6 +57,7 @@ CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_threads_stores_and_a_second_process_write_at_once(data_dir: Path, db_url: str | None) -> None:
     # e.g. the web UI and an eval in one process
     ui_store, cli_store = open_store(data_dir, db_url), open_store(data_dir, db_url)

@@ -132,6 +132,7 @@ def test_conversations_link_turns_per_owner(maestro: Maestro) -> None:
     assert team.conversation_of(store, other) == "c2"
 
 
+@pytest.mark.slow
 def test_team_cli_assigns_lists_settles_and_reports(maestro: Maestro, data_dir: Path) -> None:
     from tests.test_cli_rate import maestro as cli
 

@@ -117,6 +117,7 @@ def test_a_cached_rerun_after_a_threshold_change_reruns_that_tool(tmp_path: Path
     assert "version changed since the original run: ocr.read_text" in " ".join(words.output.split())
 
 
+@pytest.mark.slow
 def test_a_second_question_on_an_image_reuses_its_tool_outputs(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     maestro = Maestro.open(Settings.resolve(data_dir=tmp_path))

@@ -60,6 +60,7 @@ def test_isotonic_logistic_fit_recovers_known_probabilities() -> None:
         assert group.predict(evidence(s)) == pytest.approx(s, abs=0.06)
 
 
+@pytest.mark.slow
 def test_the_precision_guarantee_holds_in_simulation() -> None:
     """Fit and choose the threshold on 400 labelled answers, then measure the true precision above it exactly:
     it falls below the 90 % target in at most delta = 10 % of repetitions (plus sampling slack)."""

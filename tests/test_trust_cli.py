@@ -14,6 +14,8 @@ import pytest
 from agents.config import Settings
 from agents.runtime import Maestro
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 BLINDTEST = REPO.parent / "shared" / "datasets" / "blindtest-dev" / "items.jsonl"
 
@@ -24,7 +26,6 @@ def maestro(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=900)
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not BLINDTEST.is_file(), reason="the BlindTest dev set is not here")
 def test_eval_reports_ece_and_calibrate_refits_from_its_folder(tmp_path: Path) -> None:
     home, out = tmp_path / "home", tmp_path / "eval"

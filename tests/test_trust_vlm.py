@@ -118,7 +118,7 @@ def test_the_orchestrators_own_words_without_any_evidence_do_not_end_done(orches
     assert run.trust["evidence"]["source"] == "orchestrator"
 
 
-@pytest.mark.parametrize("mode", ["down", "500", "garbage", "slow"])
+@pytest.mark.parametrize("mode", ["down", "500", "garbage", pytest.param("slow", marks=pytest.mark.slow)])
 def test_with_the_expert_failing_the_run_does_not_end_done_on_the_orchestrators_words(
         orchestrator: tuple[str, Script], sign: Path, tmp_path: Path, mode: str) -> None:
     url, script = orchestrator

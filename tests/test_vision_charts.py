@@ -220,6 +220,7 @@ def test_result_outputs(charts: dict[str, Image.Image]) -> None:
     assert np.abs(np.asarray(result.annotated, dtype=int) - np.asarray(charts["grouped"], dtype=int)).sum() > 0
 
 
+@pytest.mark.slow
 def test_large_image_boxes_in_original_pixels(charts: dict[str, Image.Image]) -> None:
     small = charts["bar"]
     big = small.resize((small.width * 4, small.height * 4), Image.Resampling.LANCZOS)
@@ -292,6 +293,7 @@ def test_names_match_tolerantly_but_not_loosely() -> None:
     assert match_name("", names) is None
 
 
+@pytest.mark.slow
 def test_blindtest_diagrams_are_not_charts(blindtest_dir: Path) -> None:
     items = [json.loads(line) for line in (blindtest_dir / "items.jsonl").read_text().splitlines() if line]
     picked = {}

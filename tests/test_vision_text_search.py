@@ -66,6 +66,7 @@ def test_a_target_merged_into_a_longer_line_is_found_in_the_second_pass() -> Non
     assert search.read == search.detected
 
 
+@pytest.mark.slow
 def test_nothing_found_reads_everything_then_tiles() -> None:
     image, _ = _haystack("BAKERY", (100, 100), distractors=10, seed=5)
     search = search_text(image, "zeppelin")
@@ -75,6 +76,7 @@ def test_nothing_found_reads_everything_then_tiles() -> None:
     assert search.read == search.detected == 11
 
 
+@pytest.mark.slow
 def test_text_too_small_for_the_first_view_is_found_in_the_second() -> None:
     image, truth = _haystack("TRAMWAY", (3000, 400), distractors=15, seed=2)
     search = search_text(image, "tramway", detect_sides=(400, 1920))  # 36 px text is 4 px tall at 400

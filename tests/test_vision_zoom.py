@@ -138,6 +138,7 @@ def test_small_blue_circle_in_8k() -> None:
     assert result.matches[0].box.iou(Box(6100, 3500, 6141, 3541)) > 0.6
 
 
+@pytest.mark.slow
 def test_generated_needles_are_found(needle_items: tuple[Path, list[dict]]) -> None:
     out, items = needle_items
     by_kind = {item["meta"]["kind"]: item for item in items}

@@ -28,6 +28,8 @@ from PIL import Image, ImageDraw
 
 from tests.local_http import JsonHandler, models_reply, serve
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 ORCHESTRATOR_MODEL = "Qwen/Qwen3-VL-8B-Thinking"
 EXPERT_MODEL = "Qwen/Qwen3-VL-8B-Instruct"

@@ -62,6 +62,7 @@ def login(server: Served, name: str, password: str, source: str = "127.0.0.1") -
     return reply.status_code, time.monotonic() - started, reply
 
 
+@pytest.mark.slow
 def test_only_admins_edit_guidelines_export_and_rebuild(server: Served) -> None:
     bob, carol, alice = client(server, "bob"), client(server, "carol"), client(server, "alice")
     assert bob.predict(api_name="/whoami") == {"name": "bob", "role": "annotator"}
@@ -97,6 +98,7 @@ def test_only_admins_edit_guidelines_export_and_rebuild(server: Served) -> None:
     assert bob.predict("bob's rules", api_name="/guidelines_save")[0].startswith("Saved")
 
 
+@pytest.mark.slow
 def test_a_removed_or_changed_account_loses_its_sessions(server: Served) -> None:
     accounts = Accounts.of(server.maestro.store.data_dir)
     bob_api, bob_page = client(server, "bob"), session(server, "bob")
@@ -125,6 +127,7 @@ def test_a_removed_or_changed_account_loses_its_sessions(server: Served) -> None
     assert accounts.role("carol") == "reviewer", "a new password keeps the role"
 
 
+@pytest.mark.slow
 def test_a_guessers_wrong_passwords_never_delay_the_owner(server: Served) -> None:
     def guess(_: int) -> tuple[int, float, httpx.Response]:
         return login(server, "alice", "wrong guess", source="127.0.0.2")
@@ -148,6 +151,7 @@ def test_a_guessers_wrong_passwords_never_delay_the_owner(server: Served) -> Non
     assert login(server, "ALICE", PASSWORDS["alice"], source="127.0.0.4")[0] == 400, "names are exact"
 
 
+@pytest.mark.slow
 def test_the_guessers_own_attempts_close_and_a_right_password_honours_retry_after(server: Served) -> None:
     with ThreadPoolExecutor(max_workers=30) as pool:
         list(pool.map(lambda _: login(server, "bob", "wrong guess"), range(30)))
@@ -171,6 +175,7 @@ def test_the_guessers_own_attempts_close_and_a_right_password_honours_retry_afte
     assert told == [1, 2, 4], told
 
 
+@pytest.mark.slow
 def test_an_annotator_cannot_fetch_an_admins_export_by_guessing_its_folder(server: Served) -> None:
     """Exports sit on the served paths (for the admin's download); their folder's name must not be guessable."""
     before = time.time()
@@ -185,6 +190,7 @@ def test_an_annotator_cannot_fetch_an_admins_export_by_guessing_its_folder(serve
             assert bob.get(f"/gradio_api/file={root / guess}").status_code != 200, guess
 
 
+@pytest.mark.slow
 def test_names_of_a_megabyte_do_not_fill_the_throttle(server: Served) -> None:
     throttle_names = {"a" * 200_000 + str(n) for n in range(20)}
     for name in throttle_names:
@@ -198,6 +204,7 @@ def test_names_of_a_megabyte_do_not_fill_the_throttle(server: Served) -> None:
     assert max(len(name) for _, name in pairs[0]._pairs) <= 65, "long names share one short key"
 
 
+@pytest.mark.slow
 def test_without_a_trusted_proxy_a_forged_forwarded_for_buys_no_guesses(data_dir: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """README Security: with ``FORWARDED_ALLOW_IPS=""`` a local guesser cannot name a new address per guess."""

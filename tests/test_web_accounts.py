@@ -44,6 +44,7 @@ def huge_png(path: Path, side: int = 13000) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_annotators_log_in_and_their_ratings_are_attributed_with_agreement(accounts_server: Served,
                                                                            sign_png: Path) -> None:  # noqa: F811
     server = accounts_server
@@ -75,6 +76,7 @@ def test_annotators_log_in_and_their_ratings_are_attributed_with_agreement(accou
         alice.predict("0" * 32, api_name="/run")
 
 
+@pytest.mark.slow
 def test_api_uploads_are_checked_from_the_header(accounts_server: Served, tmp_path: Path) -> None:
     client = login(accounts_server, "alice")
     junk = tmp_path / "scan.png"

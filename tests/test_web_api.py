@@ -35,6 +35,8 @@ from ui.web import launch
 from ui.web_rate import parse_marks
 from vision_tools.image.loading import MAX_BYTES
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"

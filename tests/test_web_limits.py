@@ -52,6 +52,7 @@ def upload(http: httpx.Client, path: Path) -> httpx.Response:
         return http.post("/gradio_api/upload", files={"files": (path.name, handle, "image/png")})
 
 
+@pytest.mark.slow
 def test_uploads_have_a_quota_per_user_and_per_server(server: Served, tmp_path: Path) -> None:
     files = [noise_png(tmp_path / f"noise{i}.png", seed=i) for i in range(4)]
     assert all(380_000 < f.stat().st_size < 400_000 for f in files)
@@ -112,6 +113,7 @@ def test_tiny_and_degenerate_images_are_refused_up_front(data_dir: Path, tmp_pat
         server.close()
 
 
+@pytest.mark.slow
 def test_a_16_bit_png_of_many_pixels_is_answered(data_dir: Path, tmp_path: Path) -> None:
     ramp = (np.arange(3000, dtype=np.uint32) * 65535 // 2999).astype(np.uint16)
     path = tmp_path / "deep.png"
