@@ -35,8 +35,10 @@ if [ "$(id -u)" = "0" ] && has_postgres; then
 fi
 .venv/bin/ruff check .
 # mypy ([tool.mypy] in pyproject.toml: agents, storage, skills, vision_tools, ui, sandbox) runs beside pytest, on the
-# other core, so the fast lane does not wait for it; its report is printed after the tests and either failing fails.
+# other core, so the fast lane does not wait for it. Either failing fails the script; mypy's errors are printed
+# after the tests (its success is not, so pytest's summary stays the last line).
 mypy_log="$(mktemp)"
+echo "mypy: checking in the background (its errors, if any, are printed after the tests)"
 .venv/bin/mypy >"$mypy_log" 2>&1 &
 mypy_pid=$!
 set +e
@@ -45,9 +47,9 @@ tests_rc=$?
 wait "$mypy_pid"
 mypy_rc=$?
 set -e
-echo "mypy: $(tail -n 1 "$mypy_log")"
 if [ "$mypy_rc" -ne 0 ]; then
   cat "$mypy_log"
+  echo "mypy failed (exit $mypy_rc)"
 fi
 rm -f "$mypy_log"
 if [ "$tests_rc" -ne 0 ]; then exit "$tests_rc"; fi
