@@ -47,7 +47,7 @@ def test_shipped_description_vectors_are_current() -> None:
 
 @needs_embeddings
 def test_routing_embeddings_never_import_torch() -> None:
-    code = ("import sys; from agents import embeddings; v = embeddings.embed(['a question nobody asked before']);"
+    code = ("import sys; from agents.routing import embeddings; v = embeddings.embed(['a question nobody asked before']);"
             "assert v.shape == (1, 384); print(sorted(m for m in ('torch', 'sentence_transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
