@@ -22,7 +22,7 @@ from typing import cast
 
 from sandbox import policy
 from sandbox.cgroups import RunCgroup, Usage, dead_owner, layout, owner_tag
-from sandbox.process import Outcome, execute, stderr_hint, stopped_by
+from sandbox.process import ProcessOutcome, execute, stderr_hint, stopped_by
 from sandbox.result import SandboxResult, SandboxUnavailable
 
 SANDBOX_UID = 65534
@@ -325,7 +325,7 @@ def _processes_of(uid: int) -> int:
     return count
 
 
-def _result(outcome: Outcome, returncode: int | None, protections: list[str], missing: list[str],
+def _result(outcome: ProcessOutcome, returncode: int | None, protections: list[str], missing: list[str],
             watch: _Watch) -> SandboxResult:
     usage = watch.usage
     # The cgroup counts from the prelude's join on; the interpreter's start before it (well under 0.25 CPU s) is

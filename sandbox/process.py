@@ -30,7 +30,7 @@ from typing import IO
 
 
 @dataclass
-class Outcome:
+class ProcessOutcome:
     """The raw result of one child process."""
 
     stdout: str
@@ -86,11 +86,11 @@ def _kill_group(pid: int) -> None:
 
 def execute(argv: list[str], *, env: dict[str, str], stdin: str, pass_fds: tuple[int, ...], timeout_s: float,
             max_output: int, status_read: int, close_after_start: list[int], cwd: str | None = None,
-            monitor: Callable[[], str | None] | None = None, on_stop: Callable[[], None] | None = None) -> Outcome:
+            monitor: Callable[[], str | None] | None = None, on_stop: Callable[[], None] | None = None) -> ProcessOutcome:
     """Run ``argv`` in its own session; kill the group at ``timeout_s``; read the status pipe at the end.
 
     ``monitor`` is asked every ``_POLL_S`` while the child runs; a reason it returns ends the run (the group is
-    killed and ``on_stop`` kills the rest, e.g. the run's cgroup) and is kept as ``Outcome.stopped``.
+    killed and ``on_stop`` kills the rest, e.g. the run's cgroup) and is kept as ``ProcessOutcome.stopped``.
     """
     started = time.perf_counter()
     try:
@@ -126,7 +126,7 @@ def execute(argv: list[str], *, env: dict[str, str], stdin: str, pass_fds: tuple
             _kill_group(child.pid)
             reader.join(timeout=5)
     status = _read_status(status_read)
-    return Outcome(readers[0].text(max_output), _clean_trace(readers[1].text(max_output)), child.returncode,
+    return ProcessOutcome(readers[0].text(max_output), _clean_trace(readers[1].text(max_output)), child.returncode,
                    timed_out, elapsed, status, stopped)
 
 
@@ -170,7 +170,7 @@ _ERRNO_RULES = (
 )
 
 
-def stopped_by(outcome: Outcome, returncode: int | None, *, cpu_limit_reached: bool, oom_kills: int,
+def stopped_by(outcome: ProcessOutcome, returncode: int | None, *, cpu_limit_reached: bool, oom_kills: int,
                forks_refused: int) -> str | None:
     """The protection that ended the program, from trusted accounts only (see the module's docstring)."""
     if "refused" in outcome.status:

@@ -14,7 +14,7 @@ from PIL import Image
 from agents.config import Settings
 from agents.policies.base import ScriptedPolicy
 from agents.policies.router import RELEVANCE_MARGIN, RouterPolicy
-from agents.routing.evidence import Outcome, expert_prior, skill_estimates
+from agents.routing.evidence import PastVerdict, expert_prior, skill_estimates
 from agents.routing.handbook import credits_for, load_handbook, rebuild_handbook, record_feedback
 from agents.runtime import Maestro
 from tests.test_router import FIXTURES, needs_embeddings, teach
@@ -81,15 +81,15 @@ def test_a_loose_resemblance_to_past_successes_pulls_nothing(maestro: Maestro) -
 
 
 def test_evidence_from_other_questions_is_a_prior_not_a_verdict() -> None:
-    wrong_here = [Outcome(QUESTION, "Tools", "OCR", 0.0)] * 3
-    elsewhere = [Outcome("read the menu", "Tools", "OCR", 1.0)] * 20
+    wrong_here = [PastVerdict(QUESTION, "Tools", "OCR", 0.0)] * 3
+    elsewhere = [PastVerdict("read the menu", "Tools", "OCR", 1.0)] * 20
     alone = skill_estimates(wrong_here, [1.0] * 3, ["OCR"])["OCR"]
     known = skill_estimates(wrong_here + elsewhere, [1.0] * 3 + [0.0] * 20, ["OCR"])["OCR"]
     # The skill's record elsewhere (20/20) lifts its prior; three local failures still pull the estimate down.
     assert alone.prior == 0.5 and known.prior > 0.8
     assert alone.value < known.value < known.prior and known.local_n == 3
     # A pair with no verdicts of its own starts from its parts' records, not from 1/2.
-    alpha, beta = expert_prior(elsewhere + [Outcome("q", "Other", "OCR", 0.0)] * 4, "Other", "Chart")
+    alpha, beta = expert_prior(elsewhere + [PastVerdict("q", "Other", "OCR", 0.0)] * 4, "Other", "Chart")
     assert alpha / (alpha + beta) == pytest.approx((0.5 + (0 + 1) / 6) / 2)
 
 

@@ -38,7 +38,7 @@ from agents.routing import embeddings
 from agents.routing.decision import RoutingDecision
 from agents.routing.evidence import (
     EXPERT_PRIOR_STRENGTH,
-    Outcome,
+    PastVerdict,
     SkillEstimate,
     expert_prior,
     skill_estimates,
@@ -169,7 +169,7 @@ class RouterPolicy:
         return ranked, scores, method
 
     def _relevance(self, question: str) -> tuple[list[tuple[str, str]], dict[str, dict[str, float]], str,
-                                                 list[Outcome], list[float]]:
+                                                 list[PastVerdict], list[float]]:
         """``infer_skill``'s answer, plus the past verdicts and how similar each one's question is to this one."""
         specs = [s.spec for s in self.registry.skills]
         guesses = {g.skill: g for g in infer_skills(question, specs)}
@@ -204,15 +204,15 @@ class RouterPolicy:
             ranked.append((name, reason))
         return ranked, {n: scores[n] for n in ranked_names}, method, outcomes, weights
 
-    def _outcomes(self) -> list[Outcome]:
+    def _outcomes(self) -> list[PastVerdict]:
         if self.store is None:
             return []
         names = self.registry.skill_names
-        return [Outcome(question, expert, names.resolve(skill) or skill, success)
+        return [PastVerdict(question, expert, names.resolve(skill) or skill, success)
                 for question, expert, skill, success in tables.skill_outcomes(self.store, limit=PAST_OUTCOMES)]
 
     def rank_experts(self, question: str, skill: str, handbook: dict[tuple[str, str, str], HandbookRecord],
-                     outcomes: list[Outcome] | None = None) -> dict[str, Any]:
+                     outcomes: list[PastVerdict] | None = None) -> dict[str, Any]:
         """Every expert scored for ``skill`` on ``question``: posterior, cost, value and score (not yet chosen).
         ``outcomes`` (past verdicts) give each pair its prior; without them the prior is Beta(1, 1)."""
         spec = self.registry.skill(skill).spec
@@ -259,7 +259,7 @@ class RouterPolicy:
         rng = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
         return [float(rng.beta(r["alpha"], r["beta"])) for r in rows]
 
-    def _similarities(self, question: str, specs: list[Any], outcomes: list[Outcome]
+    def _similarities(self, question: str, specs: list[Any], outcomes: list[PastVerdict]
                       ) -> tuple[dict[str, tuple[float, float]], list[float]]:
         """Per skill: best cosine similarity to its descriptions, and to past questions answered right with it (0
         unless above ``SIMILAR_COSINE[0]``); and the cosine similarity of the question to each past verdict's

@@ -31,7 +31,7 @@ NEUTRAL = 0.5
 
 
 @dataclass(frozen=True)
-class Outcome:
+class PastVerdict:
     """One past verdict for routing: the question, the (expert, skill) it was credited to, and its success."""
 
     question: str
@@ -60,7 +60,7 @@ def shrink(successes: float, n: float, prior: float, strength: float) -> float:
     return (successes + strength * prior) / (n + strength)
 
 
-def skill_estimates(outcomes: Sequence[Outcome], weights: Sequence[float], skills: Iterable[str]
+def skill_estimates(outcomes: Sequence[PastVerdict], weights: Sequence[float], skills: Iterable[str]
                     ) -> dict[str, SkillEstimate]:
     """Each of ``skills``' success estimate for a question whose similarity to ``outcomes[i].question`` is
     ``weights[i]`` (see module doc)."""
@@ -78,7 +78,7 @@ def skill_estimates(outcomes: Sequence[Outcome], weights: Sequence[float], skill
     return out
 
 
-def expert_prior(outcomes: Sequence[Outcome], expert: str, skill: str) -> tuple[float, float]:
+def expert_prior(outcomes: Sequence[PastVerdict], expert: str, skill: str) -> tuple[float, float]:
     """The Beta(α, β) prior of (``expert``, ``skill``) from the other pairs' verdicts (see module doc)."""
     others = [o.success for o in outcomes if o.expert == expert and o.skill != skill]
     peers = [o.success for o in outcomes if o.skill == skill and o.expert != expert]
