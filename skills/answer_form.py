@@ -11,6 +11,7 @@ never fit any form.
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -222,7 +223,18 @@ _FITTERS = {"choice": _choice, "yesno": _yesno, "count": _count, "grid": _grid, 
             "free": _text}
 
 
+def normalise_text(text: str) -> str:
+    """The one answer normaliser: lower case, no punctuation (a % stays), no articles, single spaces. Evaluation
+    matching (``agents.evaluation.answers``) and the self-consistency vote compare answers under it."""
+    text = text.lower().translate(_NO_PUNCTUATION)
+    return " ".join(w for w in text.split() if w not in ("a", "an", "the"))
+
+
+_NO_PUNCTUATION = str.maketrans("", "", string.punctuation.replace("%", ""))
+
+
 def _plain(text: str) -> str:
+    # Token form for matching an answer to an offered option's text (not an answer normaliser: articles stay).
     return " ".join(re.sub(r"[^a-z0-9%]+", " ", text.lower()).split())
 
 

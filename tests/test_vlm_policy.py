@@ -20,7 +20,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from agents.config import Settings
-from agents.evaluation.self_consistency import VotedRun, majority_vote, normalise_answer
+from agents.evaluation.self_consistency import VotedRun, majority_vote, vote_key
 from agents.policies.base import Context
 from agents.policies.vlm import CHARS_PER_TOKEN, FORCE_ANSWER, VLMPolicy
 from agents.registry import load_registry
@@ -235,11 +235,11 @@ def test_vote_ignores_failed_runs_and_breaks_ties_by_order() -> None:
 
     vote = majority_vote([run(None, "failed"), run("B"), run("(A)"), run("a", "failed"), run("b.")], "g")
     assert vote.counts == {"b": 2, "a": 1} and vote.winner_index == 1 and vote.answer == "B"
-    assert normalise_answer("(A)") == "a" != normalise_answer("A cat")
+    assert vote_key("(A)") == "a" != vote_key("A cat")
     tie = majority_vote([run("cat"), run("dog")])
     assert tie.winner == "cat" and tie.agreement == 0.5
     assert majority_vote([run(None, "failed")]).winner is None
-    assert [normalise_answer(a) for a in ["{3}", "3.0", " 3. ", "1,000", "50%", "The Cat!", ""]] == \
+    assert [vote_key(a) for a in ["{3}", "3.0", " 3. ", "1,000", "50%", "The Cat!", ""]] == \
         ["3", "3", "3", "1000", "50%", "cat", None]
 
 

@@ -9,8 +9,9 @@ prediction's ``{...}`` part, when present, is what is judged (BlindTest asks for
 from __future__ import annotations
 
 import re
-import string
 from typing import Literal
+
+from skills.answer_form import normalise_text
 
 #: How a prediction is compared with the expected answer: a rule of comparison, not an answer kind (those are
 #: ``skills.answer_form.AnswerKind``; a "count" or "number" answer is compared by the "numeric" rule).
@@ -60,15 +61,8 @@ def match_answer(prediction: str | None, expected: str, kind: MatchRule | None =
             return False
         return got == want if want == 0 else abs(got - want) <= RELATIVE_TOLERANCE * abs(want)
     if kind == "contains":
-        return normalize(expected) in normalize(prediction)
-    return normalize(focus) == normalize(expected)
-
-
-def normalize(text: str) -> str:
-    """Lower case, no punctuation, no articles, single spaces."""
-    text = text.lower().translate(str.maketrans("", "", string.punctuation.replace("%", "")))
-    words = [w for w in text.split() if w not in ("a", "an", "the")]
-    return " ".join(words)
+        return normalise_text(expected) in normalise_text(prediction)
+    return normalise_text(focus) == normalise_text(expected)
 
 
 def _focus(prediction: str) -> str:

@@ -4,7 +4,7 @@ Each sampled trajectory is an ordinary run, stored on its own, with ``config["sc
 "temperature"}`` linking the k runs of one question. Samples run in parallel on a bounded thread pool (a vLLM server
 batches them); each thread gets a copy of the caller's context, so the call's time budget (``agents.budget``: the
 registry's ``run_budget_s`` for the whole sc@k call) holds inside every sample. Answers are compared after
-``normalise_answer`` (the part in curly brackets when there is one, lower case, no punctuation or articles, numbers
+``vote_key`` (the part in curly brackets when there is one, lower case, no punctuation or articles, numbers
 in one canonical spelling); runs that ended without an answer do not vote. Ties go to the answer reached first, so
 a vote never depends on thread timing.
 
@@ -36,10 +36,9 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from agents import budget
-from agents.evaluation.answers import normalize
 from agents.loop import EventSink
 from agents.outcome import settle_for
-from skills.answer_form import answer_form
+from skills.answer_form import answer_form, normalise_text
 from storage.trace import Run
 
 if TYPE_CHECKING:
@@ -55,7 +54,7 @@ _PUNCTUATION = str.maketrans("", "", string.punctuation.replace("%", ""))
 _NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?")
 
 
-def normalise_answer(answer: str | None) -> str | None:
+def vote_key(answer: str | None) -> str | None:
     """The form answers are voted on; None for no answer. ``"{3}"``, ``"3."`` and ``"3.0"`` all become ``"3"``."""
     if answer is None or not answer.strip():
         return None
@@ -67,7 +66,7 @@ def normalise_answer(answer: str | None) -> str | None:
         return f"{value:g}" + ("%" if stripped.endswith("%") else "")
     # A lone "A" is a multiple-choice letter, not an article: articles go only from longer answers.
     words = text.lower().translate(_PUNCTUATION).split()
-    return (normalize(text) if len(words) > 1 else " ".join(words)) or None
+    return (normalise_text(text) if len(words) > 1 else " ".join(words)) or None
 
 
 @dataclass
@@ -98,7 +97,7 @@ def majority_vote(runs: list[Run], group: str = "") -> Vote:
     """The vote over ``runs`` (in sampling order): each sample's answer, or the candidate it withheld for want of
     calibrated evidence (the vote itself is evidence); failed samples and contradicted candidates do not count."""
     ballots = [ballot(r) for r in runs]
-    normalised = [normalise_answer(b) if b is not None else None for b in ballots]
+    normalised = [vote_key(b) if b is not None else None for b in ballots]
     counter = Counter(n for n in normalised if n is not None)
     first_seen = {n: i for i, n in reversed(list(enumerate(normalised))) if n is not None}
     ranked = sorted(counter, key=lambda n: (-counter[n], first_seen[n]))
