@@ -32,11 +32,11 @@ def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette) -> list[tu
         for index in ink:
             hit = (chebyshev(band, palette.colours[index]) <= 45) & coloured
             # The key is the run of this colour nearest the text along its middle rows ...
-            cols = _run_near(_bridge(hit[mid].any(axis=0)), float(xb - xa))
+            cols = _run_near(_bridge(np.asarray(hit[mid].any(axis=0))), float(xb - xa))
             if cols is None:
                 continue
             # ... and it must end within the text's height (a bar or a pie beside the text does not).
-            rows = _run_near(hit[:, cols[0]:cols[1] + 1].any(axis=1), t.cy - ya)
+            rows = _run_near(np.asarray(hit[:, cols[0]:cols[1] + 1].any(axis=1)), t.cy - ya)
             if rows is None:
                 continue
             r0, r1, c0, c1 = rows[0] + ya, rows[1] + ya, cols[0] + xa, cols[1] + xa

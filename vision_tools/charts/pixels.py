@@ -78,7 +78,8 @@ def chebyshev(rgb: np.ndarray, colour: np.ndarray | tuple[int, int, int]) -> np.
     red, green, blue = (float(v) for v in np.clip(np.asarray(colour), 0, 255).astype(np.uint8))
     # uint8 throughout (three times faster than int16 arithmetic), against a scalar: filling an image-sized array
     # with the colour took seven times as long as the difference itself.
-    diff = cv2.absdiff(rgb, (red, green, blue, 0.0))
+    # (OpenCV takes a 4-tuple as a Scalar; its type stubs only list arrays.)
+    diff: np.ndarray = cv2.absdiff(rgb, (red, green, blue, 0.0))  # type: ignore[call-overload]
     return np.maximum(np.maximum(diff[..., 0], diff[..., 1]), diff[..., 2])
 
 

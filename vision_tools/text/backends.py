@@ -178,11 +178,11 @@ def _sessions_without_spinning() -> Iterator[None]:
         opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
         return opts
 
-    OrtInferSession._init_sess_opts = staticmethod(options)
+    OrtInferSession._init_sess_opts = staticmethod(options)  # type: ignore[method-assign]
     try:
         yield
     finally:
-        OrtInferSession._init_sess_opts = library_options
+        OrtInferSession._init_sess_opts = library_options  # type: ignore[method-assign]
 
 
 def _normalise_by_table(detector) -> None:  # noqa: ANN001 - RapidOCR's TextDetector
