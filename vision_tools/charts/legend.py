@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision_tools.charts.axes import Text
-from vision_tools.charts.pixels import Palette, chebyshev
+from vision_tools.charts.pixels import Palette, chebyshev, chroma_map
 from vision_tools.image.boxes import Box
 
 
@@ -28,15 +28,15 @@ def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette) -> list[tu
         band = rgb[ya:yb, xa:xb]
         best, best_count = -1, 0
         mid = slice(int(t.cy - 0.25 * h) - ya, int(t.cy + 0.25 * h) + 1 - ya)
-        coloured = band.max(axis=2).astype(np.int16) - band.min(axis=2) >= 20  # grey text never is a key
+        coloured = chroma_map(band) >= 20  # grey text never is a key
         for index in ink:
             hit = (chebyshev(band, palette.colours[index]) <= 45) & coloured
             # The key is the run of this colour nearest the text along its middle rows ...
-            cols = _run_near(_bridge(hit[mid].any(axis=0)), float(xb - xa))
+            cols = _run_near(_bridge(np.asarray(hit[mid].any(axis=0))), float(xb - xa))
             if cols is None:
                 continue
             # ... and it must end within the text's height (a bar or a pie beside the text does not).
-            rows = _run_near(hit[:, cols[0]:cols[1] + 1].any(axis=1), t.cy - ya)
+            rows = _run_near(np.asarray(hit[:, cols[0]:cols[1] + 1].any(axis=1)), t.cy - ya)
             if rows is None:
                 continue
             r0, r1, c0, c1 = rows[0] + ya, rows[1] + ya, cols[0] + xa, cols[1] + xa

@@ -27,7 +27,7 @@ from vision_tools.charts.axes import (
     split_by_gaps,
 )
 from vision_tools.charts.legend import find_legend, legend_region
-from vision_tools.charts.pixels import Palette, colour_mask
+from vision_tools.charts.pixels import Palette, chroma_map, colour_mask
 from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
 from vision_tools.image.boxes import Box
 
@@ -66,7 +66,7 @@ def trace_lines(rgb: np.ndarray, palette: Palette, keys: Sequence[Box] = ()) -> 
     traces = []
     joiner = cv2.getStructuringElement(cv2.MORPH_RECT, (7, 7))
     # Anti-aliased grey text comes within tolerance of dull colours (brown): lines are never grey.
-    coloured = rgb.max(axis=2).astype(np.int16) - rgb.min(axis=2) >= 20
+    coloured = chroma_map(rgb) >= 20
     for index in palette.ink():
         if palette.chroma(index) < config.CONFIG.min_line_chroma:
             continue

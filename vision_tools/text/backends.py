@@ -18,7 +18,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -97,6 +98,13 @@ class RapidOcrBackend:
                 # Reusing buffers between calls: the detector's input size changes with every image.
                 "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
             })
+            # RapidOCR builds each model's session on its first use, and only there can the options it does not
+            # expose be set: load all three now, so the first question does not wait for them either.
+            with _sessions_without_spinning():
+                detector = self._engine._load_det_model()
+                self._engine._load_cls_model()
+                self._engine._load_rec_model()
+            _normalise_by_table(detector)
         return self._engine
 
     def warm(self) -> None:
@@ -150,6 +158,58 @@ class RapidOcrBackend:
 
 #: Threads an automatic ``RapidOcrBackend.threads`` uses at most: beyond two, the small models gain little.
 MAX_AUTO_THREADS = 2
+
+
+@contextmanager
+def _sessions_without_spinning() -> Iterator[None]:
+    """onnxruntime sessions built meanwhile by RapidOCR let their idle threads sleep instead of spin.
+
+    A recogniser call is short (one line), so onnxruntime's default of spinning between calls kept a second core
+    busy for nothing: on receipts spinning doubled the recogniser's CPU time and, on a loaded machine, slowed it
+    down too (its spinning thread competes for the cores). The outputs are the same bit for bit.
+    """
+    from rapidocr.inference_engine.onnxruntime.main import OrtInferSession
+
+    library_options = OrtInferSession.__dict__["_init_sess_opts"]
+
+    def options(cfg):  # noqa: ANN001, ANN202 - RapidOCR's config and onnxruntime's SessionOptions
+        opts = library_options.__func__(cfg)
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        return opts
+
+    OrtInferSession._init_sess_opts = staticmethod(options)  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        OrtInferSession._init_sess_opts = library_options  # type: ignore[method-assign]
+
+
+def _normalise_by_table(detector) -> None:  # noqa: ANN001 - RapidOCR's TextDetector
+    """The detector's input normalised through a 256-entry table per channel instead of float64 arithmetic.
+
+    RapidOCR scales, centres and divides every pixel in float64, then casts to float32: 50-70 ms per detector
+    call on a receipt or chart. The table holds the library's own results for the 256 levels, so the detector's
+    input is the same bit for bit, in one pass (a detector whose code differs from what this expects is left as is).
+    """
+    from rapidocr.ch_ppocr_det.utils import DetPreProcess
+
+    if not callable(getattr(detector, "get_preprocess", None)) or not hasattr(DetPreProcess, "normalize"):
+        return
+
+    class TableDetPreProcess(DetPreProcess):
+        def __call__(self, img: np.ndarray) -> np.ndarray | None:
+            if img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
+                return super().__call__(img)
+            resized = self.resize(img)
+            if resized is None:
+                return None
+            levels = np.arange(256, dtype=np.uint8).reshape(1, 256, 1).repeat(3, axis=2)
+            table = np.ascontiguousarray(self.normalize(levels), dtype=np.float32)
+            return np.ascontiguousarray(cv2.LUT(resized, table).transpose(2, 0, 1))[np.newaxis]
+
+    detector.get_preprocess = lambda: TableDetPreProcess(
+        detector.limit_side_len, detector.limit_type, detector.mean, detector.std)
 
 
 def _bgr(rgb: np.ndarray) -> np.ndarray:
