@@ -130,7 +130,8 @@ class ToolTrace:
     def _record(self, tool: str, plain: dict[str, Any], result: Any, started: float, key: str, version: str, *,
                 reused: bool = False, image_id: str | None = None) -> None:
         summary_fn = getattr(result, "summary", None)
-        summary = summary_fn() if callable(summary_fn) else str(result)[:500]
+        # A tool that found nothing returns None: say so rather than print "None".
+        summary = summary_fn() if callable(summary_fn) else ("nothing found" if result is None else str(result)[:500])
         annotated = getattr(result, "annotated", None)
         to_dict = getattr(result, "to_dict", None)
         data = to_dict() if callable(to_dict) else {}

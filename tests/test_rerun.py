@@ -226,3 +226,15 @@ def test_a_cached_rerun_routes_without_decoding_its_image(maestro: Maestro, monk
     assert decoded == [], "a fully cached rerun decoded its image"
     live = rerun(maestro, first.id, tools="live")
     assert live.answer == first.answer and decoded, "a live rerun reads the pixels"
+
+
+def test_a_run_is_found_by_a_prefix_of_six_or_more_characters_and_a_short_one_says_why(tmp_path: Path) -> None:
+    maestro = Maestro.open(Settings.resolve(data_dir=tmp_path / "d"))
+    run = maestro.ask(EXAMPLES / "sign.png", "What is written on the sign?")
+    assert run.id is not None
+    assert find_run(maestro.store, run.id[:6]).id == run.id
+    assert find_run(maestro.store, run.id.upper()).id == run.id  # ids are matched case-insensitively
+    with pytest.raises(KeyError, match="at least 6 characters"):
+        find_run(maestro.store, run.id[:5])
+    with pytest.raises(KeyError, match="no run"):
+        find_run(maestro.store, "ffffffffff")

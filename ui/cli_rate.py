@@ -58,7 +58,7 @@ def _open_store(data_dir: Path | None, registry: Path | None, db: str | None) ->
 
 
 def _full_id(store: Store, run_id: str) -> str:
-    """A run id, or a unique prefix of one (at least 4 characters), as the full id."""
+    """A run id, or a unique prefix of one (at least 6 characters, as ``agents.replay.rerun.find_run``), as the full id."""
     from agents.replay.rerun import find_run
 
     return str(find_run(store, run_id).id)

@@ -131,7 +131,7 @@ def print_run_list(rows: list[Any], as_json: bool) -> None:
     for row in rows:
         pairs = ", ".join(f"{m}@@{s}" for m, s in zip(row.models, row.skills, strict=False))
         table.add_row(row.id[:12], str(row.created_at)[:19], row.status, row.rating or "-", escape(pairs),
-                      escape(_cut(row.question, 50)), escape(_cut(str(row.answer), 30)))
+                      escape(_cut(row.question, 50)), escape(_cut(row.answer or "-", 30)))
     console.print(table)
 
 

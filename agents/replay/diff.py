@@ -73,7 +73,8 @@ class RunDiff:
         parts = []
         if self.changed_steps:
             parts.append("step" + ("s " if len(self.changed_steps) > 1 else " ")
-                         + ", ".join(str(i + 1) for i in self.changed_steps) + " differ")
+                         + ", ".join(str(i + 1) for i in self.changed_steps)
+                         + (" differ" if len(self.changed_steps) > 1 else " differs"))
         if self.run:
             parts.append("the outcome differs (" + ", ".join(self.run) + ")")
         return "; ".join(parts)

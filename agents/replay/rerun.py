@@ -63,13 +63,23 @@ def tools_mode(value: str) -> ToolsMode:
     return value
 
 
+#: Shortest prefix of a run id that names a run (a shorter one too easily names another run tomorrow).
+MIN_PREFIX = 6
+
+
 def find_run(store: Store, run_id: str) -> RunRecord:
     """The stored run ``run_id`` (or the one run whose id starts with it, 6+ characters); ``KeyError`` otherwise."""
     run_id = (run_id or "").strip().lower()
     record = store.get_run(run_id) if run_id else None
-    if record is None and len(run_id) >= 6:
-        matches = [r.id for r in store.list_runs(limit=100_000) if r.id.startswith(run_id)]
-        record = store.get_run(matches[0]) if len(matches) == 1 else None
+    if record is not None:
+        return record
+    if len(run_id) < MIN_PREFIX:
+        raise KeyError(f"no run {run_id!r} in this data directory (a prefix of a run id needs at least "
+                       f"{MIN_PREFIX} characters)")
+    matches = [r.id for r in store.list_runs(limit=100_000) if r.id.startswith(run_id)]
+    if len(matches) > 1:
+        raise KeyError(f"{run_id!r} starts {len(matches)} run ids; give more characters")
+    record = store.get_run(matches[0]) if matches else None
     if record is None:
         raise KeyError(f"no run {run_id!r} in this data directory")
     return record
