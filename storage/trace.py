@@ -211,8 +211,22 @@ class RatingRecord:
     boxes: list[dict[str, Any]] = field(default_factory=list)  # box corrections, in the image's own pixels
 
 
+class _StepConversions:
+    """The conversions a run has through its steps, shared by the stored ``RunRecord`` and the live ``Run``."""
+
+    steps: list[Step]
+
+    def to_messages(self, information: InformationRenderer) -> list[dict[str, Any]]:
+        """The policy's turns and the system's replies after the question, as chat messages."""
+        return [m for step in self.steps for m in step.to_messages(information)]
+
+    def protocol_text(self, information: InformationRenderer) -> list[str]:
+        """The protocol text: each policy turn, then the ``<information>`` of each search that got an observation."""
+        return _protocol_text(self.steps, information)
+
+
 @dataclass
-class RunRecord:
+class RunRecord(_StepConversions):
     """A stored run with its steps (ordered) and ratings (oldest first)."""
 
     id: str
@@ -248,19 +262,11 @@ class RunRecord:
         """The run as plain JSON (the same keys as a live ``Run.to_json``)."""
         return _run_json(self)
 
-    def to_messages(self, information: InformationRenderer) -> list[dict[str, Any]]:
-        """The policy's turns and the system's replies after the question, as chat messages."""
-        return [m for step in self.steps for m in step.to_messages(information)]
-
-    def protocol_text(self, information: InformationRenderer) -> list[str]:
-        """The protocol text: each policy turn, then the ``<information>`` of each search that got an observation."""
-        return _protocol_text(self.steps, information)
-
 
 
 
 @dataclass
-class Run:
+class Run(_StepConversions):
     """A live run: a question about an image, and every step taken to answer it (stored, it is a ``RunRecord``).
 
     Outcomes (``status``): ``done`` (an answer in the form the question asks, backed by evidence, with a
@@ -299,14 +305,6 @@ class Run:
     def to_json(self) -> dict[str, Any]:
         """The run as plain JSON (the same keys as a stored ``RunRecord.to_json``)."""
         return _run_json(self)
-
-    def to_messages(self, information: InformationRenderer) -> list[dict[str, Any]]:
-        """The policy's turns and the system's replies after the question, as chat messages."""
-        return [m for step in self.steps for m in step.to_messages(information)]
-
-    def protocol_text(self, information: InformationRenderer) -> list[str]:
-        """The protocol text: each policy turn, then the ``<information>`` of each search that got an observation."""
-        return _protocol_text(self.steps, information)
 
 
 @dataclass
