@@ -170,7 +170,10 @@ def _sessions_without_spinning() -> Iterator[None]:
     """
     from rapidocr.inference_engine.onnxruntime.main import OrtInferSession
 
-    library_options = OrtInferSession.__dict__["_init_sess_opts"]
+    library_options = OrtInferSession.__dict__.get("_init_sess_opts")
+    if not isinstance(library_options, staticmethod):  # another RapidOCR: build its sessions as it does
+        yield
+        return
 
     def options(cfg):  # noqa: ANN001, ANN202 - RapidOCR's config and onnxruntime's SessionOptions
         opts = library_options.__func__(cfg)
