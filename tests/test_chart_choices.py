@@ -118,6 +118,46 @@ def test_a_question_the_table_cannot_check_is_abstained_on_with_a_reason(registr
     assert result.answer is None and result.confidence is None and "VLM expert" in result.missing
 
 
+def poll_chart() -> Image.Image:
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.bar(["Rivera", "Okafor", "Lindqvist"], [44, 38, 18], color="tab:blue")
+        ax.set_title("Poll results as of week 3")
+
+    return render(draw)
+
+
+def test_partial_data_asked_about_the_outcome_gets_the_option_that_says_it_is_not_known(registry) -> None:
+    question = mc("The poll closes in week 8. Which of the following is true?", "Rivera will win the poll.",
+                  "The outcome cannot be determined yet.", "The results are already final.",
+                  "Okafor will win the poll.")
+    result = ask(registry, poll_chart(), question)
+    assert result.answer == "B" and result.features["chosen_cannot"] == 1.0
+
+
+def test_partial_data_without_an_option_saying_so_is_abstained_on(registry) -> None:
+    question = mc("The poll closes in week 8. Who will win?", "Rivera", "Okafor", "Lindqvist")
+    result = ask(registry, poll_chart(), question)
+    assert result.answer is None and "partial" in result.missing
+
+
+def test_bars_cut_off_at_the_top_of_the_plot_are_not_read_as_equal(registry) -> None:
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.bar(["2018", "2019", "2020", "2021", "2022"], [21, 34, 48, 90, 120], color="tab:blue")
+        ax.set_ylim(0, 52)  # the last three bars run past the top of the plot
+        ax.set_yticks(range(0, 51, 10))
+        ax.set_title("Revenue ($M)")
+
+    image = render(draw)
+    same = mc("Which statement is best supported by the chart?", "Revenue in 2021 and 2022 is exactly the same.",
+              "Revenue was highest in 2018.", "Revenue fell every year.",
+              "It is not possible to tell from the chart whether 2021 or 2022 had the higher revenue.")
+    result = ask(registry, image, same)
+    assert result.answer == "D" and "top of the plot" in result.observation
+    without = mc("Which statement is best supported by the chart?", "Revenue in 2021 and 2022 is exactly the same.",
+                 "Revenue in 2022 was twice that of 2020.", "Revenue fell every year.")
+    assert ask(registry, image, without).answer is None
+
+
 def dev_items() -> list[dict]:
     if not (DEV / "items.jsonl").exists():
         return []
@@ -147,8 +187,7 @@ def test_real_charts_the_pixels_settle_get_the_right_letter(registry, name: str)
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "reason"), [
-    ("chart_cherry_picking_line_chart_44", "shows only"),  # 1968-1975 asked about as 1960-1980
-    ("chart_concealed_uncertainty_bar_chart_27", "partial"),  # "as of Aug 15": the winner is not known yet
+    ("chart_MS_inappropriate_scale_range_line_chart_44", "shows only"),  # no option speaks of the years missing
     ("chart_MS_inappropriate_scale_functions_bar_chart_83", "not linear"),  # a power-scale axis
     ("chart_overplotting_scatter_plot_11", "could not read"),  # a scatter plot
 ])
@@ -156,6 +195,19 @@ def test_real_charts_that_need_judgement_are_abstained_on_with_a_reason(registry
     item = dev_item(name)
     result = ask(registry, Image.open(DEV / item["image"]), item["question"])
     assert result.answer is None and reason in result.missing, result.missing
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [
+    "chart_cherry_picking_line_chart_44",  # 1968-1975 asked about as 1960-1980: "this segment alone cannot …"
+    "chart_concealed_uncertainty_bar_chart_27",  # "as of Aug 15": the winner cannot be determined yet
+    "chart_exceeding_the_canvas_bar_chart_43",  # three bars run flat into the top of the plot
+])
+def test_real_charts_whose_limit_the_tools_see_get_the_option_that_says_so(registry, name: str) -> None:
+    item = dev_item(name)
+    result = ask(registry, Image.open(DEV / item["image"]), item["question"])
+    assert result.answer == item["answer"], result.observation[-600:]
+    assert result.features["chosen_cannot"] == 1.0
 
 
 @pytest.mark.slow

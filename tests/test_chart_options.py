@@ -7,9 +7,8 @@ logic runs on parsed charts in ``test_chart_choices.py``.
 from __future__ import annotations
 
 from skills.answer_form import answer_form
-from skills.chart.choices import ChoiceDecision, _choose, _unsupported_question
+from skills.chart.choices import ChoiceDecision, decide_on_facts
 from skills.chart.facts import ChartFacts, Reading, time_key
-from skills.chart.options import judge_options
 from skills.chart.trends import check_trend, shape_of
 
 INSTRUCTION = "Answer with the option's letter from the given choices directly."
@@ -24,10 +23,7 @@ def facts(values: dict[str, float], source: str = "printed", sigma: float = 0.1,
 def decide_on(table: ChartFacts, question: str) -> ChoiceDecision:
     form = answer_form(question)
     stem = question.split("\n")[0]
-    blocked = _unsupported_question(stem, form.options, table)
-    if blocked:
-        return ChoiceDecision(None, 0.0, blocked)
-    return _choose(judge_options(stem, form.options, table), table)
+    return decide_on_facts(stem, form.options, table)
 
 
 def mc(stem: str, *options: str) -> str:
@@ -134,7 +130,20 @@ def test_a_sample_of_years_cannot_settle_a_longer_period() -> None:
                   "They show steady growth across the entire 1960-1980 period.",
                   "This segment alone cannot reliably indicate behaviour over 1960-1980.")
     decision = decide_on(table, question)
+    assert decision.letter == "B" and "1968-1975" in decision.verdicts["B"].why
+    # A bare "cannot be determined" does not speak of the years missing: the question is abstained on instead.
+    bare = mc("What do these price movements suggest about 1960 to 1980?",
+              "They show steady growth across the entire 1960-1980 period.", "It cannot be determined from this chart.")
+    decision = decide_on(table, bare)
     assert decision.letter is None and "1968-1975" in decision.missing
+
+
+def test_a_period_one_step_past_the_labels_is_not_a_sample() -> None:
+    """A line of 1924-2024 labelled every ten years from 1930: the ends are drawn, just not labelled."""
+    table = facts({str(y): 5 + (y - 1930) / 10 for y in range(1930, 2030, 10)})
+    question = mc("How did sales change from 1924 to 2024?", "They rose overall.",
+                  "This limited sample cannot reliably show the whole period.")
+    assert decide_on(table, question).letter != "B"
 
 
 def test_partial_data_cannot_settle_how_a_period_ends() -> None:
@@ -142,7 +151,17 @@ def test_partial_data_cannot_settle_how_a_period_ends() -> None:
     question = mc("The poll ends on Sep 01, 2022. Which is true?", "Cannot be determined.",
                   "Candidate B will be elected as the winner.")
     decision = decide_on(table, question)
+    assert decision.letter == "A" and "partial" in decision.verdicts["A"].why
+    no_option = mc("The poll ends on Sep 01, 2022. Who will be elected?", "Candidate A", "Candidate B")
+    decision = decide_on(table, no_option)
     assert decision.letter is None and "partial" in decision.missing
+
+
+def test_a_limit_option_is_not_chosen_over_an_option_the_values_make_true() -> None:
+    table = facts({"Candidate A": 35, "Candidate B": 59}, title="Election Poll Results as of Aug 15, 2022")
+    question = mc("The poll ends on Sep 01, 2022. Which is true so far?", "Cannot be determined.",
+                  "Candidate B has a higher share than Candidate A.")
+    assert decide_on(table, question).letter != "A"
 
 
 def test_claims_about_the_future_are_never_true() -> None:

@@ -10,7 +10,8 @@ judged, the question is checked against what the chart can support at all:
 - a chart that says its data is partial ("as of May 2024", "year to date") cannot settle how a period ends or
   what will happen;
 - an option saying the chart cannot tell is never chosen by default; it is chosen only on positive evidence of
-  what it says is missing (``absence.py``: no numbers on the value axis, no legend naming the colours).
+  what it says is missing (``absence.py``: no numbers on the value axis, no legend naming the colours;
+  ``limits.py``: partial data asked about their outcome, a period beyond the one shown, marks cut off at the top).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from dataclasses import dataclass, field
 
 from skills.answer_form import AnswerForm
 from skills.chart.absence import missing_support
-from skills.chart.facts import ChartFacts, facts_from, time_key
+from skills.chart.facts import ChartFacts, facts_from
+from skills.chart.limits import LIMIT_STRENGTH, clipped_categories, limit_option, limits_seen, years_shown
 from skills.chart.options import judge_options
 from skills.chart.verdict import Verdict
 from skills.question_text import task_text
@@ -40,6 +42,9 @@ UNNAMED_CATEGORIES = 0.6
 DISAGREEING_RANKING = 0.6
 _RANKING = re.compile(r"#\d+ (?:highest|lowest)")
 _PLACEHOLDER = re.compile(r"^(?:slice|bar|point|category|series|item)\s*\d+$", re.IGNORECASE)
+_AVERAGE = re.compile(r"\b(?:average|avg|mean)\b", re.IGNORECASE)
+#: A note on the plot that marks an average ("Average", "Avg: 325", "Mean = 40"), not an axis title.
+_AVERAGE_MARK = re.compile(r"(?:average|avg|mean)(?: line)?\s*[:=]?\s*\$?[\d.,]*\s*%?", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 
 
@@ -72,13 +77,27 @@ def decide(chart: ChartResult, question: str, form: AnswerForm) -> ChoiceDecisio
         return ChoiceDecision(None, 0.0, f"the chart parser could not read values from this chart ({chart.reason}); "
                                          "it reads bar, line and pie charts, not maps, heatmaps or scatter plots")
     facts = facts_from(chart, chart.texts)
-    blocked = _unsupported_question(stem, form.options, facts)
+    decision = decide_on_facts(stem, form.options, facts, chart.warnings, chart)
+    if decision.verdicts:  # a question blocked before any option was judged has nothing to rank by
+        decision.features = choice_features(decision, facts, chart)
+    return decision
+
+
+def decide_on_facts(stem: str, options: dict[str, str], facts: ChartFacts, warnings: list[str] | None = None,
+                    chart: ChartResult | None = None) -> ChoiceDecision:
+    """The option the readings ``facts`` support (``warnings``: the parser's, naming marks cut off), or why not:
+    an option stating a limit the tools saw first, then the questions the chart cannot support, then the
+    option the values make the only true one."""
+    verdicts = judge_options(stem, options, facts)
+    limited = limit_option(options, limits_seen(stem, options, facts, warnings or []), verdicts)
+    if limited is not None:
+        letter, limit = limited
+        verdicts[letter] = Verdict("true", LIMIT_STRENGTH, limit.why, "cannot")
+        return ChoiceDecision(letter, LIMIT_STRENGTH, None, verdicts)
+    blocked = _unsupported_question(stem, options, facts, warnings or [])
     if blocked is not None:
         return ChoiceDecision(None, 0.0, blocked)
-    verdicts = judge_options(stem, form.options, facts)
-    decision = _choose(verdicts, facts, chart)
-    decision.features = choice_features(decision, facts, chart)
-    return decision
+    return _choose(verdicts, facts, chart)
 
 
 def choice_features(decision: ChoiceDecision, facts: ChartFacts | None, chart: ChartResult) -> dict[str, float]:
@@ -114,14 +133,16 @@ def choice_features(decision: ChoiceDecision, facts: ChartFacts | None, chart: C
     }
 
 
-def _unsupported_question(stem: str, options: dict[str, str], facts: ChartFacts) -> str | None:
+def _unsupported_question(stem: str, options: dict[str, str], facts: ChartFacts, warnings: list[str]) -> str | None:
     """Why the chart cannot support any answer to this question, or None."""
-    times = [time_key(c) for c in facts.categories]
-    years = [k[1][0] for k in times if k is not None and k[0] == 0]
-    asked = [float(y) for y in _YEAR.findall(stem)]
-    if years and len(years) == len(times) and asked and (min(asked) < min(years) or max(asked) > max(years)):
+    years = years_shown([*facts.categories, *clipped_categories(warnings)])
+    asked = [int(y) for y in _YEAR.findall(stem)]
+    if years and asked and (min(asked) < min(years) or max(asked) > max(years)):
         return (f"the question is about {min(asked):g}-{max(asked):g} but the chart shows only "
                 f"{min(years):g}-{max(years):g}: a sample cannot settle the whole period")
+    if _AVERAGE.search(stem) and any(_AVERAGE_MARK.fullmatch(t.strip()) for t in facts.texts):
+        return ("the chart marks its own average (a line or note the tools do not read), and the question asks for "
+                "an average: the mark and the values may disagree (a misleading annotation), so neither is taken")
     cannot_offered = any(re.search(r"cannot|can't|impossible|inadequate|not enough", o, re.I) for o in options.values())
     partial = next((t for t in [facts.title, *facts.texts] if _PARTIAL.search(t)), None)
     if partial is not None and (cannot_offered or _OUTCOME.search(stem)):

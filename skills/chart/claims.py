@@ -139,7 +139,7 @@ def check_statement(option: str, facts: ChartFacts, value_of: Callable[[Mention]
         return approximately(ratio, factor, sigma, min(a.trust, b.trust), "ratio", tol=0.12, far=0.25)
     if m := re.search(r"\b(?:growth|increase|change|rise|decline|drop|decrease|difference|gain)\b.*?\bfrom E(\d) to "
                       r"E(\d)\b.*?\b(over|above|more than|at least|under|below|less than|about|approximately|around|"
-                      r"roughly)\s+\$?" + NUMBER, t):
+                      r"roughly|is|was|of|by|equals?)\s+\$?" + NUMBER, t):
         a, b = r(m.group(1)), r(m.group(2))
         limit = number(m.group(4))
         if a is None or b is None or limit is None:
@@ -147,6 +147,8 @@ def check_statement(option: str, facts: ChartFacts, value_of: Callable[[Mention]
         change = Reading(b.value - a.value, a.sigma + b.sigma, a.source, min(a.trust, b.trust))
         if m.group(3) in ("about", "approximately", "around", "roughly"):
             return approximately(change.value, limit, change.sigma, change.trust, "change")
+        if m.group(3) in ("is", "was", "of", "by", "equal", "equals"):  # "the growth ... is 17 points": as stated
+            return approximately(change.value, limit, change.sigma, change.trust, "change", tol=0.01, far=0.05)
         return threshold(change, limit, m.group(3) in ("over", "above", "more than", "at least"), "change")
     if m := re.search(r"\bE(\d)\b.*?\b(" + _MORE + "|" + _LESS + r")\b(?:\s+\w+){0,6}?\s+than\s+(?:in\s+|that\s+(?:in|of)\s+|"
                       r"during\s+|for\s+|of\s+|at\s+)?(?:the\s+)?(?:\w+\s+)?E(\d)\b", t) or re.search(

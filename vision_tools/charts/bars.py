@@ -185,6 +185,11 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
                                    printed, palette.rgb(bar.colour)))
     if axis is None:
         warnings.append("no value axis could be calibrated from tick labels")
+    elif vertical:
+        for category in _clipped(marks, axis):
+            table.get(category, {}).clear()
+            marks = [m for m in marks if m.category != category]
+            warnings.append(f"{category}: clipped at the top of the plot (the value is beyond what is drawn)")
     kind = "grouped_bar" if grouped else ("bar" if vertical else "hbar")
     plot_top: float = min(r.y0 for r in bars) if vertical else min(r.y0 for r in bars)
     if axis is not None and vertical:
@@ -334,6 +339,21 @@ def _printed_label(numbers: list[Text], bar: Rect, vertical: bool, text_h: float
         if -2.0 * text_h <= gap <= 1.5 * text_h and (best is None or abs(gap) < best[0]):
             best = (abs(gap), t)
     return None if best is None else best[1]
+
+
+def _clipped(marks: list[ChartMark], axis: AxisFit) -> list[str]:
+    """Categories whose bars run flat into the top of the plot: two or more bars end on the same pixel row, above
+    the highest tick, with no value printed on them. Their values are beyond what is drawn (a chart "exceeding its
+    canvas"), so the equal heights say nothing about the data."""
+    measured = [m for m in marks if m.printed is None and m.measured is not None]
+    if len(measured) < 2:
+        return []
+    top = min(m.box.y0 for m in measured)
+    flat = [m for m in measured if m.box.y0 - top <= 1.5]
+    highest_tick = max(v for _, v in axis.ticks)
+    if len(flat) < 2 or min(m.value for m in flat) <= highest_tick + 0.005 * _span(axis):
+        return []
+    return list(dict.fromkeys(m.category for m in flat))
 
 
 def _span(axis: AxisFit | None) -> float:

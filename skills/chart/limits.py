@@ -1,0 +1,111 @@
+"""Positive evidence that the chart cannot settle the question, and the one option that says so.
+
+A misleading chart is often misleading by what it leaves out: its data stop before the period asked about ("as of
+week 3" while the question is about who will win), it shows a few years of a longer period (cherry-picked data), or
+its marks run past the top of the plot so that their heights say nothing. When the tools *see* such a limit, an
+option stating it ("Cannot be determined", "This 1968-1975 segment alone cannot reliably indicate …", "The chart
+does not display the full value for 2022 …") is the right answer, and the options claiming an outcome are not.
+
+An option of that kind is chosen only when all of these hold:
+- the tools found the limit (the chart's own words, the period its categories cover, marks cut off at the top);
+- exactly one option states a limit, and it speaks of the one found: an outcome that cannot be known yet, the
+  period or a year outside what is shown, or the values cut off (``_ABOUT``);
+- no other option is shown true by the values read.
+Without the tools' evidence such an option is never chosen (``absence.py`` covers a missing scale or legend).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from skills.chart.facts import ChartFacts, time_key
+from skills.chart.verdict import Verdict
+
+#: Strength of a limit the tools saw: the chart's own words or geometry, not a measurement with a margin.
+LIMIT_STRENGTH = 0.85
+_STATES_LIMIT = re.compile(
+    r"\bcannot\b|\bcan't\b|\bcan ?not\b|\bnot possible to (?:tell|determine|know|say)\b|\bimpossible to\b|"
+    r"\bunclear\b|\bnot (?:yet )?(?:be )?(?:determined|known)\b|\bdoes not (?:clearly )?(?:show|display|allow)\b|"
+    r"\bnot fully (?:shown|visible|displayed)\b|\binadequate information\b|\bnot enough (?:information|data)\b|"
+    r"\binsufficient\b|\btoo early\b", re.IGNORECASE)
+_PARTIAL = re.compile(r"\bas of\b|\byear[- ]to[- ]date\b|\bytd\b|\bso far\b|\bpreliminary\b|\bpartial\b|\bto date\b|"
+                      r"\binterim\b", re.IGNORECASE)
+_OUTCOME = re.compile(r"\bwill\b|\bultimately\b|\bfinal\b|\bend (?:higher|lower)\b|\bconclude\b|\bends?\b|"
+                      r"\bclos(?:e|es|ing)\b|\blatest year\b|\bselected\b|\bwinner\b|\bwins?\b", re.IGNORECASE)
+#: What a limit option must speak of, per limit: the outcome, the period covered, or the values cut off.
+_ABOUT = {
+    "partial": re.compile(r"\bdetermine|\bfinal\b|\bwill\b|\byet\b|\bpartial\b|\bend\b|\bwinner\b|\bselected\b|"
+                          r"\bcannot be determined\b", re.IGNORECASE),
+    "period": re.compile(r"\bsample\b|\bsegment\b|\balone\b|\blimited\b|\bfull\b|\bentire\b|\bwhole\b|\bspan\b|"
+                         r"\bperiod\b|\bvisible\b|\bbeyond\b|\bexceed", re.IGNORECASE),
+    "clipped": re.compile(r"\bvisible\b|\bbeyond\b|\bexceed|\bfull(?:y)?\b|\bhighest\b|\blast\b|\bfinal\b|"
+                          r"\bexact\b|\bequal\b|\bsame\b", re.IGNORECASE),
+}
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+_CLIPPED = re.compile(r"^(.+?): clipped at the top of the plot")
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A limit of the chart the tools saw: ``kind`` is "partial", "period" or "clipped"; ``why`` for the user."""
+
+    kind: str
+    why: str
+    years_outside: tuple[int, ...] = ()
+    #: The categories it hides (the ones cut off at the top), which an option may name instead of the limit.
+    names: tuple[str, ...] = ()
+
+
+def limits_seen(stem: str, options: dict[str, str], facts: ChartFacts, warnings: list[str]) -> list[Limit]:
+    """The limits of the chart that bear on the question: partial data asked about their outcome (in the stem or
+    the options), a period asked about beyond the one shown (by more than one step of the categories), values cut
+    off at the top of the plot."""
+    found: list[Limit] = []
+    partial = next((t for t in [facts.title, *facts.texts, stem] if _PARTIAL.search(t)), None)
+    if partial is not None and any(_OUTCOME.search(t) for t in [stem, *options.values()]):
+        found.append(Limit("partial", f"the chart's data are partial ('{partial}'), so the outcome is not shown"))
+    clipped = clipped_categories(warnings)
+    shown = years_shown([*facts.categories, *clipped])
+    asked = sorted({int(y) for y in _YEAR.findall(stem)})
+    if shown and asked:
+        step = min((b - a for a, b in zip(shown, shown[1:], strict=False) if b > a), default=1)
+        outside = tuple(y for y in asked if y < shown[0] - step or y > shown[-1] + step)
+        if outside:
+            found.append(Limit("period", f"the question is about {asked[0]}-{asked[-1]} but the chart shows only "
+                                         f"{shown[0]}-{shown[-1]}", outside))
+    if clipped:
+        found.append(Limit("clipped", f"the marks of {', '.join(clipped)} run past the top of the plot: their "
+                                      "values are beyond what is drawn", names=tuple(clipped)))
+    return found
+
+
+def limit_option(options: dict[str, str], limits: list[Limit], verdicts: dict[str, Verdict] | None = None
+                 ) -> tuple[str, Limit] | None:
+    """The one option that states a limit the tools saw, when no other option is shown true; else None."""
+    stating = [k for k, text in options.items() if _STATES_LIMIT.search(text)]
+    if len(stating) != 1 or not limits:
+        return None
+    letter = stating[0]
+    if verdicts and any(v.status == "true" for k, v in verdicts.items() if k != letter):
+        return None
+    text = options[letter]
+    for limit in limits:
+        years = {int(y) for y in _YEAR.findall(text)}
+        named = any(re.search(r"(?<![\w.])" + re.escape(n) + r"(?![\w])", text, re.IGNORECASE) for n in limit.names)
+        if _ABOUT[limit.kind].search(text) or years.intersection(limit.years_outside) or named:
+            return letter, limit
+    return None
+
+
+def clipped_categories(warnings: list[str]) -> list[str]:
+    """The categories whose marks the parser found cut off at the top of the plot (shown, but with no value)."""
+    return [m.group(1) for w in warnings if (m := _CLIPPED.match(w))]
+
+
+def years_shown(categories: list[str]) -> list[int]:
+    """The years ``categories`` cover, sorted, when every one reads as a year; else []."""
+    keys = [time_key(c) for c in categories]
+    if not keys or any(k is None or k[0] != 0 for k in keys):
+        return []
+    return sorted({int(k[1][0]) for k in keys if k is not None})
