@@ -175,3 +175,28 @@ def test_time_keys_order_years_quarters_months_and_days() -> None:
     assert time_key("Q4 2022") < time_key("Q1 2023")
     assert time_key("Dec") > time_key("Jan") and time_key("Day 10") > time_key("Day 9")
     assert time_key("Apples") is None
+
+
+def test_a_narrow_range_is_judged_by_the_spread_against_the_values_size() -> None:
+    """A truncated axis makes 46.6 -> 45.4 look like a collapse; the values stay within 3 % of each other."""
+    def readings(values: list[float]) -> list[Reading]:
+        return [Reading(v, 0.05, "axis", 0.9) for v in values]
+
+    gentle = shape_of(readings([46.6, 46.4, 46.2, 45.8, 45.9, 45.5, 45.4]))
+    assert gentle is not None
+    assert check_trend("It stayed within a very narrow range", gentle).status == "true"
+    assert check_trend("There were only small changes overall", gentle).status == "true"
+    assert check_trend("The rating collapsed sharply over the period", gentle).status == "false"
+    steep = shape_of(readings([20, 35, 50, 65, 80]))
+    assert steep is not None
+    assert check_trend("It stayed within a narrow range", steep).status == "false"
+    assert check_trend("There were only small changes overall", steep).status == "false"
+
+
+def test_an_overall_change_over_the_years_is_a_trend_question() -> None:
+    table = facts({str(y): v for y, v in zip(range(2000, 2006), [60.6, 60.2, 60.5, 59.5, 59.9, 60.4], strict=True)},
+                  source="axis", sigma=0.05)
+    question = mc("What does the chart suggest about the overall change in the share detected over the years shown?",
+                  "It remained within a narrow range with only minor fluctuations.", "It collapsed sharply.",
+                  "It increased dramatically.", "The trend cannot be determined from this chart.")
+    assert decide_on(table, question).letter == "A"

@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 from skills.answer_form import AnswerForm
 from skills.chart.absence import missing_support
 from skills.chart.facts import ChartFacts, facts_from
-from skills.chart.limits import LIMIT_STRENGTH, clipped_categories, limit_option, limits_seen, years_shown
+from skills.chart.limits import (
+    LIMIT_STRENGTH,
+    Limit,
+    clipped_categories,
+    limit_option,
+    limits_seen,
+    years_shown,
+)
 from skills.chart.options import judge_options
 from skills.chart.verdict import Verdict
 from skills.question_text import task_text
@@ -74,30 +81,38 @@ def decide(chart: ChartResult, question: str, form: AnswerForm) -> ChoiceDecisio
         absent.features = choice_features(absent, None, chart)
         return absent
     if not chart.found:
+        limited = limit_option(form.options, limits_seen(stem, form.options, chart, None))
+        if limited is not None:  # a limit that needs no values (partial data, a 100 % stack) settles it anyway
+            return _limited(form.options, *limited, verdicts={})
         return ChoiceDecision(None, 0.0, f"the chart parser could not read values from this chart ({chart.reason}); "
                                          "it reads bar, line and pie charts, not maps, heatmaps or scatter plots")
     facts = facts_from(chart, chart.texts)
-    decision = decide_on_facts(stem, form.options, facts, chart.warnings, chart)
+    decision = decide_on_facts(stem, form.options, facts, chart)
     if decision.verdicts:  # a question blocked before any option was judged has nothing to rank by
         decision.features = choice_features(decision, facts, chart)
     return decision
 
 
-def decide_on_facts(stem: str, options: dict[str, str], facts: ChartFacts, warnings: list[str] | None = None,
-                    chart: ChartResult | None = None) -> ChoiceDecision:
-    """The option the readings ``facts`` support (``warnings``: the parser's, naming marks cut off), or why not:
-    an option stating a limit the tools saw first, then the questions the chart cannot support, then the
-    option the values make the only true one."""
+def decide_on_facts(stem: str, options: dict[str, str], facts: ChartFacts, chart: ChartResult | None = None
+                    ) -> ChoiceDecision:
+    """The option the readings ``facts`` of ``chart`` support, or why not: an option stating a limit the tools
+    saw first, then the questions the chart cannot support, then the option the values make the only true one."""
     verdicts = judge_options(stem, options, facts)
-    limited = limit_option(options, limits_seen(stem, options, facts, warnings or []), verdicts)
+    seen = chart if chart is not None else ChartResult(facts.kind, title=facts.title, texts=list(facts.texts))
+    limited = limit_option(options, limits_seen(stem, options, seen, facts), verdicts)
     if limited is not None:
-        letter, limit = limited
-        verdicts[letter] = Verdict("true", LIMIT_STRENGTH, limit.why, "cannot")
-        return ChoiceDecision(letter, LIMIT_STRENGTH, None, verdicts)
-    blocked = _unsupported_question(stem, options, facts, warnings or [])
+        return _limited(options, *limited, verdicts=verdicts)
+    blocked = _unsupported_question(stem, options, facts, seen.warnings)
     if blocked is not None:
         return ChoiceDecision(None, 0.0, blocked)
     return _choose(verdicts, facts, chart)
+
+
+def _limited(options: dict[str, str], letter: str, limit: Limit, verdicts: dict[str, Verdict]) -> ChoiceDecision:
+    """The option stating ``limit``, true on the tools' evidence of it; the others keep their verdicts."""
+    judged = {k: verdicts.get(k, Verdict.unknown("needs what the chart does not show")) for k in options}
+    judged[letter] = Verdict("true", LIMIT_STRENGTH, limit.why, "cannot")
+    return ChoiceDecision(letter, LIMIT_STRENGTH, None, judged)
 
 
 def choice_features(decision: ChoiceDecision, facts: ChartFacts | None, chart: ChartResult) -> dict[str, float]:

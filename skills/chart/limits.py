@@ -2,14 +2,16 @@
 
 A misleading chart is often misleading by what it leaves out: its data stop before the period asked about ("as of
 week 3" while the question is about who will win), it shows a few years of a longer period (cherry-picked data), or
-its marks run past the top of the plot so that their heights say nothing. When the tools *see* such a limit, an
+its marks run past the top of the plot so that their heights say nothing, it stacks every bar to 100 % so
+that it shows shares and never amounts, or it maps totals where the question asks for a rate per person. When the tools *see* such a limit, an
 option stating it ("Cannot be determined", "This 1968-1975 segment alone cannot reliably indicate …", "The chart
 does not display the full value for 2022 …") is the right answer, and the options claiming an outcome are not.
 
 An option of that kind is chosen only when all of these hold:
-- the tools found the limit (the chart's own words, the period its categories cover, marks cut off at the top);
+- the tools found the limit (the chart's own words, the period its categories cover, marks cut off at the top,
+  segments stacked on a 100 % axis, totals where a rate per person is asked), whether or not the chart's values could be read;
 - exactly one option states a limit, and it speaks of the one found: an outcome that cannot be known yet, the
-  period or a year outside what is shown, or the values cut off (``_ABOUT``);
+  period or a year outside what is shown, the values cut off, or amounts behind shares (``_ABOUT``);
 - no other option is shown true by the values read.
 Without the tools' evidence such an option is never chosen (``absence.py`` covers a missing scale or legend).
 """
@@ -21,12 +23,14 @@ from dataclasses import dataclass
 
 from skills.chart.facts import ChartFacts, time_key
 from skills.chart.verdict import Verdict
+from vision_tools.charts import ChartResult
 
 #: Strength of a limit the tools saw: the chart's own words or geometry, not a measurement with a margin.
 LIMIT_STRENGTH = 0.85
 _STATES_LIMIT = re.compile(
     r"\bcannot\b|\bcan't\b|\bcan ?not\b|\bnot possible to (?:tell|determine|know|say)\b|\bimpossible to\b|"
-    r"\bunclear\b|\bnot (?:yet )?(?:be )?(?:determined|known)\b|\bdoes not (?:clearly )?(?:show|display|allow)\b|"
+    r"\bunclear\b|\bnot (?:yet )?(?:be )?(?:determined|known)\b|"
+    r"\bdoes not (?:clearly )?(?:show|display|allow|indicate|reveal|tell)\b|"
     r"\bnot fully (?:shown|visible|displayed)\b|\binadequate information\b|\bnot enough (?:information|data)\b|"
     r"\binsufficient\b|\btoo early\b", re.IGNORECASE)
 _PARTIAL = re.compile(r"\bas of\b|\byear[- ]to[- ]date\b|\bytd\b|\bso far\b|\bpreliminary\b|\bpartial\b|\bto date\b|"
@@ -36,12 +40,19 @@ _OUTCOME = re.compile(r"\bwill\b|\bultimately\b|\bfinal\b|\bend (?:higher|lower)
 #: What a limit option must speak of, per limit: the outcome, the period covered, or the values cut off.
 _ABOUT = {
     "partial": re.compile(r"\bdetermine|\bfinal\b|\bwill\b|\byet\b|\bpartial\b|\bend\b|\bwinner\b|\bselected\b|"
-                          r"\bcannot be determined\b", re.IGNORECASE),
+                          r"\bfull\b|\bearly\b|\bonly cover|\bso far\b", re.IGNORECASE),
     "period": re.compile(r"\bsample\b|\bsegment\b|\balone\b|\blimited\b|\bfull\b|\bentire\b|\bwhole\b|\bspan\b|"
                          r"\bperiod\b|\bvisible\b|\bbeyond\b|\bexceed", re.IGNORECASE),
+    "shares": re.compile(r"\babsolute\b|\bactual (?:number|amount|count|value)|\bunderlying totals?\b|"
+                         r"\bquantit", re.IGNORECASE),
+    "per_person": re.compile(r".", re.DOTALL),  # any statement of the limit: the rate is simply not on the chart
     "clipped": re.compile(r"\bvisible\b|\bbeyond\b|\bexceed|\bfull(?:y)?\b|\bhighest\b|\blast\b|\bfinal\b|"
                           r"\bexact\b|\bequal\b|\bsame\b", re.IGNORECASE),
 }
+_PER_PERSON = re.compile(r"\bper (?:person|capita|head|resident|inhabitant|people|[\d,]+(?:k\b| people| residents| "
+                         r"inhabitants| population)?)|\bper[- ]capita\b", re.IGNORECASE)
+_TOTAL = re.compile(r"\btotals?\b", re.IGNORECASE)
+_HUNDRED = re.compile(r"100(?:\.0+)?\s?%")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 _CLIPPED = re.compile(r"^(.+?): clipped at the top of the plot")
 
@@ -57,16 +68,18 @@ class Limit:
     names: tuple[str, ...] = ()
 
 
-def limits_seen(stem: str, options: dict[str, str], facts: ChartFacts, warnings: list[str]) -> list[Limit]:
-    """The limits of the chart that bear on the question: partial data asked about their outcome (in the stem or
+def limits_seen(stem: str, options: dict[str, str], chart: ChartResult, facts: ChartFacts | None) -> list[Limit]:
+    """The limits of ``chart`` that bear on the question: partial data asked about their outcome (in the stem or
     the options), a period asked about beyond the one shown (by more than one step of the categories), values cut
-    off at the top of the plot."""
+    off at the top of the plot, shares of a 100 % stacked chart asked about as amounts. ``facts`` (the readings)
+    is None when the chart's values could not be read; the limits that need no values are still seen."""
     found: list[Limit] = []
-    partial = next((t for t in [facts.title, *facts.texts, stem] if _PARTIAL.search(t)), None)
+    texts = [chart.title, *chart.texts, *(facts.texts if facts is not None else [])]
+    partial = next((t for t in [*texts, stem] if t and _PARTIAL.search(t)), None)
     if partial is not None and any(_OUTCOME.search(t) for t in [stem, *options.values()]):
         found.append(Limit("partial", f"the chart's data are partial ('{partial}'), so the outcome is not shown"))
-    clipped = clipped_categories(warnings)
-    shown = years_shown([*facts.categories, *clipped])
+    clipped = clipped_categories(chart.warnings)
+    shown = years_shown([*(facts.categories if facts is not None else []), *clipped])
     asked = sorted({int(y) for y in _YEAR.findall(stem)})
     if shown and asked:
         step = min((b - a for a, b in zip(shown, shown[1:], strict=False) if b > a), default=1)
@@ -77,6 +90,13 @@ def limits_seen(stem: str, options: dict[str, str], facts: ChartFacts, warnings:
     if clipped:
         found.append(Limit("clipped", f"the marks of {', '.join(clipped)} run past the top of the plot: their "
                                       "values are beyond what is drawn", names=tuple(clipped)))
+    if _PER_PERSON.search(stem) and not any(_PER_PERSON.search(t) for t in texts if t) and \
+            any(_TOTAL.search(t) for t in texts if t):
+        found.append(Limit("per_person", "the question asks for a rate per person, but the chart shows totals and no "
+                                         "population to divide them by"))
+    stacked = "stacked" in (chart.reason or "") or (chart.kind or "").startswith("stacked")
+    if stacked and any(_HUNDRED.fullmatch(t.strip()) for t in chart.texts):
+        found.append(Limit("shares", "the bars are stacked to 100 %: they show each part's share, not amounts"))
     return found
 
 

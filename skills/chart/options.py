@@ -25,7 +25,8 @@ _SUPERLATIVE = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|pea
 _HIGH_WORDS = {"highest", "largest", "biggest", "greatest", "most", "maximum", "peak", "top", "larger", "higher",
                "greater", "bigger", "more"}
 _TREND_ASK = re.compile(r"\btrend\b|\bhow does\b.*\bchange\b|\bpattern\b|\bchanged? over\b|\bover time\b|"
-                        r"\bhow (?:has|have|did)\b.*\bchange|\bdescribes? the\b.*\b(?:change|movement)\b|\bchanged? overall\b")
+                        r"\bhow (?:has|have|did)\b.*\bchange|\bdescribes? the\b.*\b(?:change|movement)\b|\bchanged? overall\b|"
+                        r"\bthe (?:overall )?change in\b.*\bover the (?:years|period|months|weeks|days)\b")
 _FILLER = re.compile(r"^(?:the|about|approximately|around|roughly|nearly|only|just|option)\s+|[.\s]+$")
 
 

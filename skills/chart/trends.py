@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from skills.chart.facts import Reading
 from skills.chart.verdict import Verdict
 
-_UP = r"increas\w*|ris(?:e|es|ing)|grow\w*|upward|improv\w*|climb\w*|gain\w*"
-_DOWN = r"decreas\w*|declin\w*|fall\w*|drop\w*|downward|shrink\w*|los(?:e|es|ing)"
+_UP = r"increas\w*|ris(?:e|es|ing)|grow\w*|upward|improv\w*|climb\w*|gain\w*|soar\w*|surg\w*|skyrocket\w*"
+_DOWN = r"decreas\w*|declin\w*|fall\w*|drop\w*|downward|shrink\w*|los(?:e|es|ing)|collaps\w*|plung\w*|plummet\w*"
 _FLAT = r"constant|stable|flat|unchanged|the same|similar"
 _WAVY = r"fluctuat\w*|volatil\w*|no clear|without a (?:consistent|clear)|random|erratic|up[- ](?:and[- ])?down"
 _BIG = r"\b(?:major|significant\w*|dramatic\w*|sharp\w*|steep\w*|huge|massive|large|big|substantial\w*|rapid\w*)\b"
 _SMALL = r"\b(?:slight\w*|small|minor|modest\w*|little|marginal\w*|gentle|gradual\w*)\b"
+#: "stayed within a narrow range": every value close to every other, whichever way it wanders.
+_NARROW = r"\bnarrow (?:range|band)\b|\bwithin a (?:very )?(?:narrow|small|tight) (?:range|band)\b"
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,8 @@ def check_trend(option: str, shape: Shape) -> Verdict | None:
         return Verdict("true", shape.trust * 0.95, "the series goes that way overall")
     if up or down:
         return None
+    if re.search(_NARROW, text) and not big:
+        return _narrow(shape)
     if flat and not wavy:
         if re.search(r"\bexactly\b|\bidentical\b|\bperfectly\b", text):
             same = not any(shape.signs) and shape.spread == 0
@@ -116,7 +120,21 @@ def check_trend(option: str, shape: Shape) -> Verdict | None:
         if all(s == shape.signs[0] != 0 for s in shape.signs):
             return Verdict("false", shape.trust * 0.9, "the series moves the same way at every step")
         return None  # whether ups and downs have "no clear pattern" is a judgement
+    if small and re.search(r"\bchanges?\b|\bvariations?\b|\bdifferences?\b", text):  # "only small changes overall"
+        return None if relative is None else _magnitude(relative, False, shape.trust * 0.9, "overall change")
     return None
+
+
+def _narrow(shape: Shape) -> Verdict | None:
+    """"Stayed within a narrow range": the spread of the values is at most 5 % of their size (false from 25 %)."""
+    if min(shape.values) <= 0:
+        return None
+    spread = shape.spread / max(shape.values)
+    if spread <= 0.05:
+        return Verdict("true", shape.trust * 0.9, f"the values stay within {spread:.0%} of each other")
+    if spread >= 0.25:
+        return Verdict("false", shape.trust * 0.9, f"the values spread over {spread:.0%} of their size")
+    return Verdict.unknown(f"a spread of {spread:.0%} is neither clearly narrow nor wide", "data")
 
 
 def _relative_change(shape: Shape) -> float | None:
