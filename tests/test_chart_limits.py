@@ -10,6 +10,8 @@ from __future__ import annotations
 from skills.answer_form import answer_form
 from skills.chart.choices import decide
 from vision_tools.charts import ChartResult
+from vision_tools.charts.result import ChartMark
+from vision_tools.image.boxes import Box
 
 INSTRUCTION = "Answer with the option's letter from the given choices directly."
 
@@ -77,3 +79,45 @@ def test_two_options_stating_limits_are_never_chosen_between() -> None:
     question = mc("Which labelled country has the highest CO2 emissions per person?", "A",
                   "Cannot be inferred from this map.", "There is not enough information to tell.")
     assert choose(TOTALS_MAP, question) is None
+
+
+def printed(values: dict[str, float]) -> list[ChartMark]:
+    """Marks whose values are printed on the chart (so read without an axis)."""
+    return [ChartMark(c, "value", v, "label", Box(10 * i, 0, 10 * i + 8, 50), printed=v)
+            for i, (c, v) in enumerate(values.items())]
+
+
+def cut_off(*names: str, values: dict[str, float]) -> ChartResult:
+    """A bar chart whose bars of ``names`` run past the top of the plot (the parser's warning, no value read)."""
+    return ChartResult("bar", title="Tickets resolved per quarter", series=["value"], categories=list(values),
+                       table={c: {"value": v} for c, v in values.items()}, marks=printed(values),
+                       warnings=[f"{n}: clipped at the top of the plot (the value is beyond what is drawn)"
+                                 for n in names], texts=["Tickets resolved per quarter"], shapes=["bars"])
+
+
+def test_one_bar_cut_off_is_still_the_tallest_so_the_limit_does_not_settle_which_is_highest() -> None:
+    chart = cut_off("Q3", values={"Q1": 30, "Q2": 85, "Q4": 60})
+    highest = mc("In which quarter were the most tickets resolved?", "Q1", "Q2", "Q3",
+                 "The chart cannot tell because a bar exceeds the plotted range")
+    assert choose(chart, highest) is None  # never Q2 (Q3 is taller), never the limit (Q3 is the most)
+    value = mc("How many tickets were resolved in Q3?", "100", "85", "60", "The chart cannot tell the exact number")
+    assert choose(chart, value) == "D"
+
+
+def test_two_bars_cut_off_cannot_be_ranked_against_each_other() -> None:
+    chart = cut_off("2021", "2022", values={"2019": 30, "2020": 45})
+    question = mc("Which statement is supported by the chart?", "2021 and 2022 had exactly the same revenue.",
+                  "Revenue was highest in 2019.",
+                  "It is not possible to tell whether 2021 or 2022 had the higher revenue.")
+    assert choose(chart, question) == "C"
+
+
+def test_a_sample_settles_what_happened_at_least_once_so_the_period_limit_gives_way() -> None:
+    years = {str(y): v for y, v in zip(range(2015, 2021), [10, 12, 15, 14, 18, 21], strict=True)}
+    chart = ChartResult("line", title="Bike rentals", series=["value"], categories=list(years),
+                        table={c: {"value": v} for c, v in years.items()}, marks=printed(years),
+                        texts=["Bike rentals"], shapes=["line"])
+    question = mc("Did bike rentals increase every single year from 2010 to 2020?", "Yes, every year",
+                  "No, they fell in at least one year", "They never changed",
+                  "The chart cannot tell, since it only covers part of that period")
+    assert choose(chart, question) != "D"

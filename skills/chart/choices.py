@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 from skills.answer_form import AnswerForm
 from skills.chart.absence import missing_support
-from skills.chart.facts import ChartFacts, facts_from
+from skills.chart.facts import ChartFacts, clipped_categories, facts_from
 from skills.chart.limits import (
     LIMIT_STRENGTH,
+    VOIDS_VALUES,
     Limit,
-    clipped_categories,
     limit_option,
     limits_seen,
     years_shown,
@@ -99,9 +99,13 @@ def decide_on_facts(stem: str, options: dict[str, str], facts: ChartFacts, chart
     saw first, then the questions the chart cannot support, then the option the values make the only true one."""
     verdicts = judge_options(stem, options, facts)
     seen = chart if chart is not None else ChartResult(facts.kind, title=facts.title, texts=list(facts.texts))
-    limited = limit_option(options, limits_seen(stem, options, seen, facts), verdicts)
+    limits = limits_seen(stem, options, seen, facts)
+    limited = limit_option(options, limits, verdicts)
     if limited is not None:
         return _limited(options, *limited, verdicts=verdicts)
+    void = next((limit for limit in limits if limit.kind in VOIDS_VALUES), None)
+    if void is not None:  # the values answer another question (totals, not rates): no option is judged on them
+        return ChoiceDecision(None, 0.0, void.why)
     blocked = _unsupported_question(stem, options, facts, seen.warnings)
     if blocked is not None:
         return ChoiceDecision(None, 0.0, blocked)

@@ -18,6 +18,7 @@ from vision_tools.charts import ChartResult, match_name, normalise_name
 #: Trust in a reading, by where it came from (a printed number that the geometry confirms is the best).
 TRUST = {"confirmed": 0.99, "printed": 0.93, "axis": 0.9, "angle": 0.88}
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_CLIPPED = re.compile(r"^(.+?): clipped at the top of the plot")
 _DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
 
@@ -52,7 +53,7 @@ class ChartFacts:
 
     def total(self, series: str) -> Reading | None:
         """The sum of ``series`` over every category; None when a category lacks it."""
-        parts = all_read([self.cells[c].get(series) for c in self.categories])
+        parts = all_read([self.cells.get(c, {}).get(series) for c in self.categories])
         return summed(parts) if parts else None
 
     def column(self, category: str) -> Reading | None:
@@ -97,12 +98,19 @@ def facts_from(chart: ChartResult, texts: list[str] | None = None) -> ChartFacts
         if reading is not None:
             cells.setdefault(mark.category, {})[mark.series] = reading
     categories = [c for c in chart.categories if c in cells]
+    # A category cut off at the top of the plot is shown but has no value: it stays a name options can mention.
+    categories += [c for c in clipped_categories(chart.warnings) if c not in categories]
     complete = len(categories) == len(chart.categories) and not any(
         "may be missing" in w or "clipped" in w for w in chart.warnings)
     if not complete:
         problems.append("a category of the chart has no value read")
     return ChartFacts(chart.kind or "", chart.title, list(chart.series), categories, cells, list(texts or []),
                       problems, complete)
+
+
+def clipped_categories(warnings: list[str]) -> list[str]:
+    """The categories whose marks the parser found cut off at the top of the plot (shown, but with no value)."""
+    return [m.group(1) for w in warnings if (m := _CLIPPED.match(w))]
 
 
 def _reading(printed: float | None, measured: float | None, source: str, span: float, residual: float,

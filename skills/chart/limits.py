@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from skills.chart.facts import ChartFacts, time_key
+from skills.chart.facts import ChartFacts, clipped_categories, time_key
 from skills.chart.verdict import Verdict
 from vision_tools.charts import ChartResult
 
@@ -52,9 +52,17 @@ _ABOUT = {
 _PER_PERSON = re.compile(r"\bper (?:person|capita|head|resident|inhabitant|people|[\d,]+(?:k\b| people| residents| "
                          r"inhabitants| population)?)|\bper[- ]capita\b", re.IGNORECASE)
 _TOTAL = re.compile(r"\btotals?\b", re.IGNORECASE)
+#: Limits under which the values read do not answer the question at all, whatever they say of the options.
+VOIDS_VALUES = frozenset({"per_person"})
+_SAMPLE_SETTLES = re.compile(r"^\s*(?:yes|no)\b|\bat least (?:one|once)\b|\bever\b|\bany (?:year|month|point|time)\b|"
+                             r"\bat (?:some|one) point\b|\bin (?:some|one) (?:year|month)\b|\bonce\b", re.IGNORECASE)
+_ASKS_SHARE = re.compile(r"\bshares?\b|\bpercent(?:age)?s?\b|\bproportions?\b|\bfractions?\b|\bhow much of\b",
+                         re.IGNORECASE)
+_ASKS_HIGHEST = re.compile(r"\bmost\b(?!\s+(?:accurate|appropriate|likely|supported|reasonable|valid|correct|reliable|"
+                           r"plausible|consistent|true))|\b(?:highest|largest|biggest|greatest|tallest|peak(?:ed)?|"
+                           r"maximum|top)\b", re.IGNORECASE)
 _HUNDRED = re.compile(r"100(?:\.0+)?\s?%")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
-_CLIPPED = re.compile(r"^(.+?): clipped at the top of the plot")
 
 
 @dataclass(frozen=True)
@@ -84,10 +92,11 @@ def limits_seen(stem: str, options: dict[str, str], chart: ChartResult, facts: C
     if shown and asked:
         step = min((b - a for a, b in zip(shown, shown[1:], strict=False) if b > a), default=1)
         outside = tuple(y for y in asked if y < shown[0] - step or y > shown[-1] + step)
-        if outside:
+        if outside and not _settled_by_sample(options):
             found.append(Limit("period", f"the question is about {asked[0]}-{asked[-1]} but the chart shows only "
                                          f"{shown[0]}-{shown[-1]}", outside))
-    if clipped:
+    # One mark cut off is still the tallest: "which is highest" is not beyond the chart, only its value is.
+    if len(clipped) > 1 or (clipped and not _ASKS_HIGHEST.search(stem)):
         found.append(Limit("clipped", f"the marks of {', '.join(clipped)} run past the top of the plot: their "
                                       "values are beyond what is drawn", names=tuple(clipped)))
     if _PER_PERSON.search(stem) and not any(_PER_PERSON.search(t) for t in texts if t) and \
@@ -95,22 +104,25 @@ def limits_seen(stem: str, options: dict[str, str], chart: ChartResult, facts: C
         found.append(Limit("per_person", "the question asks for a rate per person, but the chart shows totals and no "
                                          "population to divide them by"))
     stacked = "stacked" in (chart.reason or "") or (chart.kind or "").startswith("stacked")
-    if stacked and any(_HUNDRED.fullmatch(t.strip()) for t in chart.texts):
+    if stacked and any(_HUNDRED.fullmatch(t.strip()) for t in chart.texts) and not _ASKS_SHARE.search(stem):
         found.append(Limit("shares", "the bars are stacked to 100 %: they show each part's share, not amounts"))
     return found
 
 
 def limit_option(options: dict[str, str], limits: list[Limit], verdicts: dict[str, Verdict] | None = None
                  ) -> tuple[str, Limit] | None:
-    """The one option that states a limit the tools saw, when no other option is shown true; else None."""
+    """The one option that states a limit the tools saw, when no other option is shown true; else None. A limit
+    that makes the values beside the point (totals where a rate per person is asked) is chosen whatever the
+    values say of the other options: they were judged on the wrong quantity."""
     stating = [k for k, text in options.items() if _STATES_LIMIT.search(text)]
     if len(stating) != 1 or not limits:
         return None
     letter = stating[0]
-    if verdicts and any(v.status == "true" for k, v in verdicts.items() if k != letter):
-        return None
     text = options[letter]
     for limit in limits:
+        if verdicts and limit.kind not in VOIDS_VALUES and any(
+                v.status == "true" for k, v in verdicts.items() if k != letter):
+            continue
         years = {int(y) for y in _YEAR.findall(text)}
         named = any(re.search(r"(?<![\w.])" + re.escape(n) + r"(?![\w])", text, re.IGNORECASE) for n in limit.names)
         if _ABOUT[limit.kind].search(text) or years.intersection(limit.years_outside) or named:
@@ -118,9 +130,10 @@ def limit_option(options: dict[str, str], limits: list[Limit], verdicts: dict[st
     return None
 
 
-def clipped_categories(warnings: list[str]) -> list[str]:
-    """The categories whose marks the parser found cut off at the top of the plot (shown, but with no value)."""
-    return [m.group(1) for w in warnings if (m := _CLIPPED.match(w))]
+def _settled_by_sample(options: dict[str, str]) -> bool:
+    """Whether an option could be settled by the years shown alone: a Yes/No, or a claim that something happened
+    at least once ("fell in at least one year", "was ever above 20"), which one shown year proves or refutes."""
+    return any(_SAMPLE_SETTLES.search(text) for text in options.values() if not _STATES_LIMIT.search(text))
 
 
 def years_shown(categories: list[str]) -> list[int]:

@@ -20,6 +20,7 @@ from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
+from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.precision import formatted, value_decimals
 from skills.common import conclude
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
@@ -48,6 +49,11 @@ def run(ctx: SkillContext) -> SkillResult:
         result = conclude(ctx, [chart], None, note=f"The chart parser found no chart to read ({chart.reason}).")
         # The parser's reason stays in the observation: on a photograph of a sign it is jargon to a user.
         result.missing = NO_CHART
+        return result
+    void = next((limit for limit in limits_seen(ctx.question, {}, chart, None) if limit.kind in VOIDS_VALUES), None)
+    if void is not None:
+        result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
+        result.missing = void.why
         return result
     answer, confidence = answer_from_table(chart, ctx.question)
     result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown(), confidence=confidence)

@@ -342,18 +342,20 @@ def _printed_label(numbers: list[Text], bar: Rect, vertical: bool, text_h: float
 
 
 def _clipped(marks: list[ChartMark], axis: AxisFit) -> list[str]:
-    """Categories whose bars run flat into the top of the plot: two or more bars end on the same pixel row, above
-    the highest tick, with no value printed on them. Their values are beyond what is drawn (a chart "exceeding its
-    canvas"), so the equal heights say nothing about the data."""
+    """Categories whose bars run into the top of the plot, with no value printed on them: their values are beyond
+    what is drawn (a chart "exceeding its canvas"), so their heights say nothing about the data. Seen as two or
+    more bars ending flat on one pixel row above the highest tick, or bars ending exactly at the highest tick
+    when that tick is the top of the plot (a value axis cut at its last tick). A bar whose value is exactly that
+    tick's is taken as cut off too: the question about it is then abstained on, never answered wrongly."""
     measured = [m for m in marks if m.printed is None and m.measured is not None]
-    if len(measured) < 2:
+    if not measured or axis.scale == "inverted" or len(axis.ticks) < 2:
         return []
     top = min(m.box.y0 for m in measured)
     flat = [m for m in measured if m.box.y0 - top <= 1.5]
-    highest_tick = max(v for _, v in axis.ticks)
-    if len(flat) < 2 or min(m.value for m in flat) <= highest_tick + 0.005 * _span(axis):
-        return []
-    return list(dict.fromkeys(m.category for m in flat))
+    tick_px, tick_value = min(axis.ticks)  # the tick highest on the page
+    above = len(flat) >= 2 and min(m.value for m in flat) > tick_value + 0.005 * _span(axis)
+    at_top_tick = abs(top - tick_px) <= 1.5
+    return list(dict.fromkeys(m.category for m in flat)) if above or at_top_tick else []
 
 
 def _span(axis: AxisFit | None) -> float:
