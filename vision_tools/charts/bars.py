@@ -186,7 +186,7 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
     if axis is None:
         warnings.append("no value axis could be calibrated from tick labels")
     elif vertical:
-        for category in _clipped(marks, axis):
+        for category in _clipped(marks, axis, _spine_top(rgb, ticks, lo, base)):
             table.get(category, {}).clear()
             marks = [m for m in marks if m.category != category]
             warnings.append(f"{category}: clipped at the top of the plot (the value is beyond what is drawn)")
@@ -341,21 +341,44 @@ def _printed_label(numbers: list[Text], bar: Rect, vertical: bool, text_h: float
     return None if best is None else best[1]
 
 
-def _clipped(marks: list[ChartMark], axis: AxisFit) -> list[str]:
+def _clipped(marks: list[ChartMark], axis: AxisFit, spine_top: float | None) -> list[str]:
     """Categories whose bars run into the top of the plot, with no value printed on them: their values are beyond
-    what is drawn (a chart "exceeding its canvas"), so their heights say nothing about the data. Seen as two or
-    more bars ending flat on one pixel row above the highest tick, or bars ending exactly at the highest tick
-    when that tick is the top of the plot (a value axis cut at its last tick). A bar whose value is exactly that
-    tick's is taken as cut off too: the question about it is then abstained on, never answered wrongly."""
+    what is drawn (a chart "exceeding its canvas"), so their heights say nothing about the data. Where the value
+    axis line was found, a bar is cut off when it ends at or above the line's top (the plot ends there); without
+    it, when two or more bars end flat on one pixel row above the highest tick."""
     measured = [m for m in marks if m.printed is None and m.measured is not None]
     if not measured or axis.scale == "inverted" or len(axis.ticks) < 2:
         return []
+    if spine_top is not None:
+        return list(dict.fromkeys(m.category for m in measured if m.box.y0 <= spine_top + 1.5))
     top = min(m.box.y0 for m in measured)
     flat = [m for m in measured if m.box.y0 - top <= 1.5]
-    tick_px, tick_value = min(axis.ticks)  # the tick highest on the page
+    tick_value = min(axis.ticks)[1]  # the tick highest on the page
     above = len(flat) >= 2 and min(m.value for m in flat) > tick_value + 0.005 * _span(axis)
-    at_top_tick = abs(top - tick_px) <= 1.5
-    return list(dict.fromkeys(m.category for m in flat)) if above or at_top_tick else []
+    return list(dict.fromkeys(m.category for m in flat)) if above else []
+
+
+def _spine_top(rgb: np.ndarray, ticks: list[Text], lo: float, base: float) -> float | None:
+    """The top row of the value axis line (a dark vertical line between the tick labels and the first bar, running
+    up from the baseline), or None when there is none."""
+    if not ticks:
+        return None
+    x0, x1, bottom = int(max(t.box.x1 for t in ticks)), int(lo), int(round(base))
+    if x1 - x0 < 1 or not 0 < bottom <= rgb.shape[0]:
+        return None
+    dark = rgb[:bottom, x0:x1].astype(np.int16).mean(axis=2) < 110
+    best: tuple[int, int] | None = None  # (run length, top row)
+    for column in dark.T:
+        upward = column[::-1]  # from the baseline up; the line may start a few rows above it (anti-aliasing)
+        start = int(np.argmax(upward[:5])) if upward[:5].any() else -1
+        if start < 0:
+            continue
+        light = np.flatnonzero(~upward[start:])
+        run = int(light[0]) if light.size else len(upward) - start
+        if run > 3 and (best is None or run > best[0]):
+            best = (run, bottom - start - run)
+    tick_span = max(t.cy for t in ticks) - min(t.cy for t in ticks)
+    return float(best[1]) if best is not None and best[0] >= 0.8 * tick_span else None
 
 
 def _span(axis: AxisFit | None) -> float:

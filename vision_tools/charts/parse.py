@@ -9,8 +9,9 @@ a disk of slices, rectangles on a common baseline, coloured polylines across a c
 of them gives a ``ChartResult`` with ``kind=None`` and a ``reason``, not an exception.
 
 An area chart is read as a line along the top edge of its fill; where the fill runs flat along the top of the
-plot it was cut off there, and no value is read ("clipped" in ``warnings``); so too for two or more bars that end
-flat on one pixel row above the highest tick. Stacked bars and stacked or
+plot it was cut off there, and no value is read ("clipped" in ``warnings``); so too for bars that end at or above the
+top of the value axis line (the plot ends there), or, where no axis line is found, two or more bars that end flat
+on one pixel row above the highest tick. Stacked bars and stacked or
 overlapping areas are recognised and refused (no table, and ``reason`` says so) rather than read wrongly. A value
 axis whose values grow downwards is read (``AxisFit.scale == "inverted"``), and one whose tick labels are not
 evenly spaced is flagged ``"nonlinear"`` (a log or power scale): both are named in ``warnings``, because values
