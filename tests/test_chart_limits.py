@@ -121,3 +121,38 @@ def test_a_sample_settles_what_happened_at_least_once_so_the_period_limit_gives_
                   "No, they fell in at least one year", "They never changed",
                   "The chart cannot tell, since it only covers part of that period")
     assert choose(chart, question) != "D"
+
+
+RENTALS = {str(y): v for y, v in zip(range(2015, 2021), [1200, 1500, 1900, 1700, 2100, 2400], strict=True)}
+
+
+def rentals() -> ChartResult:
+    return ChartResult("line", title="Bike rentals", series=["value"], categories=list(RENTALS),
+                       table={c: {"value": v} for c, v in RENTALS.items()}, marks=printed(RENTALS),
+                       texts=["Bike rentals"], shapes=["line"])
+
+
+def test_a_number_that_is_no_year_is_no_period() -> None:
+    question = mc("In which year did rentals first exceed 1800?", "2016", "2017", "2019",
+                  "The chart does not show the full period")
+    assert choose(rentals(), question) != "D"
+
+
+def test_as_of_in_the_question_dates_it_and_says_nothing_partial_about_the_chart() -> None:
+    question = mc("As of the end of 2020, how many rentals were there in 2020?", "2400", "2100",
+                  "Cannot be determined")
+    assert choose(rentals(), question) != "C"
+
+
+def test_a_claim_about_the_data_worded_with_does_not_is_no_statement_of_a_limit() -> None:
+    chart = cut_off("2022", values={"2019": 30, "2020": 45, "2021": 60})
+    question = mc("Which statement is supported?", "Revenue in 2020 does not show the same growth as in 2021.",
+                  "Revenue fell every year.", "Revenue was highest in 2019.")
+    assert choose(chart, question) != "A"
+
+
+def test_per_100_grams_is_no_rate_per_person() -> None:
+    snacks = unread("no pie, bars or lines", "Total calories by snack", "250", "300")
+    question = mc("How many calories per 100 g does Snack A have?", "250", "300",
+                  "Cannot be inferred / inadequate information")
+    assert choose(snacks, question) is None

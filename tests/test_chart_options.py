@@ -200,3 +200,21 @@ def test_an_overall_change_over_the_years_is_a_trend_question() -> None:
                   "It remained within a narrow range with only minor fluctuations.", "It collapsed sharply.",
                   "It increased dramatically.", "The trend cannot be determined from this chart.")
     assert decide_on(table, question).letter == "A"
+
+
+def test_a_stated_change_between_two_years_is_checked_with_its_sign_and_unit() -> None:
+    table = facts({"2018": 13, "2019": 18, "2022": 19, "2023": 30})
+    points = mc("Which statement is correct?", "The share growth from 2018 to 2023 is 17 percentage points.",
+                "The share in 2019 is 13%.")
+    assert decide_on(table, points).letter == "A"
+    falling = facts({"2018": 50, "2019": 40, "2020": 45})
+    decline = mc("Which statement is correct?", "The decline from 2018 to 2019 was 10 units.",
+                 "2018 has the lowest value.")
+    assert decide_on(falling, decline).letter == "A"
+    relative = mc("Which statement is correct?", "The increase from 2019 to 2020 was 5%.", "2018 has the lowest value.")
+    assert decide_on(falling, relative).verdicts["A"].status == "unknown"  # 12.5 % in fact: not a difference of 5
+
+
+def test_small_changes_are_judged_by_the_spread_not_where_the_series_ends() -> None:
+    spiky = shape_of([Reading(v, 0.1, "axis", 0.9) for v in (10, 50, 10, 11)])
+    assert spiky is not None and check_trend("Only small changes overall", spiky).status == "false"

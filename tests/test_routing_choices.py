@@ -41,6 +41,34 @@ def chart_image() -> Image.Image:
     return Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
 
 
+def map_of_totals() -> Image.Image:
+    """A rendered map (no axes, small pale regions: the chart look is weak) of totals with a colour scale."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Polygon, Rectangle
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    regions = {"A": ([(0.05, 0.6), (0.2, 0.62), (0.2, 0.85), (0.08, 0.82)], "#b3a7d6"),
+               "B": ([(0.4, 0.7), (0.55, 0.7), (0.55, 0.9), (0.42, 0.88)], "#cfc8e6"),
+               "C": ([(0.45, 0.2), (0.6, 0.2), (0.6, 0.4), (0.5, 0.42)], "#9e90cc")}
+    for name, (points, colour) in regions.items():
+        ax.add_patch(Polygon(points, closed=True, facecolor=colour, edgecolor="#777777", linewidth=0.8))
+        ax.text(sum(p[0] for p in points) / 4, sum(p[1] for p in points) / 4, name, fontsize=14,
+                fontweight="bold", ha="center", va="center")
+    for i, colour in enumerate(["#f2f0f7", "#dadaeb", "#bcbddc", "#9e9ac8", "#756bb1", "#54278f"]):
+        ax.add_patch(Rectangle((0.85, 0.2 + i * 0.1), 0.04, 0.1, facecolor=colour, edgecolor="none"))
+        ax.text(0.9, 0.2 + i * 0.1, f"{i * 4000:,}", fontsize=9, va="center")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.axis("off")
+    ax.set_title("Total CO2 Emissions by Country", fontsize=16, loc="left")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    return Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
+
+
 def photo_like() -> Image.Image:
     rng = np.random.default_rng(3)
     return Image.fromarray(rng.integers(0, 255, (240, 320, 3), dtype=np.uint8))
@@ -111,4 +139,26 @@ def test_a_chart_is_read_when_the_question_does_not_say_chart(registry, tmp_path
     assert choice.status == "done" or "rated examples" in choice.reason
     on_photo = maestro.ask(photo_like(), "What is the value for Sales?")
     assert on_photo.status == "abstained" and on_photo.answer is None
+    assert "Chart" not in [s.skill for s in on_photo.steps if s.kind == "search"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy_name", ["keyword", "router"])
+def test_a_multiple_choice_question_on_a_graphic_the_chart_look_cannot_place_tries_the_chart_skill_last(
+        registry, tmp_path, policy_name: str) -> None:
+    """A map: the words name no chart, the look is weak (no axes, small regions). OCR settles a transcription,
+    which is no option letter, so the Chart skill is tried next, and it sees that totals cannot give a rate per
+    person. The same question on a photograph never reaches the Chart skill."""
+    from agents.config import Settings
+    from agents.runtime import Maestro, build_policy
+
+    maestro = Maestro.open(Settings.resolve(data_dir=tmp_path))
+    maestro.policy = KeywordPolicy() if policy_name == "keyword" else build_policy(maestro.registry, maestro.store)
+    question = ("Which labelled region has the highest CO2 emissions per person?\nA. A\nB. B\nC. C\n"
+                f"D. Cannot be inferred / inadequate information\n{INSTRUCTION}")
+    run = maestro.ask(map_of_totals(), question)
+    skills = [s.skill for s in run.steps if s.kind == "search"]
+    assert "Chart" in skills and skills[-1] == "Chart"
+    assert run.trust["candidate"] == "D" and run.answer in ("D", None)
+    on_photo = maestro.ask(photo_like(), question)
     assert "Chart" not in [s.skill for s in on_photo.steps if s.kind == "search"]

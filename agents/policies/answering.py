@@ -14,6 +14,7 @@ from agents.outcome import abstention
 from agents.policies.base import Context, PolicyTurn
 from agents.protocol import Answer, render_turn
 from agents.registry import Registry
+from skills.answer_form import answer_form, conform
 from storage.trace import Step
 
 _NOT_ITS_KIND = re.compile(r"^no \w+(?: with [\w ]+)? (?:was|were) found in the image", re.IGNORECASE)
@@ -32,6 +33,15 @@ def answer_from_search(step: Step, registry: Registry) -> PolicyTurn | None:
         think = f"The {step.skill} tools settled it: {step.settled_answer}."
         return PolicyTurn(render_turn(think, Answer(step.settled_answer)))
     return None
+
+
+def misfits_form(step: Step, registry: Registry, question: str) -> bool:
+    """Whether the tools settled an answer that is not in the form ``question`` asks (the whole transcription for
+    a multiple-choice question): another pair may still settle it, so it is tried before this answer is given
+    (and then refused by ``agents.outcome``)."""
+    if step.settled_answer is None or (step.model and registry.expert_spec(step.model).backend != "tools"):
+        return False
+    return conform(answer_form(question), step.settled_answer) is None
 
 
 def abstain_turn(ctx: Context, extra: str | None = None) -> PolicyTurn:

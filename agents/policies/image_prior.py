@@ -4,7 +4,10 @@ A skill may define ``image_prior(image) -> (score, reason)`` in its ``skill.py``
 flat colour areas: milliseconds, no OCR). A question's words may not name the kind of image ("Which day had the
 most visitors?" under a bar chart), so the policies use the best such score of at least ``IMAGE_PRIOR_MIN``: first
 for a multiple-choice question (its options say nothing about the image), and otherwise as one more plausible
-skill when the words leave room. The recognising skill still answers only what its tools settle.
+skill when the words leave room. A weaker look (at least ``IMAGE_PRIOR_FALLBACK``: a rendered graphic, not a
+photograph, that the skill cannot place, such as a map with a colour scale) makes the skill one more plausible
+pair for a multiple-choice question only, after the skills its words name. The recognising skill still answers
+only what its tools settle.
 
 Each look is a traced tool call (``skills.base.ToolTrace``, tool ``<skill>.image_prior``): under a rerun with
 ``--tools cached`` its stored output is reused like any tool's, so a rerun need not decode the image to route.
@@ -24,6 +27,8 @@ if TYPE_CHECKING:
 
 #: Smallest ``image_prior`` score that makes a skill plausible on the image's looks alone.
 IMAGE_PRIOR_MIN = 0.7
+#: Smallest score that makes a skill a last resort for a multiple-choice question (Chart: any rendered graphic).
+IMAGE_PRIOR_FALLBACK = 0.3
 
 
 @dataclass(frozen=True)
@@ -34,13 +39,19 @@ class Recognised:
     score: float
     reason: str
 
+    @property
+    def weak(self) -> bool:
+        """Below ``IMAGE_PRIOR_MIN``: plausible only as a last resort for a multiple-choice question."""
+        return self.score < IMAGE_PRIOR_MIN
+
     def describe(self) -> str:
         return f"the image looks like its kind ({self.reason}, score {self.score:.2f})"
 
 
 def recognised_skill(registry: Registry, image: Image.Image | None,
                      trace: ToolTrace | None = None) -> Recognised | None:
-    """The skill whose ``image_prior`` scores ``image`` highest, when that score is at least ``IMAGE_PRIOR_MIN``.
+    """The skill whose ``image_prior`` scores ``image`` highest, when that score is at least
+    ``IMAGE_PRIOR_FALLBACK`` (``Recognised.weak`` below ``IMAGE_PRIOR_MIN``).
 
     The looks run through ``trace`` (a fresh one if not given), which reuses stored outputs under a rerun and
     records each call, so a caller with a store can keep their outputs (``agents.replay.tool_cache.save_call_outputs``)."""
@@ -53,6 +64,6 @@ def recognised_skill(registry: Registry, image: Image.Image | None,
         if prior is None:
             continue
         score, why = trace.call(f"{loaded.spec.name}.image_prior", prior, image)
-        if score >= IMAGE_PRIOR_MIN and (best is None or score > best.score):
+        if score >= IMAGE_PRIOR_FALLBACK and (best is None or score > best.score):
             best = Recognised(loaded.spec.name, float(score), str(why))
     return best

@@ -15,7 +15,7 @@ otherwise.
 
 from __future__ import annotations
 
-from agents.policies.answering import abstain_turn, answer_from_search, needs_expert_hint
+from agents.policies.answering import abstain_turn, answer_from_search, misfits_form, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
 from agents.policies.image_prior import Recognised, recognised_skill
 from agents.protocol import Search, render_turn
@@ -34,13 +34,14 @@ class KeywordPolicy:
     def next_turn(self, ctx: Context) -> PolicyTurn:
         searches = ctx.searches
         last = searches[-1] if searches else None
-        if last is not None and last.status == "ok":
-            answered = answer_from_search(last, ctx.registry)
-            if answered is not None:
-                return answered
+        answered = answer_from_search(last, ctx.registry) if last is not None and last.status == "ok" else None
+        if answered is not None and last is not None and not misfits_form(last, ctx.registry, ctx.question):
+            return answered
         tried = {(s.model, s.skill) for s in searches}
         untried = [c for c in self.candidates(ctx) if (c[0], c[1]) not in tried]
         if ctx.force_answer or len(searches) >= MAX_SEARCHES or not untried:
+            if answered is not None:  # no other pair: the answer is given, and refused for its form
+                return answered
             hint = needs_expert_hint(ctx.registry)
             if not searches:
                 hint = f"the question names nothing the skills recognise; {hint}"
@@ -57,9 +58,12 @@ class KeywordPolicy:
         """Plausible (expert, skill, routing reason) pairs in order of preference."""
         registry = ctx.registry
         guesses = infer_skills(ctx.question, [s.spec for s in registry.skills])
-        guesses = _recognised_first(guesses, recognised_skill(registry, ctx.image),
-                                    choice=answer_form(ctx.question).kind == "choice")
+        recognised = recognised_skill(registry, ctx.image)
+        choice = answer_form(ctx.question).kind == "choice"
+        guesses = _recognised_first(guesses, recognised, choice=choice)
         plausible = [g for g in guesses if g.keyword_score > 0][:2]
+        if recognised is not None and recognised.weak and choice:  # a last resort, after the words' skills
+            plausible += [g for g in guesses if g.skill == recognised.skill and g not in plausible]
         pairs: list[tuple[str, str, RoutingDecision]] = []
         for guess in plausible:
             for expert, why in _experts_for(registry, guess.skill):
@@ -78,12 +82,12 @@ class KeywordPolicy:
 def _recognised_first(guesses: list[SkillGuess], recognised: Recognised | None, *, choice: bool) -> list[SkillGuess]:
     """``guesses`` with the skill that recognises the image made plausible: moved to the front for a
     multiple-choice question, kept in its place otherwise (``agents.policies.image_prior``)."""
-    if recognised is None:
+    if recognised is None or (recognised.weak and not choice):
         return guesses
     mine = [SkillGuess(g.skill, g.score, f"{recognised.describe()}; {g.reason}",
                        max(g.keyword_score, recognised.score)) for g in guesses if g.skill == recognised.skill]
     others = [g for g in guesses if g.skill != recognised.skill]
-    if choice:
+    if choice and not recognised.weak:
         return mine + others
     text_plausible = [g for g in others if g.keyword_score > 0]
     return text_plausible + mine + [g for g in others if g.keyword_score <= 0]

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.policies.answering import abstain_turn, answer_from_search, needs_expert_hint
+from agents.policies.answering import abstain_turn, answer_from_search, misfits_form, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
 from agents.policies.image_prior import Recognised, recognised_skill
 from agents.protocol import Search, render_turn
@@ -92,15 +92,14 @@ class RouterPolicy:
     def next_turn(self, ctx: Context) -> PolicyTurn:
         searches = ctx.searches
         last = searches[-1] if searches else None
-        if last is not None and last.status == "ok":
-            answered = answer_from_search(last, ctx.registry)
-            if answered is not None:
-                return answered
+        answered = answer_from_search(last, ctx.registry) if last is not None and last.status == "ok" else None
+        if answered is not None and last is not None and not misfits_form(last, ctx.registry, ctx.question):
+            return answered
         tried = {(s.model, s.skill) for s in searches}
         decision = None if ctx.force_answer or len(searches) >= 2 else self.decide(
             ctx.question, exclude=tried, recognised=self._recognised(ctx))
         if decision is None:
-            return abstain_turn(ctx, needs_expert_hint(ctx.registry))
+            return answered if answered is not None else abstain_turn(ctx, needs_expert_hint(ctx.registry))
         expert, skill = decision.expert or "", decision.skill or ""
         think = (f"The question needs the {skill} skill ({decision.skill_reason}); "
                  f"{expert} is the expert for it ({decision.expert_reason}).")
@@ -127,9 +126,14 @@ class RouterPolicy:
         ranked, skill_scores, method, outcomes, weights = self._relevance(question)
         reasons = dict(ranked)
         plausible = [s for s, _ in ranked if _plausible(skill_scores.get(s))][:MAX_SKILLS]
-        if recognised is not None and recognised.skill in reasons:
+        choice = answer_form(question).kind == "choice"
+        if recognised is not None and recognised.weak:  # a last resort, for a multiple-choice question only
+            if choice and recognised.skill in reasons and recognised.skill not in plausible:
+                reasons[recognised.skill] = f"{recognised.describe()}; {reasons[recognised.skill]}"
+                plausible.append(recognised.skill)
+        elif recognised is not None and recognised.skill in reasons:
             reasons[recognised.skill] = f"{recognised.describe()}; {reasons[recognised.skill]}"
-            if answer_form(question).kind == "choice":
+            if choice:
                 plausible = [recognised.skill] + [s for s in plausible if s != recognised.skill][:MAX_SKILLS - 1]
             elif recognised.skill not in plausible and len(plausible) < MAX_SKILLS:
                 plausible.append(recognised.skill)

@@ -83,7 +83,9 @@ def decide(chart: ChartResult, question: str, form: AnswerForm) -> ChoiceDecisio
     if not chart.found:
         limited = limit_option(form.options, limits_seen(stem, form.options, chart, None))
         if limited is not None:  # a limit that needs no values (partial data, a 100 % stack) settles it anyway
-            return _limited(form.options, *limited, verdicts={})
+            decision = _limited(form.options, *limited, verdicts={})
+            decision.features = choice_features(decision, None, chart)
+            return decision
         return ChoiceDecision(None, 0.0, f"the chart parser could not read values from this chart ({chart.reason}); "
                                          "it reads bar, line and pie charts, not maps, heatmaps or scatter plots")
     facts = facts_from(chart, chart.texts)

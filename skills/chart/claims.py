@@ -148,7 +148,12 @@ def check_statement(option: str, facts: ChartFacts, value_of: Callable[[Mention]
         if m.group(3) in ("about", "approximately", "around", "roughly"):
             return approximately(change.value, limit, change.sigma, change.trust, "change")
         if m.group(3) in ("is", "was", "of", "by", "equal", "equals"):  # "the growth ... is 17 points": as stated
-            return approximately(change.value, limit, change.sigma, change.trust, "change", tol=0.01, far=0.05)
+            after = t[m.end():m.end() + 24]
+            if re.match(r"\s*(?:%(?! ?points?)|percent(?!age ?points?| ?points?)|times\b|x\b|st\b|nd\b|rd\b|th\b)", after):
+                return None  # a relative change or a rank: not a difference of values
+            falling = re.match(r"\s*(?:decline|drop|decrease)", t[m.start():]) is not None
+            size = Reading(-change.value if falling else change.value, change.sigma, change.source, change.trust)
+            return approximately(size.value, limit, size.sigma, size.trust, "change", tol=0.01, far=0.05)
         return threshold(change, limit, m.group(3) in ("over", "above", "more than", "at least"), "change")
     if m := re.search(r"\bE(\d)\b.*?\b(" + _MORE + "|" + _LESS + r")\b(?:\s+\w+){0,6}?\s+than\s+(?:in\s+|that\s+(?:in|of)\s+|"
                       r"during\s+|for\s+|of\s+|at\s+)?(?:the\s+)?(?:\w+\s+)?E(\d)\b", t) or re.search(

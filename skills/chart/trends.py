@@ -121,7 +121,9 @@ def check_trend(option: str, shape: Shape) -> Verdict | None:
             return Verdict("false", shape.trust * 0.9, "the series moves the same way at every step")
         return None  # whether ups and downs have "no clear pattern" is a judgement
     if small and re.search(r"\bchanges?\b|\bvariations?\b|\bdifferences?\b", text):  # "only small changes overall"
-        return None if relative is None else _magnitude(relative, False, shape.trust * 0.9, "overall change")
+        # Judged on how far the values spread, not on where they end: 10, 50, 10, 11 did not change "a little".
+        return None if relative is None else _magnitude(shape.spread / (sum(shape.values) / len(shape.values)),
+                                                        False, shape.trust * 0.9, "spread of the values")
     return None
 
 

@@ -186,9 +186,11 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
     if axis is None:
         warnings.append("no value axis could be calibrated from tick labels")
     elif vertical:
-        for category in _clipped(marks, axis, _spine_top(rgb, ticks, lo, base)):
-            table.get(category, {}).clear()
-            marks = [m for m in marks if m.category != category]
+        cut = _clipped(marks, axis, _spine_top(rgb, ticks, lo, base))
+        for mark in cut:
+            table.get(mark.category, {}).pop(mark.series, None)
+        marks = [m for m in marks if all(m is not c for c in cut)]
+        for category in dict.fromkeys(m.category for m in cut):
             warnings.append(f"{category}: clipped at the top of the plot (the value is beyond what is drawn)")
     kind = "grouped_bar" if grouped else ("bar" if vertical else "hbar")
     plot_top: float = min(r.y0 for r in bars) if vertical else min(r.y0 for r in bars)
@@ -341,21 +343,24 @@ def _printed_label(numbers: list[Text], bar: Rect, vertical: bool, text_h: float
     return None if best is None else best[1]
 
 
-def _clipped(marks: list[ChartMark], axis: AxisFit, spine_top: float | None) -> list[str]:
-    """Categories whose bars run into the top of the plot, with no value printed on them: their values are beyond
-    what is drawn (a chart "exceeding its canvas"), so their heights say nothing about the data. Where the value
-    axis line was found, a bar is cut off when it ends at or above the line's top (the plot ends there); without
-    it, when two or more bars end flat on one pixel row above the highest tick."""
+def _clipped(marks: list[ChartMark], axis: AxisFit, spine_top: float | None) -> list[ChartMark]:
+    """The bars that run into the top of the plot, with no value printed on them: their values are beyond what is
+    drawn (a chart "exceeding its canvas"), so their heights say nothing about the data. Seen as bars ending
+    exactly at the top of the value axis line (the plot ends there), or two or more bars ending flat on one pixel
+    row above that line's top (without a line found: above the highest tick). A lone bar above a line that stops
+    at its last tick is read as drawn: such axes (trimmed) leave room above."""
     measured = [m for m in marks if m.printed is None and m.measured is not None]
     if not measured or axis.scale == "inverted" or len(axis.ticks) < 2:
         return []
-    if spine_top is not None:
-        return list(dict.fromkeys(m.category for m in measured if m.box.y0 <= spine_top + 1.5))
     top = min(m.box.y0 for m in measured)
     flat = [m for m in measured if m.box.y0 - top <= 1.5]
+    if spine_top is not None:
+        at_end = [m for m in measured if abs(m.box.y0 - spine_top) <= 1.5]
+        above = flat if len(flat) >= 2 and top < spine_top - 1.5 else []
+        return at_end + [m for m in above if m not in at_end]
     tick_value = min(axis.ticks)[1]  # the tick highest on the page
-    above = len(flat) >= 2 and min(m.value for m in flat) > tick_value + 0.005 * _span(axis)
-    return list(dict.fromkeys(m.category for m in flat)) if above else []
+    above_tick = len(flat) >= 2 and min(m.value for m in flat) > tick_value + 0.005 * _span(axis)
+    return flat if above_tick else []
 
 
 def _spine_top(rgb: np.ndarray, ticks: list[Text], lo: float, base: float) -> float | None:
@@ -363,7 +368,8 @@ def _spine_top(rgb: np.ndarray, ticks: list[Text], lo: float, base: float) -> fl
     up from the baseline), or None when there is none."""
     if not ticks:
         return None
-    x0, x1, bottom = int(max(t.box.x1 for t in ticks)), int(lo), int(round(base))
+    # Two pixels short of the first bar: a bar's outline is not the axis line.
+    x0, x1, bottom = int(max(t.box.x1 for t in ticks)), int(lo) - 2, int(round(base))
     if x1 - x0 < 1 or not 0 < bottom <= rgb.shape[0]:
         return None
     dark = rgb[:bottom, x0:x1].astype(np.int16).mean(axis=2) < 110
