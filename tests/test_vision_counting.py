@@ -183,3 +183,26 @@ def test_other_modes_and_unknown_names() -> None:
         count_shapes(_scene(), shape="dodecahedron")
     blank = count_shapes(Image.new("RGB", (300, 200), "white"))
     assert blank.count == 0 and blank.detections == []
+
+
+def test_each_thread_detects_with_its_own_opencv_models() -> None:
+    """OpenCV's detectors keep working buffers inside the object: threads (the web app, `maestro eval
+    --concurrency`) must never share one. Each thread builds its own, once."""
+    import threading
+
+    from vision_tools.detection import objects
+
+    seen: dict[str, list[object]] = {"haar": [], "hog": []}  # the objects themselves: ids of dead ones are reused
+
+    def look() -> None:
+        first, again = objects._face_cascade(), objects._face_cascade()
+        assert first is again
+        seen["haar"].append(first)
+        seen["hog"].append(objects._people_hog())
+
+    threads = [threading.Thread(target=look) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(m) for m in seen["haar"]}) == 3 and len({id(m) for m in seen["hog"]}) == 3

@@ -2,7 +2,8 @@
 YOLO back end (ultralytics) used only when the user configures weights.
 
 The cascade and the HOG model ship inside opencv-python-headless 4.x (docs/design.md §8), so nothing is downloaded.
-Models are loaded once per process, lazily and under a lock, because the app calls tools from several threads.
+The app calls tools from several threads: the OpenCV detectors are built once per thread (they are not safe to
+share), YOLO once per process under a lock.
 """
 
 from __future__ import annotations
@@ -26,27 +27,31 @@ BACKENDS = ("auto", "haar", "hog", "yolo")
 
 _lock = threading.Lock()
 _models: dict[str, Any] = {}
+#: One cascade and one HOG detector per thread: OpenCV's ``detectMultiScale`` keeps working buffers inside the
+#: object, and two threads in one shared classifier crashed the process (a segfault under ``maestro eval
+#: --concurrency 2`` on photos). Each is cheap to build (tens of milliseconds).
+_per_thread = threading.local()
 
 
 def _face_cascade() -> cv2.CascadeClassifier:
-    with _lock:
-        if "haar" not in _models:
-            path = Path(cv2.data.haarcascades) / "haarcascade_frontalface_default.xml"
-            cascade = cv2.CascadeClassifier(str(path))
-            if cascade.empty():
-                raise RuntimeError(f"the Haar face cascade could not be loaded from {path}; OpenCV 4.x is needed")
-            _models["haar"] = cascade
-        return _models["haar"]
+    cascade = getattr(_per_thread, "haar", None)
+    if cascade is None:
+        path = Path(cv2.data.haarcascades) / "haarcascade_frontalface_default.xml"
+        cascade = cv2.CascadeClassifier(str(path))
+        if cascade.empty():
+            raise RuntimeError(f"the Haar face cascade could not be loaded from {path}; OpenCV 4.x is needed")
+        _per_thread.haar = cascade
+    return cascade
 
 
 def _people_hog() -> cv2.HOGDescriptor:
-    with _lock:
-        if "hog" not in _models:
-            hog = cv2.HOGDescriptor()
-            # The stubs say Sequence[float]; it is a float32 array already, which asarray returns as is
-            hog.setSVMDetector(np.asarray(cv2.HOGDescriptor.getDefaultPeopleDetector(), dtype=np.float32))
-            _models["hog"] = hog
-        return _models["hog"]
+    hog = getattr(_per_thread, "hog", None)
+    if hog is None:
+        hog = cv2.HOGDescriptor()
+        # The stubs say Sequence[float]; it is a float32 array already, which asarray returns as is
+        hog.setSVMDetector(np.asarray(cv2.HOGDescriptor.getDefaultPeopleDetector(), dtype=np.float32))
+        _per_thread.hog = hog
+    return hog
 
 
 def _yolo(weights: str) -> Any:
