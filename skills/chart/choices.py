@@ -26,8 +26,10 @@ from skills.chart.limits import (
     LIMIT_STRENGTH,
     VOIDS_VALUES,
     Limit,
+    asked_years,
     limit_option,
     limits_seen,
+    period,
     years_shown,
 )
 from skills.chart.options import judge_options
@@ -52,7 +54,6 @@ _PLACEHOLDER = re.compile(r"^(?:slice|bar|point|category|series|item)\s*\d+$", r
 _AVERAGE = re.compile(r"\b(?:average|avg|mean)\b", re.IGNORECASE)
 #: A note on the plot that marks an average ("Average", "Avg: 325", "Mean = 40"), not an axis title.
 _AVERAGE_MARK = re.compile(r"(?:average|avg|mean)(?: line)?\s*[:=]?\s*\$?[\d.,]*\s*%?", re.IGNORECASE)
-_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 
 
 @dataclass
@@ -157,10 +158,10 @@ def choice_features(decision: ChoiceDecision, facts: ChartFacts | None, chart: C
 def _unsupported_question(stem: str, options: dict[str, str], facts: ChartFacts, warnings: list[str]) -> str | None:
     """Why the chart cannot support any answer to this question, or None."""
     years = years_shown([*facts.categories, *clipped_categories(warnings)])
-    asked = [int(y) for y in _YEAR.findall(stem)]
-    if years and asked and (min(asked) < min(years) or max(asked) > max(years)):
-        return (f"the question is about {min(asked):g}-{max(asked):g} but the chart shows only "
-                f"{min(years):g}-{max(years):g}: a sample cannot settle the whole period")
+    asked = asked_years(stem)
+    if years and asked and (asked[0] < years[0] or asked[-1] > years[-1]):
+        return (f"the question is about {period(asked)} but the chart shows only {period(years)}: a sample cannot "
+                "settle the whole period")
     if _AVERAGE.search(stem) and any(_AVERAGE_MARK.fullmatch(t.strip()) for t in facts.texts):
         return ("the chart marks its own average (a line or note the tools do not read), and the question asks for "
                 "an average: the mark and the values may disagree (a misleading annotation), so neither is taken")

@@ -110,13 +110,13 @@ def limits_seen(stem: str, options: dict[str, str], chart: ChartResult, facts: C
         found.append(Limit("partial", f"the chart's data are partial ('{partial}'), so the outcome is not shown"))
     clipped = clipped_categories(chart.warnings)
     shown = years_shown([*(facts.categories if facts is not None else []), *clipped])
-    asked = sorted({int(a or b) for a, b in _ASKED_YEAR.findall(stem)})
+    asked = asked_years(stem)
     if shown and asked:
         step = min((b - a for a, b in zip(shown, shown[1:], strict=False) if b > a), default=1)
         outside = tuple(y for y in asked if y < shown[0] - step or y > shown[-1] + step)
         if outside and not _settled_by_sample(options):
-            found.append(Limit("period", f"the question is about {asked[0]}-{asked[-1]} but the chart shows only "
-                                         f"{shown[0]}-{shown[-1]}", outside))
+            found.append(Limit("period", f"the question is about {period(asked)} but the chart shows only "
+                                         f"{period(shown)}", outside))
     # One mark cut off is still the tallest: "which is highest" is not beyond the chart, only its value is.
     if len(clipped) > 1 or (clipped and not _ASKS_HIGHEST.search(stem)):
         found.append(Limit("clipped", f"the marks of {', '.join(clipped)} run past the top of the plot: their "
@@ -152,6 +152,17 @@ def limit_option(options: dict[str, str], limits: list[Limit], verdicts: dict[st
         if _ABOUT[limit.kind].search(text) or years.intersection(limit.years_outside) or named or several:
             return letter, limit
     return None
+
+
+def asked_years(stem: str) -> list[int]:
+    """The years the question speaks of, sorted: numbers in year context only ("from 1960 to 1980", "in 2010",
+    "2018-2022"), so "exceed 1800" is no year."""
+    return sorted({int(a or b) for a, b in _ASKED_YEAR.findall(stem)})
+
+
+def period(years: list[int]) -> str:
+    """``[2018, 2022]`` as "2018-2022", a single year as itself."""
+    return str(years[0]) if years[0] == years[-1] else f"{years[0]}-{years[-1]}"
 
 
 def _names(name: str, text: str) -> bool:

@@ -27,6 +27,9 @@ from vision_tools.charts import ChartResult, chart_likeness, parse_chart
 
 #: What is missing when no chart was found: said about the image, in a user's words.
 NO_CHART = "no chart with readable values was found in the image"
+#: ``chart_likeness`` from which an image looks like a chart (axes, or large flat colour areas); the routing
+#: policies use the same bar (``agents.policies.image_prior.IMAGE_PRIOR_MIN``) to try this skill first.
+LOOKS_LIKE_A_CHART = 0.7
 _KIND_FOR_LEVEL2 = {"bar": None, "line": "line", "pie": "pie"}
 _HIGH = re.compile(r"\b(highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak)\b", re.I)
 _LOW = re.compile(r"\b(lowest|smallest|least|minimum|min|fewest|shortest)\b", re.I)
@@ -70,6 +73,10 @@ def _choose(ctx: SkillContext, chart: ChartResult, form: AnswerForm) -> SkillRes
         + decision.explain()
     letter = decision.letter if decision.confidence >= MIN_CONFIDENCE else None
     missing = decision.missing
+    if decision.letter is None and not chart.found and chart_likeness(ctx.image).score < LOOKS_LIKE_A_CHART:
+        # Tried as a last resort on a graphic that does not look like a chart: the parser's reason (kept in the
+        # observation) would be chart jargon about a sign or a diagram.
+        missing = NO_CHART
     if decision.letter is not None and letter is None:
         missing = (f"the evidence for option {decision.letter} is too weak (confidence {decision.confidence:.2f}, "
                    f"below {MIN_CONFIDENCE}) to answer")

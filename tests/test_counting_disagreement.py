@@ -1,0 +1,49 @@
+"""When the counting tools read one drawing differently, no count is given; and a chart tried as a last resort on a
+drawing says so plainly. From a new user's drawing: four circle outlines, one overlapped by a square, where the
+shape segmentation merged the two into one blob and counted three circles while the outline tracer counted four."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image, ImageDraw
+
+from agents.registry import load_registry
+from skills.base import SkillResult, ToolTrace
+from skills.chart.skill import NO_CHART
+from skills.runner import run_skill
+
+QUESTION = ("How many circles are in the picture?\nA. 2\nB. 3\nC. 4\nD. 5\n"
+            "Answer with the option's letter from the given choices directly.")
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry()
+
+
+def overlapping_drawing() -> Image.Image:
+    image = Image.new("RGB", (700, 450), "white")
+    draw = ImageDraw.Draw(image)
+    for x, y in [(60, 60), (260, 60), (460, 60), (160, 260)]:
+        draw.ellipse([x, y, x + 110, y + 110], outline="black", width=5)
+    for x, y in [(380, 260), (560, 60)]:  # the second square overlaps the third circle
+        draw.rectangle([x, y, x + 100, y + 100], outline="black", width=5)
+    draw.polygon([(560, 380), (620, 260), (680, 380)], outline="black", width=5)
+    return image
+
+
+def ask(registry, skill: str, image: Image.Image) -> SkillResult:
+    result, _ = run_skill(registry.skill(skill), query=QUESTION, question=QUESTION, image=image,
+                          expert=registry.expert("Tools"), trace=ToolTrace())
+    return result
+
+
+def test_tools_that_disagree_on_a_count_give_no_count(registry) -> None:
+    result = ask(registry, "Counting", overlapping_drawing())
+    assert result.answer is None and result.missing is not None
+    assert "disagree" in result.missing and "4" in result.missing and "3" in result.missing
+
+
+def test_a_chart_tried_on_a_drawing_says_no_chart_was_found_without_parser_jargon(registry) -> None:
+    result = ask(registry, "Chart", overlapping_drawing())
+    assert result.answer is None and result.missing == NO_CHART
