@@ -149,3 +149,19 @@ def test_an_abstention_on_a_sign_does_not_speak_of_chart_parsing(maestro) -> Non
     assert run.status == "abstained"
     for jargon in ("axis", "polyline", "Bar 1", "parser"):
         assert jargon not in run.reason
+
+
+
+def test_the_answer_format_sentence_is_not_looked_for_on_a_sign() -> None:
+    """A distance asked as a multiple-choice question: the words of "Answer with the option's letter from the given
+    choices directly" are not names to find on the sign (here a place called Choices Mall)."""
+    from skills.ocr.printed import printed_answer
+    from vision_tools.image import Box
+    from vision_tools.text import OcrLine
+
+    lines = [OcrLine("Choices Mall 5 km", Box(10, 10, 300, 40), 0.99),
+             OcrLine("Harbour 12 km", Box(10, 60, 300, 90), 0.99)]
+    question = ("How far is the airport?\nA. 5 km\nB. 12 km\n"
+                "Answer with the option's letter from the given choices directly.")
+    span = printed_answer(question, lines, None)
+    assert span is None or span.answer is None  # the airport is not on the sign: never "5 km"

@@ -47,3 +47,4 @@ def test_tools_that_disagree_on_a_count_give_no_count(registry) -> None:
 def test_a_chart_tried_on_a_drawing_says_no_chart_was_found_without_parser_jargon(registry) -> None:
     result = ask(registry, "Chart", overlapping_drawing())
     assert result.answer is None and result.missing == NO_CHART
+

@@ -20,6 +20,7 @@ from difflib import SequenceMatcher
 
 from PIL import Image
 
+from skills.question_text import task_text
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
 from vision_tools.text.chars import char_scores
@@ -89,6 +90,9 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     of the printed text. ``yesno``: the question asks for Yes or No (``skills.answer_form``)."""
     if not lines:
         return None
+    # The task alone: options and the answer-format sentence ("Answer with the option's letter …") name nothing
+    # printed, and their words would otherwise be looked for on the sign.
+    question = task_text(question)[0] or question
     if yesno:
         return _yes_no(question, lines, image) if _PRINTED_YESNO.search(question) else None
     if _TITLE.search(question):
