@@ -46,7 +46,9 @@ def browser() -> Iterator[Any]:
 def new_page(browser: Any, url: str) -> Any:
     tab = browser.new_page(viewport={"width": 1400, "height": 1000})
     tab.goto(url)
-    tab.wait_for_selector("#ask-question")
+    # Attached, not visible: a deep link (``?run=…``) switches to the Replay tab as the page loads, which hides
+    # the Ask tab's question box; waiting for it to be visible raced that switch.
+    tab.wait_for_selector("#ask-question", state="attached")
     return tab
 
 
