@@ -29,6 +29,7 @@ from skills.chart.limits import (
     asked_years,
     limit_option,
     limits_seen,
+    partial_text,
     period,
     years_shown,
 )
@@ -41,8 +42,6 @@ from vision_tools.charts import ChartResult
 MIN_CONFIDENCE = 0.7
 JUDGEMENT = ("this asks for a judgement about the chart (what it implies, or whether it can tell at all); the tools "
              "only check statements against the values the chart shows: configure a VLM expert, see docs/experts.md")
-_PARTIAL = re.compile(r"\bas of\b|\byear[- ]to[- ]date\b|\bytd\b|\bso far\b|\bpreliminary\b|\bpartial\b|\bto date\b|"
-                      r"\binterim\b|\bprojected\b|\bforecast\b", re.IGNORECASE)
 _OUTCOME = re.compile(r"\bwill\b|\bultimately\b|\bfinal\b|\bend (?:higher|lower)\b|\bconclude\b|\blatest\b|\bfull\b",
                       re.IGNORECASE)
 #: Trust kept when the table mixes printed and measured values, and when some categories have no printed name.
@@ -166,7 +165,7 @@ def _unsupported_question(stem: str, options: dict[str, str], facts: ChartFacts,
         return ("the chart marks its own average (a line or note the tools do not read), and the question asks for "
                 "an average: the mark and the values may disagree (a misleading annotation), so neither is taken")
     cannot_offered = any(re.search(r"cannot|can't|impossible|inadequate|not enough", o, re.I) for o in options.values())
-    partial = next((t for t in [facts.title, *facts.texts] if _PARTIAL.search(t)), None)
+    partial = partial_text([facts.title, *facts.texts])
     if partial is not None and (cannot_offered or _OUTCOME.search(stem)):
         return (f"the chart says its data is partial ('{partial}'): how the period ends, or what will happen, is a "
                 "judgement the values shown cannot settle")

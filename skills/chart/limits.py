@@ -103,9 +103,8 @@ def limits_seen(stem: str, options: dict[str, str], chart: ChartResult, facts: C
     off at the top of the plot, shares of a 100 % stacked chart asked about as amounts. ``facts`` (the readings)
     is None when the chart's values could not be read; the limits that need no values are still seen."""
     found: list[Limit] = []
-    texts = [chart.title, *chart.texts, *(facts.texts if facts is not None else [])]
-    partial = next((t for t in texts if t and _PARTIAL.search(t)), None) or (
-        stem if _PARTIAL_ASKED.search(stem) else None)
+    texts = [chart.title, *chart.texts]  # the readings' texts are the chart's (``facts_from``)
+    partial = partial_text(texts) or (stem if _PARTIAL_ASKED.search(stem) else None)
     if partial is not None and any(_OUTCOME.search(t) for t in [stem, *options.values()]):
         found.append(Limit("partial", f"the chart's data are partial ('{partial}'), so the outcome is not shown"))
     clipped = clipped_categories(chart.warnings)
@@ -152,6 +151,11 @@ def limit_option(options: dict[str, str], limits: list[Limit], verdicts: dict[st
         if _ABOUT[limit.kind].search(text) or years.intersection(limit.years_outside) or named or several:
             return letter, limit
     return None
+
+
+def partial_text(texts: list[str]) -> str | None:
+    """The first of ``texts`` saying the chart's data are partial ("as of May 2024", "year to date"), or None."""
+    return next((t for t in texts if t and _PARTIAL.search(t)), None)
 
 
 def asked_years(stem: str) -> list[int]:
