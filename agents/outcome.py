@@ -147,7 +147,8 @@ def describe(evidence: Evidence) -> str:
     """An evidence kind in a user's words."""
     what = FORM_WORDS.get(evidence.form, "an answer")
     if evidence.source == "tools":
-        return f"{what} read by the {evidence.skill or 'vision'} tools"
+        lone = " that nothing else printed on the image confirms" if evidence.unchecked else ""
+        return f"{what} read by the {evidence.skill or 'vision'} tools{lone}"
     who = "the orchestrator's own reading" if evidence.source == "orchestrator" else \
         f"the reply of {evidence.source.split(':', 1)[1]}"
     checked = {"verified": "checked against the text read on the image",

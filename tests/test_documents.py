@@ -38,6 +38,7 @@ def page(rows: list[list[tuple[str, float]]], skew: float = 0.0, height: float =
     ("RMO.08", "RMO.08", 0.08),
     ("8.40*", "8.40", 8.40),
     ("Rounding -0.01", "-0.01", -0.01),
+    ("Rounding Adjustment RM -.01", "RM -.01", -0.01),
     ("1,234.50 SR", "1,234.50", 1234.50),
 ])
 def test_amounts_are_read_as_printed(text: str, printed: str, value: float) -> None:
@@ -45,7 +46,7 @@ def test_amounts_are_read_as_printed(text: str, printed: str, value: float) -> N
     assert [(a.text, a.value) for a in found][-1] == (printed, pytest.approx(value))
 
 
-@pytest.mark.parametrize("text", ["Qty 1.000", "TEL 03-3271 9872", "12/02/2018", "Invoice 18301/102/T0305", "6%"])
+@pytest.mark.parametrize("text", ["Qty 1.000", "TEL 03-3271 9872", "12/02/2018", "Invoice 18301/102/T0305", "6%", "ver .05", "x-.05"])
 def test_quantities_phones_and_dates_are_not_amounts(text: str) -> None:
     assert amounts_in(text) == []
 
@@ -115,6 +116,45 @@ def test_the_total_agrees_with_cash_minus_change_not_the_subtotal() -> None:
     total = find_total(layout)
     assert total.value == "RM41.45" and "paid minus change agrees" in total.how
     assert total.boxes and total.confidence >= 0.5
+
+
+def test_the_total_after_rounding_is_the_bill_and_the_unrounded_one_gives_way() -> None:
+    layout = page([[("Total (Excluding GST):", 40.0), ("35.60", 400.0)],
+                   [("Total (Inclusive of GST):", 40.0), ("41.52", 400.0)],
+                   [("Rounding Adj:", 40.0), ("-0.02", 400.0)], [("TOTAL:", 40.0), ("41.50", 400.0)]])
+    total = find_total(layout)
+    assert total.value == "41.50" and "an earlier total + rounding agrees" in total.how and not total.unchecked
+    # A till that drops the zero of a rounding adjustment, and a rounded total labelled "Rounding".
+    layout = page([[("Total Sales (Inclusive GST)", 40.0), ("RM 22.91", 400.0)],
+                   [("Rounding Adjustment", 40.0), ("RM -.01", 400.0)], [("Rounding", 40.0), ("RM 22.90", 400.0)]])
+    assert find_total(layout).value == "RM 22.90"
+    # "Amount To Be Paid" is what is owed (a total), not a payment.
+    assert classify_label("Amount To Be Paid :") == ("total", 1.0)
+
+
+def test_without_a_rounded_total_line_the_printed_total_stands_and_the_payment_confirms_it() -> None:
+    layout = page([[("GST 6%", 40.0), ("RM0.08", 400.0)], [("TOTAL", 40.0), ("RM1.38", 400.0)],
+                   [("ROUNDING", 40.0), ("RM0.02", 400.0)], [("CASH", 40.0), ("RM1.40", 400.0)]])
+    total = find_total(layout)
+    assert total.value == "RM1.38" and "amount paid agrees after rounding" in total.how and not total.unchecked
+
+
+def test_a_total_only_its_own_line_prints_is_marked_unchecked() -> None:
+    items = [[("HONEY TOAST", 40.0), ("3.30", 400.0)], [("EGG TART", 40.0), ("5.10", 400.0)]]
+    alone = find_total(page([*items, [("Total Payable:", 40.0), ("8.45", 400.0)]]))
+    assert alone.value == "8.45" and alone.unchecked and "nothing else on the receipt confirms it" in alone.how
+    assert alone.to_dict()["unchecked"] is True
+    summary = find_total(page([*items, [("TOTAL", 40.0), ("8.40", 400.0)], [("GST SUMMARY", 40.0)],
+                               [("SR @ 6%", 40.0), ("8.40", 300.0), ("0.48", 400.0)]]))
+    assert summary.value == "8.40" and not summary.unchecked and "printed on another line" in summary.how
+
+
+def test_a_total_line_set_aside_is_taken_when_payment_minus_change_prints_its_amount() -> None:
+    layout = page([[("1 SUMMER CUP", 40.0), ("8.49", 300.0), ("9.00", 400.0)], [("GST 6%", 40.0), ("0.51", 400.0)],
+                   [("Total Includes GST 6%", 40.0), ("9.00", 400.0)], [("Cash", 40.0), ("50.00", 400.0)],
+                   [("Change", 40.0), ("41.00", 400.0)]])
+    total = find_total(layout)
+    assert total.value == "9.00" and total.label == "Total Includes GST 6%" and "paid minus change agrees" in total.how
 
 
 def test_a_receipt_without_a_total_or_payment_abstains() -> None:

@@ -18,7 +18,7 @@ from agents.trust.calibration import Calibration, load
 from agents.trust.evidence import Evidence
 from agents.trust.fit import Labelled, fit, fit_group
 from skills.answer_form import answer_form
-from storage.trace import Step
+from storage.trace import Step, ToolCall
 
 
 def evidence(score: float, *, skill: str = "Counting", form: str = "count", level2: str = "Shapes") -> Evidence:
@@ -94,6 +94,31 @@ def test_a_kind_with_too_few_examples_pools_with_its_skill_and_abstains_when_not
     outcome = settle("3", [step], answer_form("What is the value of x? Answer with a number."), calibration=cal)
     assert outcome.status == "abstained"
     assert "too few rated examples of this kind" in outcome.reason and "95 % precision" in outcome.reason
+
+
+def receipt_total(detail: str) -> Evidence:
+    return Evidence(answer="41.87", form="number", skill="OCR", level2="Key Information Extraction",
+                    source="tools", check="verified", score=0.9, detail=detail)
+
+
+def test_a_reading_nothing_else_confirms_never_borrows_the_record_of_confirmed_ones() -> None:
+    confirmed = [Labelled(receipt_total("total"), True) for _ in range(100)]
+    lone = [Labelled(receipt_total("total, unchecked"), True) for _ in range(3)]
+    cal = fit(confirmed + lone)
+    assert cal.decide(receipt_total("total"), 0.95).answer
+    decision = cal.decide(receipt_total("total, unchecked"), 0.95)
+    assert not decision.answer and decision.why == "too_few"
+    call = ToolCall(0, "documents.read_field", {}, "total: 'RM 41.87'", 1.0,
+                    data={"field": "total", "value": "RM 41.87", "unchecked": True})
+    step = Step(index=0, kind="search", model="Tools", skill="OCR", level2="Key Information Extraction",
+                settled_answer="41.87", confidence=0.9, tool_calls=[call])
+    outcome = settle("41.87", [step], answer_form("What is the total amount? Answer with a number."),
+                     calibration=cal)
+    assert outcome.status == "abstained"
+    assert "nothing else printed on the image confirms" in outcome.reason and "too few rated" in outcome.reason
+    # Its own record, once rated answers of the kind are many and right, lets it answer.
+    rated = fit(confirmed + [Labelled(receipt_total("total, unchecked"), True) for _ in range(60)])
+    assert rated.decide(receipt_total("total, unchecked"), 0.95).answer
 
 
 def test_a_kind_shown_worse_abstains_instead_of_pooling_with_good_ones() -> None:

@@ -33,6 +33,8 @@ FUZZY_SAME = 0.85
 TEXT_FORMS = ("text", "free")
 #: OCR lines read at least this surely count as "the tools read text here" (for a contradiction).
 SURE_LINE = 0.8
+#: Suffix of a field's detail when nothing else on the page confirms the value (``FieldAnswer.unchecked``).
+UNCHECKED = ", unchecked"
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,16 @@ class Evidence:
         head = f"{source}|{self.check}"
         skill = f"{head}|{self.form}|{self.skill}"
         kinds = [f"{skill}|{self.level2}", skill, f"{head}|*|{self.skill}", f"{head}|{self.form}"]
+        if self.unchecked:
+            # One reading nothing else confirms never borrows the record of confirmed ones: it answers once its own
+            # labelled examples certify the target.
+            return [f"{kinds[0]}|{self.detail}"]
         return ([f"{kinds[0]}|{self.detail}"] if self.detail else []) + kinds
+
+    @property
+    def unchecked(self) -> bool:
+        """Whether the tool said nothing else on the image confirms the value it read."""
+        return bool(self.detail and self.detail.endswith(UNCHECKED))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -209,11 +220,12 @@ def _margin(step: Step) -> float | None:
 
 
 def _detail(step: Step) -> str | None:
-    """The named field a tool read (``documents.read_field``'s ``field``), when one did."""
+    """The named field a tool read (``documents.read_field``'s ``field``), when one did; marked unchecked when
+    nothing else on the page confirms the value."""
     for call in reversed(step.tool_calls):
         value = call.data.get("field") if isinstance(call.data, dict) else None
         if isinstance(value, str) and value and len(value) <= 40:
-            return value
+            return f"{value}{UNCHECKED}" if call.data.get("unchecked") is True else value
     return None
 
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 _CURRENCY = r"(?:RM|MYR|USD|SGD|S\$|US\$|\$|€|£|EUR|GBP)"
 # A money amount: two decimals (receipts print cents), optional thousands commas, an optional currency before it
-# (which may touch the label: "Grand TotalRM15.40").
+# (which may touch the label: "Grand TotalRM15.40"). A negative amount may drop its leading zero ("RM -.01", how
+# some tills print a rounding adjustment).
 AMOUNT = re.compile(
     rf"(?:(?P<currency>{_CURRENCY})|(?<![\w.,/:-]))\s?(?P<sign>-)?\s?"
-    r"(?P<number>\d{1,3}(?:,\d{3})+\.\d{2}|\d+\.\d{2})(?![\d/])(?!\.\d)(?!-\d)",
+    r"(?P<number>\d{1,3}(?:,\d{3})+\.\d{2}|\d+\.\d{2}|(?<=-)\.\d{2})(?![\d/])(?!\.\d)(?!-\d)",
     re.IGNORECASE)
 _O_FOR_ZERO = re.compile(r"(?<=RM)[Oo](?=[.,]\d\d)|(?<![\w.])[Oo](?=\.\d\d(?!\d))")
 

@@ -5,7 +5,9 @@ Incl. GST, Total Sales (Inclusive of GST), ROUNDED TOTAL, Amount Due, Total Paya
 amount on its line or right of it on its row; labels that only look like totals (Total Qty, Total GST, Total
 (Excluding GST), the GST summary's "Total") do not. Candidates are then checked against the rest of the receipt:
 the amount paid minus the change, subtotal plus tax plus rounding, and other total lines that print the same
-amount. With no total label at all, an amount that equals paid minus change (or the amount paid when no change is
+amount. A total that none of these confirms, and whose amount is printed nowhere else, is marked ``unchecked``:
+one reading of one line is all there is. When a rounding adjustment is printed, the line that prints a total plus the adjustment is the bill and
+the unrounded total before it gives way; the amount paid may equal the total after rounding. With no total label at all, an amount that equals paid minus change (or the amount paid when no change is
 printed) is the fallback, with a lower confidence.
 """
 
@@ -34,6 +36,12 @@ _PAID = frozenset(["cash", "tendered", "paid", "payment", "card", "credit", "deb
 _COLUMN_WORDS = frozenset(["qty", "quantity", "item", "items", "description", "desc", "price", "unit", "amount", "amt",
                            "disc", "code", "no", "rm", "u", "p"])
 _SUMMARY_HEADINGS = (("gst", "summary"), ("tax", "summary"), ("summary",))
+#: Score kept by a total line that a later line prints again after the rounding adjustment (the rounded amount is
+#: what the bill comes to: "Total Incl. GST 41.52 / Rounding -0.02 / TOTAL 41.50").
+ROUNDED_AWAY = 0.6
+#: Label weight of a line that mentions a total in words the label rules set aside, taken only when the amount
+#: paid minus the change equals its amount.
+FALLBACK_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,8 @@ def classify_label(text: str) -> tuple[str, float] | None:
     has_total = "total" in joined or "subtotal" in joined or "jumlah" in joined
     if "subtotal" in joined or ("sub" in joined and "total" in joined):
         return ("subtotal", 0.5) if not joined & (_NOT_TOTAL - {"qty", "quantity", "items"}) else None
+    if _has_phrase(words, ("to", "be", "paid")):
+        return "total", 1.0  # Amount To Be Paid: what is owed, not what was handed over
     if has_total or "grand" in joined or ("amount" in joined and ("due" in joined or "payable" in joined)):
         if joined & _BEFORE_TAX and not joined & _INCLUSIVE:
             return "subtotal", 0.3  # Total Sales (Excluding GST): what the tax is added to
@@ -151,6 +161,10 @@ def find_total(layout: Layout) -> FieldAnswer:
     if due is not None:
         # The amount paid stands in for the total when no change is due (and when the total line is unreadable).
         totals += [f for f in paid if abs(f.amount.value - due[0]) < config.CONFIG.cent]
+        if not totals and due[1] == "paid minus change":
+            totals = _total_lines_printing(layout, due[0])
+    # The total lines a rounding adjustment applies to: a later line printing total + rounding is the bill.
+    unrounded = [f for f in totals if f.kind in ("total", "subtotal", "rounding") and f.amount.value > 0]
     scored: list[tuple[float, LabelledAmount, str]] = []
     for cand in totals:
         value = cand.amount.value
@@ -164,9 +178,21 @@ def find_total(layout: Layout) -> FieldAnswer:
         if due is not None and abs(due[0] - value) < config.CONFIG.cent and cand.kind != "paid":
             score += 0.3 if due[1] == "paid minus change" else 0.1
             reasons.append(f"{due[1]} agrees")
+        if due is not None and cand.kind != "paid" and _rounds_to(value, due[0], rounding):
+            score += 0.1
+            reasons.append(f"{due[1]} agrees after rounding")
         if _sums_to(value, subtotals, taxes, rounding):
             score += 0.15
             reasons.append("subtotal + tax + rounding agrees")
+        if cand.kind != "paid":
+            if any(f.label.index < cand.label.index and _rounds_to(f.amount.value, value, rounding)
+                   for f in unrounded):
+                score += 0.2
+                reasons.append("an earlier total + rounding agrees")
+            elif any(f.label.index > cand.label.index and _rounds_to(value, f.amount.value, rounding)
+                     for f in unrounded):
+                score *= ROUNDED_AWAY
+                reasons.append("a later total line is this amount after rounding")
         agreeing = {f.label.index for f in totals
                     if f is not cand and abs(f.amount.value - value) < config.CONFIG.cent}
         if agreeing:
@@ -186,10 +212,37 @@ def find_total(layout: Layout) -> FieldAnswer:
     how = f"{where} '{best.label.text if best.pairing < 1 else best.label.text[:best.amount.start].strip()}'"
     if notes:
         how += f"; {notes}"
+    again = not notes and _printed_again(layout, best)
+    if again:
+        how += "; the same amount is printed on another line"
+    elif not notes:
+        how += "; nothing else on the receipt confirms it (no payment, sum or other line prints it)"
     candidates = [Candidate(c.amount.text, s, c.label.text) for s, c, _ in scored[:5]]
     return FieldAnswer("total", best.amount.text, round(confidence, 4), boxes=[best.value_line.line.box],
                        label=best.label.text if best.pairing < 1 else best.label.text[:best.amount.start].strip(),
-                       label_box=best.label.line.box if best.pairing < 1 else None, how=how, candidates=candidates)
+                       label_box=best.label.line.box if best.pairing < 1 else None, how=how, candidates=candidates,
+                       unchecked=not notes and not again)
+
+
+def _printed_again(layout: Layout, chosen: LabelledAmount) -> bool:
+    """Whether the chosen amount is also printed on a line other than its own (a card slip, a one-item line, the
+    tax summary): a second reading of the same digits."""
+    own = {chosen.label.index, chosen.value_line.index}
+    return any(p.index not in own and any(not _differs(a.value, chosen.amount.value) for a in amounts_in(p.text))
+               for p in layout.lines)
+
+
+def _total_lines_printing(layout: Layout, value: float) -> list[LabelledAmount]:
+    """Lines that mention a total and end with ``value`` although their label was set aside ("Total Includes GST
+    6%  9.00"): candidates only when the amount paid minus the change is that value and no total line was found."""
+    found = []
+    for placed in (p for p in layout.lines if _mentions_total(p)):
+        own = amounts_in(placed.text)
+        right = [(p, a) for p in layout.right_of(placed) if (a := amounts_in(p.text))]
+        value_line, amounts, pairing = (placed, own, 1.0) if own else (*right[-1], 0.97) if right else (placed, [], 0.0)
+        if amounts and abs(amounts[-1].value - value) < config.CONFIG.cent:
+            found.append(LabelledAmount("total", FALLBACK_WEIGHT, amounts[-1], placed, value_line, pairing, False))
+    return found
 
 
 def _paid_minus_change(paid: list[LabelledAmount], change: list[LabelledAmount]) -> tuple[float, str] | None:
@@ -212,6 +265,11 @@ def _sums_to(value: float, subtotals: list[float], taxes: list[float], rounding:
                 if abs(sub + tax + adj - value) < config.CONFIG.cent and (tax or adj):
                     return True
     return False
+
+
+def _rounds_to(value: float, rounded: float, rounding: list[float]) -> bool:
+    """Whether ``rounded`` is ``value`` plus one of the printed (non-zero) rounding adjustments."""
+    return any(adj and abs(value + adj - rounded) < config.CONFIG.cent for adj in rounding)
 
 
 def _differs(a: float, b: float) -> bool:
