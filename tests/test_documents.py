@@ -97,7 +97,8 @@ def layout_lines(layout: Layout) -> list[OcrLine]:
     ("TOTAL", "total"), ("Grand Total", "total"), ("NETT TOTAL", "total"), ("Total Incl. GST@6%", "total"),
     ("Total Sales (Inclusive of GST) :", "total"), ("Totak", "total"), ("Amount Due", "total"),
     ("SUB-TOTAL/(EX)", "subtotal"), ("Total Sales (Excluding GST)", "subtotal"), ("Total GST", "tax"),
-    ("CASH", "paid"), ("CHANGE", "change"), ("Rounding Adj", "rounding"),
+    ("CASH", "paid"), ("CHANGE", "change"), ("CHA,NGE", "change"), ("Rounding Adj", "rounding"),
+    ("Total (Incl.GST)", "total"),
 ])
 def test_total_labels_are_told_apart(label: str, kind: str) -> None:
     assert classify_label(label)[0] == kind
@@ -147,6 +148,15 @@ def test_a_total_only_its_own_line_prints_is_marked_unchecked() -> None:
     summary = find_total(page([*items, [("TOTAL", 40.0), ("8.40", 400.0)], [("GST SUMMARY", 40.0)],
                                [("SR @ 6%", 40.0), ("8.40", 300.0), ("0.48", 400.0)]]))
     assert summary.value == "8.40" and not summary.unchecked and "printed on another line" in summary.how
+
+
+def test_part_totals_that_add_up_to_the_total_confirm_it() -> None:
+    layout = page([[("WHOLEMEAL", 40.0), ("13.90", 520.0)], [("Total 0% supplies:", 40.0), ("35.14", 520.0)],
+                   [("CR-CHOCLT", 40.0), ("-3.60", 520.0)], [("GST:", 40.0), ("-0.22", 520.0)],
+                   [("Total 6% supplies (Inc. GST):", 40.0), ("-3.82", 520.0)],
+                   [("Total Payable:", 40.0), ("31.32", 520.0)]])
+    total = find_total(layout)
+    assert total.value == "31.32" and "part totals" in total.how and not total.unchecked
 
 
 def test_a_total_line_set_aside_is_taken_when_payment_minus_change_prints_its_amount() -> None:

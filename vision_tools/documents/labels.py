@@ -59,7 +59,20 @@ def label_words(text: str) -> list[str]:
 
 @lru_cache(maxsize=8192)
 def _label_words(text: str) -> tuple[str, ...]:
-    return tuple(_closest_label_word(word) for word in _WORD.findall(text.lower()))
+    words: list[str] = []
+    last_end = -2
+    for match in _WORD.finditer(text.lower()):
+        word = match.group()
+        # OCR splits a word with a stray mark ("CHA,NGE"): the halves are joined when only together they are a label
+        # word ("Incl.GST" stays two words).
+        if (words and match.start() == last_end + 1 and words[-1] not in LABEL_WORDS
+                and _closest_label_word(word) not in LABEL_WORDS
+                and _closest_label_word(words[-1] + word) in LABEL_WORDS):
+            words[-1] = _closest_label_word(words[-1] + word)
+        else:
+            words.append(_closest_label_word(word))
+        last_end = match.end()
+    return tuple(words)
 
 
 @lru_cache(maxsize=8192)

@@ -165,6 +165,7 @@ def find_total(layout: Layout) -> FieldAnswer:
             totals = _total_lines_printing(layout, due[0])
     # The total lines a rounding adjustment applies to: a later line printing total + rounding is the bill.
     unrounded = [f for f in totals if f.kind in ("total", "subtotal", "rounding") and f.amount.value > 0]
+    part_totals = _part_totals(layout)
     scored: list[tuple[float, LabelledAmount, str]] = []
     for cand in totals:
         value = cand.amount.value
@@ -198,6 +199,9 @@ def find_total(layout: Layout) -> FieldAnswer:
         if agreeing:
             score += min(0.2, 0.1 * len(agreeing))
             reasons.append(f"{len(agreeing)} other total line(s) agree")
+        if not reasons and _sum_of_parts(value, part_totals, cand):
+            score += 0.1
+            reasons.append("two part totals printed above add up to it")
         scored.append((score, cand, "; ".join(reasons)))
     if not scored:
         missing = ("no amount next to a 'total' label" if any(_mentions_total(p) for p in layout.lines)
@@ -230,6 +234,25 @@ def _printed_again(layout: Layout, chosen: LabelledAmount) -> bool:
     own = {chosen.label.index, chosen.value_line.index}
     return any(p.index not in own and any(not _differs(a.value, chosen.amount.value) for a in amounts_in(p.text))
                for p in layout.lines)
+
+
+def _part_totals(layout: Layout) -> list[tuple[int, float]]:
+    """(line index, amount) of every line that mentions a total and prints an amount, whatever its label says
+    ("Total 0% supplies: 26.61", "Total 6% supplies (Inc. GST): 15.26")."""
+    found = []
+    for placed in (p for p in layout.lines if _mentions_total(p)):
+        own = amounts_in(placed.text)
+        right = [a for p in layout.right_of(placed) if (a := amounts_in(p.text))]
+        amounts = own or (right[-1] if right else [])
+        if amounts:
+            found.append((placed.index, amounts[-1].value))
+    return found
+
+
+def _sum_of_parts(value: float, parts: list[tuple[int, float]], cand: LabelledAmount) -> bool:
+    """Whether two different amounts of total lines printed above ``cand`` add up to its amount."""
+    above = [v for index, v in parts if index < cand.label.index and v and _differs(v, value)]
+    return any(not _differs(a + b, value) for i, a in enumerate(above) for b in above[i + 1:] if _differs(a, b))
 
 
 def _total_lines_printing(layout: Layout, value: float) -> list[LabelledAmount]:
