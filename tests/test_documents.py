@@ -67,13 +67,16 @@ def test_a_sole_amount_allows_a_currency_and_a_tax_mark_only() -> None:
     ("2018-01-31", "2018-01-31"),
     ("March 5, 2018", "March 5, 2018"),
     ("00440010036 25032018 13:11:54", "25032018"),
+    ("Date 29/12/201711:41", "29/12/2017"),  # the year touches the time
+    ("01-NoV-2017_11:20:04AM R05934", "01-NoV-2017"),  # an underscore for the space
 ])
 def test_dates_are_answered_exactly_as_printed(text: str, printed: str) -> None:
     assert [d.text for d in dates_in(text)] == [printed]
 
 
 @pytest.mark.parametrize("text", ["31/31/2018", "Invoice No: SP-nu11-18/06/09-1018481", "TEL 03-4043 7678",
-                                  "SUN-THU:1000 HRS - 2200 HRS", "1.000 6.00"])
+                                  "SUN-THU:1000 HRS - 2200 HRS", "1.000 6.00", "Ref 29/12/20171",
+                                  "Invoice 12/02/201812"])
 def test_impossible_or_embedded_dates_are_not_dates(text: str) -> None:
     assert dates_in(text) == []
 

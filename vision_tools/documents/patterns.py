@@ -61,12 +61,15 @@ _SEP = r"[/\-.]"
 _DATE_FORMS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<![\d/.-])(?P<y>(?:19|20)\d\d)(?P<s>[/\-.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})(?![\d/.-]*\d)"),
      "ymd"),
-    (re.compile(rf"(?<![\d/.-])(?P<a>\d{{1,2}})(?P<s>{_SEP})(?P<b>\d{{1,2}})(?P=s)(?P<y>(?:19|20)\d\d)(?!\d)"),
+    # A four-digit year may touch the time printed after it ("29/12/201711:41").
+    (re.compile(rf"(?<![\d/.-])(?P<a>\d{{1,2}})(?P<s>{_SEP})(?P<b>\d{{1,2}})(?P=s)(?P<y>(?:19|20)\d\d)"
+                r"(?:(?!\d)|(?=[01]?\d:[0-5]\d|2[0-3]:[0-5]\d))"),
      "abY"),
     (re.compile(rf"(?<![\d/.-])(?P<a>\d{{1,2}})(?P<s>{_SEP})(?P<b>\d{{1,2}})(?P=s)(?P<y>\d\d)(?![\d/.-]*\d)"),
      "aby"),
+    # An underscore may stand for the space before the time ("01-NoV-2017_11:20").
     (re.compile(rf"(?<![\w])(?P<d>\d{{1,2}})(?P<s>[\s\-/.]?)(?P<mon>{_MONTH_WORD})\.?(?P=s)(?P<y>(?:19|20)?\d\d)"
-                r"(?![\w])", re.IGNORECASE), "dMy"),
+                r"(?![A-Za-z0-9])", re.IGNORECASE), "dMy"),
     (re.compile(rf"(?<![\w])(?P<mon>{_MONTH_WORD})\.?\s?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s?(?P<y>(?:19|20)\d\d)"
                 r"(?!\d)", re.IGNORECASE), "Mdy"),
     # Compact forms (25032018) only count next to a time or a date label: alone they are any eight digits.
