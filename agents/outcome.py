@@ -146,12 +146,12 @@ def _legacy(fitted: str, evidence: Evidence, min_confidence: float, expert_confi
 def describe(evidence: Evidence) -> str:
     """An evidence kind in a user's words."""
     what = FORM_WORDS.get(evidence.form, "an answer")
+    lone = " that nothing else printed on the image confirms" if evidence.unchecked else ""
     if evidence.source == "tools":
-        lone = " that nothing else printed on the image confirms" if evidence.unchecked else ""
         return f"{what} read by the {evidence.skill or 'vision'} tools{lone}"
     who = "the orchestrator's own reading" if evidence.source == "orchestrator" else \
         f"the reply of {evidence.source.split(':', 1)[1]}"
-    checked = {"verified": "checked against the text read on the image",
+    checked = {"verified": f"checked against the text read on the image{lone}",
                "unverifiable": "that no tool could check"}.get(evidence.check, "")
     return f"{what} from {who} {checked}".strip()
 

@@ -9,7 +9,7 @@ import pytest
 
 from vision_tools.documents.dates import find_date
 from vision_tools.documents.header import company_text, find_address, find_company
-from vision_tools.documents.labels import find_label_value, variants_for
+from vision_tools.documents.labels import find_label_value, label_words, variants_for
 from vision_tools.documents.layout import Layout, estimate_skew
 from vision_tools.documents.name_words import repair_name
 from vision_tools.documents.patterns import amounts_in, damaged_tokens, dates_in, repair_address, sole_amount
@@ -46,7 +46,8 @@ def test_amounts_are_read_as_printed(text: str, printed: str, value: float) -> N
     assert [(a.text, a.value) for a in found][-1] == (printed, pytest.approx(value))
 
 
-@pytest.mark.parametrize("text", ["Qty 1.000", "TEL 03-3271 9872", "12/02/2018", "Invoice 18301/102/T0305", "6%", "ver .05", "x-.05"])
+@pytest.mark.parametrize("text", ["Qty 1.000", "TEL 03-3271 9872", "12/02/2018", "Invoice 18301/102/T0305", "6%", "ver .05", "x-.05",
+                                  "#-.05", "(-.05)"])
 def test_quantities_phones_and_dates_are_not_amounts(text: str) -> None:
     assert amounts_in(text) == []
 
@@ -107,6 +108,12 @@ def test_total_labels_are_told_apart(label: str, kind: str) -> None:
     assert classify_label(label)[0] == kind
 
 
+def test_label_words_split_by_a_mark_are_joined_but_names_split_by_a_space_are_not() -> None:
+    assert label_words("CHA,NGE") == ["change"]
+    assert label_words("Cashier : SU MAY") == ["cashier", "su", "may"]  # not "summary"
+    assert classify_label("GR AND PRIX CAP") is None  # not "grand"
+
+
 @pytest.mark.parametrize("label", ["Total Qty :", "Item(s) : 4", "Total Points", "TOTAL INCLUDES 0% GST"])
 def test_labels_that_only_look_like_totals_are_ignored(label: str) -> None:
     assert classify_label(label) is None
@@ -132,8 +139,11 @@ def test_the_total_after_rounding_is_the_bill_and_the_unrounded_one_gives_way() 
     layout = page([[("Total Sales (Inclusive GST)", 40.0), ("RM 22.91", 400.0)],
                    [("Rounding Adjustment", 40.0), ("RM -.01", 400.0)], [("Rounding", 40.0), ("RM 22.90", 400.0)]])
     assert find_total(layout).value == "RM 22.90"
-    # "Amount To Be Paid" is what is owed (a total), not a payment.
+    # "Amount To Be Paid" is what is owed (a total), not a payment; a balance after a deposit is not the bill.
     assert classify_label("Amount To Be Paid :") == ("total", 1.0)
+    assert classify_label("BALANCE TO BE PAID")[0] != "total"
+    assert find_total(page([[("TOTAL", 40.0), ("50.00", 400.0)], [("DEPOSIT", 40.0), ("20.00", 400.0)],
+                            [("BALANCE TO BE PAID", 40.0), ("30.00", 400.0)]])).value == "50.00"
 
 
 def test_without_a_rounded_total_line_the_printed_total_stands_and_the_payment_confirms_it() -> None:
@@ -148,9 +158,13 @@ def test_a_total_only_its_own_line_prints_is_marked_unchecked() -> None:
     alone = find_total(page([*items, [("Total Payable:", 40.0), ("8.45", 400.0)]]))
     assert alone.value == "8.45" and alone.unchecked and "nothing else on the receipt confirms it" in alone.how
     assert alone.to_dict()["unchecked"] is True
-    summary = find_total(page([*items, [("TOTAL", 40.0), ("8.40", 400.0)], [("GST SUMMARY", 40.0)],
-                               [("SR @ 6%", 40.0), ("8.40", 300.0), ("0.48", 400.0)]]))
-    assert summary.value == "8.40" and not summary.unchecked and "printed on another line" in summary.how
+    # The same amount printed elsewhere is no check: an item line or the tax summary may print it.
+    repeated = find_total(page([[("TEH TARIK", 40.0), ("8.40", 400.0)], [("TOTAL", 40.0), ("8.40", 400.0)],
+                                [("GST SUMMARY", 40.0)], [("SR @ 6%", 40.0), ("8.40", 300.0), ("0.48", 400.0)]]))
+    assert repeated.value == "8.40" and repeated.unchecked
+    paid = find_total(page([*items, [("TOTAL", 40.0), ("8.40", 400.0)], [("CASH", 40.0), ("10.00", 400.0)],
+                            [("CHANGE", 40.0), ("1.60", 400.0)]]))
+    assert paid.value == "8.40" and not paid.unchecked
 
 
 def test_part_totals_that_add_up_to_the_total_confirm_it() -> None:

@@ -64,8 +64,8 @@ def _label_words(text: str) -> tuple[str, ...]:
     for match in _WORD.finditer(text.lower()):
         word = match.group()
         # OCR splits a word with a stray mark ("CHA,NGE"): the halves are joined when only together they are a label
-        # word ("Incl.GST" stays two words).
-        if (words and match.start() == last_end + 1 and words[-1] not in LABEL_WORDS
+        # word ("Incl.GST" stays two words); never across a space, where two names may read as one ("SU MAY").
+        if (words and match.start() == last_end + 1 and not text[last_end].isspace() and words[-1] not in LABEL_WORDS
                 and _closest_label_word(word) not in LABEL_WORDS
                 and _closest_label_word(words[-1] + word) in LABEL_WORDS):
             words[-1] = _closest_label_word(words[-1] + word)

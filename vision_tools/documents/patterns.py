@@ -20,6 +20,9 @@ AMOUNT = re.compile(
     rf"(?:(?P<currency>{_CURRENCY})|(?<![\w.,/:-]))\s?(?P<sign>-)?\s?"
     r"(?P<number>\d{1,3}(?:,\d{3})+\.\d{2}|\d+\.\d{2}|(?<=-)\.\d{2})(?![\d/])(?!\.\d)(?!-\d)",
     re.IGNORECASE)
+#: What may come before a negative amount without its leading zero ("RM -.01", "Rounding -.01"): a currency, a
+#: space or the line's start, never a code's mark ("#-.05").
+_BARE_CENTS_BEFORE = re.compile(r"(?:^|\s)$")
 _O_FOR_ZERO = re.compile(r"(?<=RM)[Oo](?=[.,]\d\d)|(?<![\w.])[Oo](?=\.\d\d(?!\d))")
 
 
@@ -38,6 +41,8 @@ def amounts_in(text: str) -> list[Amount]:
     fixed = _O_FOR_ZERO.sub("0", text)
     found = []
     for match in AMOUNT.finditer(fixed):
+        if match.group("number").startswith(".") and not _BARE_CENTS_BEFORE.search(fixed[:match.start()]):
+            continue
         number = float(match.group("number").replace(",", ""))
         value = -number if match.group("sign") else number
         found.append(Amount(text[match.start():match.end()].strip(), match.start(), match.end(), value))

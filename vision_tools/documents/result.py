@@ -39,8 +39,8 @@ class FieldAnswer:
     missing: str | None = None  # when ``value`` is None: what is missing, in words a user can act on
     candidates: list[Candidate] = dataclass_field(default_factory=list)
     annotated: Image.Image | None = dataclass_field(default=None, repr=False)
-    #: Nothing else on the page confirms the value (a total no payment, sum, other total line or second printing
-    #: of the amount agrees with): a kind of evidence of its own for the calibration (``agents.trust.evidence``).
+    #: Nothing else on the page confirms the value (a total no payment, sum or other total line agrees with): a
+    #: kind of evidence of its own for the calibration (``agents.trust.evidence``).
     unchecked: bool = False
 
     @property

@@ -5,8 +5,8 @@ Incl. GST, Total Sales (Inclusive of GST), ROUNDED TOTAL, Amount Due, Total Paya
 amount on its line or right of it on its row; labels that only look like totals (Total Qty, Total GST, Total
 (Excluding GST), the GST summary's "Total") do not. Candidates are then checked against the rest of the receipt:
 the amount paid minus the change, subtotal plus tax plus rounding, and other total lines that print the same
-amount. A total that none of these confirms, and whose amount is printed nowhere else, is marked ``unchecked``:
-one reading of one line is all there is. When a rounding adjustment is printed, the line that prints a total plus the adjustment is the bill and
+amount. A total that none of these confirms is marked ``unchecked``: one reading of one line is all there is (the
+same amount printed elsewhere is no check: an item line or the tax summary may print it). When a rounding adjustment is printed, the line that prints a total plus the adjustment is the bill and
 the unrounded total before it gives way; the amount paid may equal the total after rounding. With no total label at all, an amount that equals paid minus change (or the amount paid when no change is
 printed) is the fallback, with a lower confidence.
 """
@@ -35,6 +35,8 @@ _PAID = frozenset(["cash", "tendered", "paid", "payment", "card", "credit", "deb
                    "amex", "ewallet", "boost", "grabpay"])
 _COLUMN_WORDS = frozenset(["qty", "quantity", "item", "items", "description", "desc", "price", "unit", "amount", "amt",
                            "disc", "code", "no", "rm", "u", "p"])
+#: Words that make "… to be paid" what is still owed after a deposit, not the bill.
+_OWED_BEFORE = frozenset(["balance", "deposit", "remaining", "outstanding"])
 _SUMMARY_HEADINGS = (("gst", "summary"), ("tax", "summary"), ("summary",))
 #: Score kept by a total line that a later line prints again after the rounding adjustment (the rounded amount is
 #: what the bill comes to: "Total Incl. GST 41.52 / Rounding -0.02 / TOTAL 41.50").
@@ -70,7 +72,8 @@ def classify_label(text: str) -> tuple[str, float] | None:
     has_total = "total" in joined or "subtotal" in joined or "jumlah" in joined
     if "subtotal" in joined or ("sub" in joined and "total" in joined):
         return ("subtotal", 0.5) if not joined & (_NOT_TOTAL - {"qty", "quantity", "items"}) else None
-    if _has_phrase(words, ("to", "be", "paid")):
+    if (_has_phrase(words, ("to", "be", "paid")) and joined & {"amount", "total", "amt"}
+            and not joined & (_TAX | _OWED_BEFORE)):
         return "total", 1.0  # Amount To Be Paid: what is owed, not what was handed over
     if has_total or "grand" in joined or ("amount" in joined and ("due" in joined or "payable" in joined)):
         if joined & _BEFORE_TAX and not joined & _INCLUSIVE:
@@ -216,24 +219,14 @@ def find_total(layout: Layout) -> FieldAnswer:
     how = f"{where} '{best.label.text if best.pairing < 1 else best.label.text[:best.amount.start].strip()}'"
     if notes:
         how += f"; {notes}"
-    again = not notes and _printed_again(layout, best)
-    if again:
-        how += "; the same amount is printed on another line"
-    elif not notes:
-        how += "; nothing else on the receipt confirms it (no payment, sum or other line prints it)"
+    if not notes:
+        how += "; nothing else on the receipt confirms it (no payment, sum or other total line agrees)"
     candidates = [Candidate(c.amount.text, s, c.label.text) for s, c, _ in scored[:5]]
     return FieldAnswer("total", best.amount.text, round(confidence, 4), boxes=[best.value_line.line.box],
                        label=best.label.text if best.pairing < 1 else best.label.text[:best.amount.start].strip(),
                        label_box=best.label.line.box if best.pairing < 1 else None, how=how, candidates=candidates,
-                       unchecked=not notes and not again)
+                       unchecked=not notes)
 
-
-def _printed_again(layout: Layout, chosen: LabelledAmount) -> bool:
-    """Whether the chosen amount is also printed on a line other than its own (a card slip, a one-item line, the
-    tax summary): a second reading of the same digits."""
-    own = {chosen.label.index, chosen.value_line.index}
-    return any(p.index not in own and any(not _differs(a.value, chosen.amount.value) for a in amounts_in(p.text))
-               for p in layout.lines)
 
 
 def _part_totals(layout: Layout) -> list[tuple[int, float]]:
