@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 
 #: Generator module (benchmarks.synthetic.<name>) -> the Level-1 skill its questions need.
-KINDS = {"text": "OCR", "shapes": "Counting", "charts": "Chart", "needles": "Perception", "diagrams": None,
-         "photos": None}
+KINDS = {"text": "OCR", "text_choices": "OCR", "shapes": "Counting", "charts": "Chart", "needles": "Perception",
+         "diagrams": None, "photos": None}
 #: Categories whose questions need another skill than their generator's: reading the word on a coloured label is
 #: scene-text OCR (paper S7.3: locate the object, then read its text), not perception. Diagram circles are counted
 #: by the Counting skill (it traces overlapping outlines), like pentagons and nested squares; the other diagram

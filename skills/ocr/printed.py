@@ -141,19 +141,11 @@ def _yes_no(question: str, lines: list[OcrLine], image: Image.Image | None) -> P
     target = _yes_no_target(question)
     if not target:
         return None
-    words = _words(target)
-    best, best_line = 0.0, lines[0]
-    for line in lines:
-        tokens = _words(line.text)
-        for start in range(max(1, len(tokens) - len(words) + 1)):
-            window = "".join(tokens[start:start + len(words)])
-            ratio = SequenceMatcher(None, "".join(words), window, autojunk=False).ratio()
-            if ratio > best:
-                best, best_line = ratio, line
+    best, best_line = best_match(target, lines)
     weakest_line = min(line.confidence for line in lines)
     features = {"printed_match": round(best, 3), "reading_min_line": round(weakest_line, 3)}
     if best >= PRESENT:
-        score = _span_score(image, best_line, target)
+        score = span_score(image, best_line, target)
         features["span_min_char"] = round(score, 3)
         return PrintedAnswer("Yes", round(min(0.97, score * best), 3), f"'{target}' is printed: {best_line.text!r}",
                              features=features)
@@ -164,6 +156,21 @@ def _yes_no(question: str, lines: list[OcrLine], image: Image.Image | None) -> P
     return PrintedAnswer(None, 0.0, "unclear", missing=(f"the closest printed words ({best_line.text!r}) neither "
                                                         f"clearly match nor clearly differ from '{target}'"),
                          features=features)
+
+
+def best_match(target: str, lines: list[OcrLine]) -> tuple[float, OcrLine]:
+    """How closely ``target``'s words are printed (difflib ratio of the best window of as many words in one line,
+    case and punctuation ignored) and the line where; ``lines`` must not be empty."""
+    words = _words(target)
+    best, best_line = 0.0, lines[0]
+    for line in lines:
+        tokens = _words(line.text)
+        for start in range(max(1, len(tokens) - len(words) + 1)):
+            window = "".join(tokens[start:start + len(words)])
+            ratio = SequenceMatcher(None, "".join(words), window, autojunk=False).ratio()
+            if ratio > best:
+                best, best_line = ratio, line
+    return best, best_line
 
 
 def _yes_no_target(question: str) -> str | None:
@@ -186,7 +193,7 @@ def _title(lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
     height = max(line.box.y1 - line.box.y0 for line in top)
     gap = min((line.box.y0 for line in rest), default=10 ** 6) - max(line.box.y1 for line in top)
     title = " ".join(line.text for line in top)
-    scores = [_span_score(image, line, line.text) for line in top]
+    scores = [span_score(image, line, line.text) for line in top]
     features = {"title_gap_heights": round(gap / max(1.0, height), 3), "span_min_char": round(min(scores), 3)}
     if gap < -0.25 * height:
         return PrintedAnswer(None, 0.0, "title", missing=f"the top line {title!r} is not set apart from the text "
@@ -226,13 +233,13 @@ def _chosen(hits: list[tuple[str, OcrLine]], image: Image.Image | None, how: str
                                                      f"({listed}) and the question does not say which",
                              features={"span_candidates": float(len(spans))})
     span, line = hits[0]
-    score = _span_score(image, line, span)
+    score = span_score(image, line, span)
     return PrintedAnswer(span, round(min(0.97, score), 3), f"{how}: {span!r} in {line.text!r}",
                          features={"span_min_char": round(score, 3), "line_confidence": round(line.confidence, 3),
                                    "span_candidates": 1.0})
 
 
-def _span_score(image: Image.Image | None, line: OcrLine, span: str) -> float:
+def span_score(image: Image.Image | None, line: OcrLine, span: str) -> float:
     """The recogniser's score of the span's least legible character; the line's score when it cannot re-read."""
     reading = char_scores(image, line.box) if image is not None else None
     score = reading.span_score(span) if reading is not None else None

@@ -18,6 +18,7 @@ from skills.answer_form import answer_form, format_answer
 from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, conclude
 from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, document_field, settle
+from skills.ocr.choices import choose_printed_option
 from skills.ocr.field_evidence import evidence_factor, field_features
 from skills.ocr.printed import PrintedAnswer, asks_for_span, printed_answer
 from skills.runner import ask_expert
@@ -57,7 +58,12 @@ def run(ctx: SkillContext) -> SkillResult:
     evidence = _evidence(lines)
     # One part of the printed text (a title, an exit number, a price, "does it say STOP?") is answered with the
     # smallest span that answers it; a receipt's fields stay with the key-information tool.
-    yesno = answer_form(ctx.question).kind == "yesno"
+    form = answer_form(ctx.question).kind
+    if form == "choice" and not document and not _field_read(field) and not getattr(ctx.expert, "neural", False):
+        chosen = ctx.trace.call("ocr.printed_option", choose_printed_option, ctx.question, lines, ctx.image)
+        if chosen is not None:
+            return _answer_span(ctx, chosen, evidence, lines)
+    yesno = form == "yesno"
     span = ctx.trace.call("ocr.printed_span", printed_answer, ctx.question, lines, ctx.image, yesno=yesno) \
         if not document and not _field_read(field) and asks_for_span(ctx.question, yesno) else None
     if span is not None and not getattr(ctx.expert, "neural", False):

@@ -1,0 +1,87 @@
+"""Multiple-choice questions about printed text are answered with the one option the reading settles.
+
+The first tests give the reading as OCR lines (what the recogniser returned); the last ones render a sign and ask
+through the default offline agent, routing and calibration included.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from skills.ocr.choices import choose_printed_option
+from tests.test_answers_as_asked import sign
+from vision_tools.image import Box
+from vision_tools.text import OcrLine
+
+LETTER = "Answer with the option's letter from the given choices directly."
+
+
+def read(*texts: str) -> list[OcrLine]:
+    return [OcrLine(text, Box(10, 10 + 50 * i, 400, 45 + 50 * i), 0.99) for i, text in enumerate(texts)]
+
+
+def ask(question: str, *options: str) -> str:
+    return question + "\n" + "\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(options)) + "\n" + LETTER
+
+
+def test_the_one_option_printed_on_the_sign_is_chosen() -> None:
+    chosen = choose_printed_option(ask("What is written on the sign?", "Keep left", "Wet floor", "Exit only"),
+                                   read("CAUTION", "WET FLOOR"), None)
+    assert chosen is not None and chosen.answer == "B"
+    assert "A: false" in chosen.how and "B: true" in chosen.how
+
+
+def test_two_options_printed_or_one_an_ocr_slip_away_is_no_answer() -> None:
+    both = choose_printed_option(ask("Which word appears on the sign?", "Parking", "Smoking"),
+                                 read("NO SMOKING", "PARKING ONLY"), None)
+    assert both is not None and both.answer is None and "A, B are all printed" in (both.missing or "")
+    close = choose_printed_option(ask("What is written on the sign?", "Bakers", "Bakery"), read("BAKERY"), None)
+    assert close is not None and close.answer is None and "resemble" in (close.missing or "")
+    # One word printed nowhere rules an option out, however alike the rest.
+    differs = choose_printed_option(ask("What is written on the sign?", "Wet floor", "Dry floor"),
+                                    read("WET FLOOR"), None)
+    assert differs is not None and differs.answer == "A"
+    absent = choose_printed_option(ask("What does the label say?", "Organic", "Fresh"), read("SALE TODAY"), None)
+    assert absent is not None and absent.answer is None and "none of the options" in (absent.missing or "")
+
+
+def test_one_part_of_the_text_is_matched_to_the_option_that_is_that_part() -> None:
+    lines = read("AIRPORT 12 km", "CITY CENTRE 3 km")
+    chosen = choose_printed_option(ask("How far is the airport?", "3 km", "12 km", "15 km"), lines, None)
+    assert chosen is not None and chosen.answer == "B"
+    exit_sign = choose_printed_option(ask("Which exit does the sign show?", "71", "17"),
+                                      read("HARBOR ROAD", "EXIT 17"), None)
+    assert exit_sign is not None and exit_sign.answer == "B"
+
+
+@pytest.mark.parametrize("question", [
+    "Which word is NOT on the sign?",  # negation
+    "What does the sign prohibit?",  # meaning: PARKING printed does not mean parking is prohibited
+    "What colour is the text on the sign?",  # an attribute of the text, not its words
+    "How many words are written on the sign?",
+    "Which word is most likely misspelled on the sign?",
+])
+def test_questions_about_meaning_negation_or_attributes_are_not_matched(question: str) -> None:
+    options = ("Parking", "Red", "Two", "Exit")
+    assert choose_printed_option(ask(question, *options), read("RED PARKING"), None) is None
+
+
+def test_a_question_without_options_is_not_this_module_s() -> None:
+    assert choose_printed_option("What is written on the sign?", read("EXIT"), None) is None
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+def test_a_multiple_choice_question_about_a_sign_is_answered_with_a_letter(maestro) -> None:
+    image = sign("MUSEUM", "NORTH GATE")
+    run = maestro.ask(image, ask("What is written on the sign?", "South gate", "North gate", "Museum shop"))
+    assert run.status == "done" and run.answer == "B", run.reason
+    search = next(s for s in run.steps if s.kind == "search" and s.skill == "OCR")
+    assert any(c.tool == "ocr.printed_option" for c in search.tool_calls)
+    meaning = maestro.ask(image, ask("What does the sign warn about?", "Museum", "Falling rocks"))
+    assert meaning.status == "abstained"
