@@ -32,7 +32,8 @@ _TOTAL = re.compile(
     r"\bhow\s+much\b.*\b(?:pay|paid|cost|costs|spent|spend|charged|owe|owed|due|come\s+to|bill|total|in\s+all)\b|"
     r"\bhow\s+much\s+(?:was|is|did)\s+(?:it|this|the\s+(?:bill|receipt|purchase|order|meal))\b|"
     r"\bwhat\s+did\s+(?:it|this|the\s+\w+)\s+cost\b|\b(?:the\s+)?(?:bill|sum)\s+(?:amount|total)\b|"
-    r"\bwhat\s+(?:was|is)\s+the\s+(?:bill|damage|sum)\b|\bprice\s+paid\b|\bbalance\s+due\b|\bamount\s+due\b",
+    r"\bwhat\s+(?:was|is)\s+the\s+(?:bill|damage|sum)\b|\bprice\s+paid\b|\bbalance\s+due\b|\bamount\s+due\b|"
+    r"\bfinal\s+amount\b|\bamount\b.*\b(?:had|have|need|needed)\s+to\s+pay\b",
     re.IGNORECASE)
 _DATE = re.compile(r"\bwhen\b|\bdate\b|\bwhat\s+day\b|\bwhich\s+day\b|\bday\s+of\s+(?:the\s+)?purchase\b|"
                    r"\bpurchased\s+on\b|\bbought\s+on\b|\bdated\b", re.IGNORECASE)

@@ -176,6 +176,13 @@ def test_part_totals_that_add_up_to_the_total_confirm_it() -> None:
     assert total.value == "31.32" and "part totals" in total.how and not total.unchecked
 
 
+def test_a_bill_paid_in_parts_is_confirmed_by_the_payments_together() -> None:
+    layout = page([[("SET LUNCH", 40.0), ("188.90", 500.0)], [("TOTAL", 40.0), ("188.90", 500.0)],
+                   [("CASH", 40.0), ("50.00", 500.0)], [("VISA", 40.0), ("138.90", 500.0)]])
+    total = find_total(layout)
+    assert total.value == "188.90" and "payments add up" in total.how and not total.unchecked
+
+
 def test_a_total_line_set_aside_is_taken_when_payment_minus_change_prints_its_amount() -> None:
     layout = page([[("1 SUMMER CUP", 40.0), ("8.49", 300.0), ("9.00", 400.0)], [("GST 6%", 40.0), ("0.51", 400.0)],
                    [("Total Includes GST 6%", 40.0), ("9.00", 400.0)], [("Cash", 40.0), ("50.00", 400.0)],

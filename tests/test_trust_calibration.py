@@ -121,6 +121,20 @@ def test_a_reading_nothing_else_confirms_never_borrows_the_record_of_confirmed_o
     assert rated.decide(receipt_total("total, unchecked"), 0.95).answer
 
 
+def test_a_field_shown_worse_abstains_in_whatever_form_the_question_asks_it() -> None:
+    def shop(form: str) -> Evidence:
+        return Evidence(answer="MYDIN", form=form, skill="OCR", level2="Key Information Extraction",
+                        source="tools", check="verified", score=0.9, detail="company")
+
+    names = [Labelled(shop("text"), right) for right in [True, True, True, True, False] * 16]  # 80 % right
+    signs = [Labelled(Evidence(answer="EXIT", form="free", skill="OCR", level2="Text Recognition",
+                               source="tools", check="verified", score=0.9), True) for _ in range(200)]
+    cal = fit(names + signs)
+    for form in ("text", "free"):  # "Which shop issued this?" / "What's the store name?"
+        decision = cal.decide(shop(form), 0.95)
+        assert not decision.answer and decision.why in ("worse", "below"), (form, decision)
+
+
 def test_a_kind_shown_worse_abstains_instead_of_pooling_with_good_ones() -> None:
     good = labelled(np.full(200, 0.9), np.ones(200, bool), level2="Shapes")
     bad = labelled(np.full(60, 0.9), np.array([True, True, False] * 20), level2="Crowds")

@@ -69,11 +69,15 @@ class Evidence:
         head = f"{source}|{self.check}"
         skill = f"{head}|{self.form}|{self.skill}"
         kinds = [f"{skill}|{self.level2}", skill, f"{head}|*|{self.skill}", f"{head}|{self.form}"]
+        # The field read is the same evidence whatever form the question asked it in ("What's the store name?" is
+        # free text, "Which shop issued this?" text): one record per field, so a field shown below the target is
+        # not answered through another form's coarser pool.
+        field = f"{head}|*|{self.skill}|{self.level2}|{self.detail}"
         if self.unchecked:
             # One reading nothing else confirms never borrows the record of confirmed ones: it answers once its own
             # labelled examples certify the target.
-            return [f"{kinds[0]}|{self.detail}"]
-        return ([f"{kinds[0]}|{self.detail}"] if self.detail else []) + kinds
+            return [field]
+        return ([field] if self.detail else []) + kinds
 
     @property
     def unchecked(self) -> bool:

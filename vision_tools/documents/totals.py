@@ -169,6 +169,8 @@ def find_total(layout: Layout) -> FieldAnswer:
     # The total lines a rounding adjustment applies to: a later line printing total + rounding is the bill.
     unrounded = [f for f in totals if f.kind in ("total", "subtotal", "rounding") and f.amount.value > 0]
     part_totals = _part_totals(layout)
+    # Paid in parts (cash and a card) with no change: the payments together are the bill.
+    split_payment = round(sum(f.amount.value for f in paid), 2) if len(paid) >= 2 and not change else None
     scored: list[tuple[float, LabelledAmount, str]] = []
     for cand in totals:
         value = cand.amount.value
@@ -205,6 +207,9 @@ def find_total(layout: Layout) -> FieldAnswer:
         if not reasons and _sum_of_parts(value, part_totals, cand):
             score += 0.1
             reasons.append("two part totals printed above add up to it")
+        if not reasons and split_payment is not None and not _differs(split_payment, value) and cand.kind != "paid":
+            score += 0.1
+            reasons.append("the payments add up to it")
         scored.append((score, cand, "; ".join(reasons)))
     if not scored:
         missing = ("no amount next to a 'total' label" if any(_mentions_total(p) for p in layout.lines)
