@@ -5,10 +5,12 @@ Incl. GST, Total Sales (Inclusive of GST), ROUNDED TOTAL, Amount Due, Total Paya
 amount on its line or right of it on its row; labels that only look like totals (Total Qty, Total GST, Total
 (Excluding GST), the GST summary's "Total") do not. Candidates are then checked against the rest of the receipt:
 the amount paid minus the change, subtotal plus tax plus rounding, and other total lines that print the same
-amount. A total that none of these confirms is marked ``unchecked``: one reading of one line is all there is (the
-same amount printed elsewhere is no check: an item line or the tax summary may print it). When a rounding adjustment is printed, the line that prints a total plus the adjustment is the bill and
-the unrounded total before it gives way; the amount paid may equal the total after rounding. With no total label at all, an amount that equals paid minus change (or the amount paid when no change is
-printed) is the fallback, with a lower confidence.
+amount; two part totals printed above that add up to it; payments made in parts that add up to it. A total that
+none of these confirms is marked ``unchecked``: one reading of one line is all there is (the same amount printed
+elsewhere is no check: an item line or the tax summary may print it). When a rounding adjustment is printed, the
+line that prints a total plus the adjustment is the bill and the unrounded total before it gives way; the amount
+paid may equal the total after rounding. With no total label at all, an amount that equals paid minus change (or
+the amount paid when no change is printed) is the fallback, with a lower confidence.
 """
 
 from __future__ import annotations
@@ -197,8 +199,7 @@ def find_total(layout: Layout) -> FieldAnswer:
                 reasons.append("an earlier total + rounding agrees")
             elif any(f.label.index > cand.label.index and _rounds_to(value, f.amount.value, rounding)
                      for f in unrounded):
-                score *= ROUNDED_AWAY
-                reasons.append("a later total line is this amount after rounding")
+                score *= ROUNDED_AWAY  # a later total line is this amount after rounding: that line is the bill
         agreeing = {f.label.index for f in totals
                     if f is not cand and abs(f.amount.value - value) < config.CONFIG.cent}
         if agreeing:
@@ -233,18 +234,23 @@ def find_total(layout: Layout) -> FieldAnswer:
                        unchecked=not notes)
 
 
-
-def _part_totals(layout: Layout) -> list[tuple[int, float]]:
-    """(line index, amount) of every line that mentions a total and prints an amount, whatever its label says
-    ("Total 0% supplies: 26.61", "Total 6% supplies (Inc. GST): 15.26")."""
+def _total_mentions(layout: Layout) -> list[tuple[Placed, Placed, Amount, float]]:
+    """Every line that mentions a total with the amount it prints (on the line, or right of it on its row),
+    whatever its label says: (label line, value line, amount, pairing)."""
     found = []
     for placed in (p for p in layout.lines if _mentions_total(p)):
         own = amounts_in(placed.text)
-        right = [a for p in layout.right_of(placed) if (a := amounts_in(p.text))]
-        amounts = own or (right[-1] if right else [])
-        if amounts:
-            found.append((placed.index, amounts[-1].value))
+        right = [(p, a) for p in layout.right_of(placed) if (a := amounts_in(p.text))]
+        if own:
+            found.append((placed, placed, own[-1], 1.0))
+        elif right:
+            found.append((placed, right[-1][0], right[-1][1][-1], 0.97))
     return found
+
+
+def _part_totals(layout: Layout) -> list[tuple[int, float]]:
+    """(line index, amount) of the lines that mention a total ("Total 0% supplies: 26.61")."""
+    return [(label.index, amount.value) for label, _, amount, _ in _total_mentions(layout)]
 
 
 def _sum_of_parts(value: float, parts: list[tuple[int, float]], cand: LabelledAmount) -> bool:
@@ -256,14 +262,8 @@ def _sum_of_parts(value: float, parts: list[tuple[int, float]], cand: LabelledAm
 def _total_lines_printing(layout: Layout, value: float) -> list[LabelledAmount]:
     """Lines that mention a total and end with ``value`` although their label was set aside ("Total Includes GST
     6%  9.00"): candidates only when the amount paid minus the change is that value and no total line was found."""
-    found = []
-    for placed in (p for p in layout.lines if _mentions_total(p)):
-        own = amounts_in(placed.text)
-        right = [(p, a) for p in layout.right_of(placed) if (a := amounts_in(p.text))]
-        value_line, amounts, pairing = (placed, own, 1.0) if own else (*right[-1], 0.97) if right else (placed, [], 0.0)
-        if amounts and abs(amounts[-1].value - value) < config.CONFIG.cent:
-            found.append(LabelledAmount("total", FALLBACK_WEIGHT, amounts[-1], placed, value_line, pairing, False))
-    return found
+    return [LabelledAmount("total", FALLBACK_WEIGHT, amount, label, value_line, pairing, False)
+            for label, value_line, amount, pairing in _total_mentions(layout) if not _differs(amount.value, value)]
 
 
 def _paid_minus_change(paid: list[LabelledAmount], change: list[LabelledAmount]) -> tuple[float, str] | None:
