@@ -47,6 +47,25 @@ def test_two_options_printed_or_one_an_ocr_slip_away_is_no_answer() -> None:
     assert absent is not None and absent.answer is None and "none of the options" in (absent.missing or "")
 
 
+def test_text_over_two_lines_is_one_option_and_a_printed_whole_beats_its_part() -> None:
+    two_lines = choose_printed_option(ask("What does the sign say?", "Caution dry floor", "Caution wet floor"),
+                                      read("CAUTION", "WET FLOOR"), None)
+    assert two_lines is not None and two_lines.answer == "B"
+    options = ("PARKING", "NO PARKING", "NO SMOKING")
+    whole = choose_printed_option(ask("What does the sign say?", *options), read("NO PARKING"), None)
+    assert whole is not None and whole.answer == "B"
+    # The converse never holds: "NO PARKING" is not printed on a sign reading PARKING, though nearly all its
+    # letters are.
+    part = choose_printed_option(ask("What does the sign say?", *options), read("PARKING"), None)
+    assert part is not None and part.answer == "A"
+
+
+def test_names_a_letter_apart_are_not_told_apart_and_the_reason_says_why() -> None:
+    chosen = choose_printed_option(ask("What is written on the sign?", "Halloway Bakery", "Holloway Bakery"),
+                                   read("HOLLOWAY BAKERY"), None)
+    assert chosen is not None and chosen.answer is None and "too closely to tell apart" in (chosen.missing or "")
+
+
 def test_one_part_of_the_text_is_matched_to_the_option_that_is_that_part() -> None:
     lines = read("AIRPORT 12 km", "CITY CENTRE 3 km")
     chosen = choose_printed_option(ask("How far is the airport?", "3 km", "12 km", "15 km"), lines, None)

@@ -8,8 +8,10 @@ sign reading PARKING does not prohibit parking), in one of two ways:
 - the question asks for one part of the text (``printed_answer``: a title, a distance, an exit number, a price):
   the option that is that span, up to case, spacing and punctuation; no option or several: no answer;
 - the question asks what is printed ("What is written on the label?", "Which word appears on the sign?"): the one
-  option whose words are printed (similarity ``PRESENT`` or more) while every other option has a word printed
-  nowhere (``WORD_ABSENT``). Two options printed, or one no word of which is clearly missing, is no answer.
+  option whose words are printed (similarity ``PRESENT`` or more; over two or three consecutive lines too) while
+  every other option has a word printed nowhere (``WORD_ABSENT``). An option printed as part of another printed
+  option gives way to it ("PARKING" to "NO PARKING"). Two options printed, or one no word of which is clearly
+  missing, is no answer.
 
 A question that negates ("not", "except", "never") or asks for a judgement ("most likely") is never answered
 here. Each option's verdict is written as ``A: true`` / ``B: false`` lines, the form the evidence reads to count
@@ -26,7 +28,9 @@ from PIL import Image
 from skills.answer_form import parse_options
 from skills.ocr.printed import PRESENT, PrintedAnswer, best_match, printed_answer, span_score
 from skills.question_text import task_text
+from vision_tools.image import Box
 from vision_tools.text import OcrLine
+from vision_tools.text.ocr import order_lines
 
 #: A word of an option whose best likeness to any printed word is below this is not printed (an OCR slip in a
 #: word of four letters or more still scores 0.75).
@@ -80,19 +84,29 @@ def _option_for_span(span: PrintedAnswer, options: dict[str, str]) -> PrintedAns
 
 
 def _option_printed(options: dict[str, str], lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
-    matches = {letter: best_match(text, lines) for letter, text in options.items() if _plain(text)}
-    present = [letter for letter, (ratio, _) in matches.items() if ratio >= PRESENT]
+    matches = {letter: best_match(text, _with_runs(lines)) for letter, text in options.items() if _plain(text)}
     printed_words = {w for line in lines for w in _plain(line.text).split()}
-    ruled_out = [letter for letter in matches if letter not in present and _has_unprinted_word(options[letter],
-                                                                                               printed_words)]
+    # Printed: the option's words read together, each of them printed ("NO PARKING" is not printed on a sign
+    # reading PARKING, although the letters nearly all are).
+    present = [letter for letter, (ratio, _) in matches.items()
+               if ratio >= PRESENT and not _has_unprinted_word(options[letter], printed_words)]
+    fullest = _containing_all(present, options)
+    absorbed = [letter for letter in present if letter != fullest] if fullest is not None else []
+    if fullest is not None:  # "NO PARKING" printed: "PARKING" is printed as part of it, the sign says the whole
+        present = [fullest]
+    ruled_out = absorbed + [letter for letter in matches if letter not in present and letter not in absorbed
+                            and _has_unprinted_word(options[letter], printed_words)]
     unclear = [letter for letter in matches if letter not in present and letter not in ruled_out]
     features = {"printed_match": round(max((r for r, _ in matches.values()), default=0.0), 3),
                 "options_ruled_out": round(len(ruled_out) / max(1, len(options) - 1), 3)}
     if len(present) != 1 or unclear or len(matches) != len(options):
         if not present:
             missing = "none of the options is printed in the image"
-        elif len(present) > 1:
+        elif len(present) > 1 and all(matches[letter][0] == 1.0 for letter in present):
             missing = f"options {', '.join(present)} are all printed, and the question does not say which it means"
+        elif len(present) > 1:
+            missing = (f"options {', '.join(present)} resemble the printed words too closely to tell apart (the "
+                       "reading may hold a misread letter)")
         else:
             missing = (f"option {present[0]} is printed, but option(s) {', '.join(unclear or ['?'])} resemble "
                        "the printed words too closely to rule out")
@@ -105,6 +119,29 @@ def _option_printed(options: dict[str, str], lines: list[OcrLine], image: Image.
     return PrintedAnswer(letter, round(min(0.97, score * ratio), 3),
                          f"option {letter} ({options[letter]!r}) is printed: {line.text!r}; every other option has "
                          f"a word printed nowhere\n{verdicts}", features=features)
+
+
+def _with_runs(lines: list[OcrLine]) -> list[OcrLine]:
+    """``lines`` and every run of two or three consecutive lines in reading order joined as one (a sign prints
+    "CAUTION" over "WET FLOOR"; the option says "Caution wet floor")."""
+    ordered = [line for row in order_lines(lines) for line in row]
+    runs = []
+    for size in (2, 3):
+        for start in range(len(ordered) - size + 1):
+            part = ordered[start:start + size]
+            box = Box(min(p.box.x0 for p in part), min(p.box.y0 for p in part), max(p.box.x1 for p in part),
+                      max(p.box.y1 for p in part))
+            runs.append(OcrLine(" ".join(p.text for p in part), box, min(p.confidence for p in part)))
+    return [*lines, *runs]
+
+
+def _containing_all(present: list[str], options: dict[str, str]) -> str | None:
+    """The one printed option whose words hold every other printed option's words, when there is one."""
+    if len(present) < 2:
+        return None
+    words = {letter: set(_plain(options[letter]).split()) for letter in present}
+    fullest = [a for a in present if all(words[b] < words[a] for b in present if b != a)]
+    return fullest[0] if len(fullest) == 1 else None
 
 
 def _has_unprinted_word(option: str, printed: set[str]) -> bool:
