@@ -6,6 +6,8 @@ through the default offline agent, routing and calibration included.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agents.config import Settings
@@ -104,3 +106,24 @@ def test_a_multiple_choice_question_about_a_sign_is_answered_with_a_letter(maest
     assert any(c.tool == "ocr.printed_option" for c in search.tool_calls)
     meaning = maestro.ask(image, ask("What does the sign warn about?", "Museum", "Falling rocks"))
     assert meaning.status == "abstained"
+
+
+@pytest.mark.parametrize(("question", "answered"), [
+    ("What is written on the sign?", True),
+    ("In which quadrant is the word 'GATE' written? Answer with the quadrant: top-left, top-right, bottom-left or "
+     "bottom-right.", False),
+    ("Where on the sign is the word GATE written?", False),
+])
+def test_a_transcription_answers_what_is_written_never_where_it_is(question: str, answered: bool) -> None:
+    from types import SimpleNamespace
+
+    from skills.base import SkillContext, ToolTrace
+    from skills.ocr import skill as ocr
+    from skills.spec import parse_skill_md
+
+    spec = parse_skill_md(Path(ocr.__file__).with_name("SKILL.md"))
+    level2 = next(level for level in spec.level2 if level.id == "text_recognition")
+    context = SkillContext(query=question, question=question, image=sign("NORTH GATE"),
+                           expert=SimpleNamespace(neural=False), spec=spec, level2=level2, trace=ToolTrace())
+    result = ocr.run(context)
+    assert (result.answer is not None) == answered, result.observation

@@ -7,6 +7,7 @@ is at least the target; and abstain, saying so, where a kind has too few labelle
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -159,6 +160,11 @@ def test_a_calibration_is_versioned_by_content_and_round_trips(tmp_path) -> None
     assert load(tmp_path).version == cal.version  # the data directory's file wins over the shipped one
     (tmp_path / "calibration.json").write_text("{}")
     with pytest.raises(ValueError, match="unreadable calibration"):
+        load(tmp_path)
+    # A file fit by an older Maestro names evidence kinds this one no longer forms: refused, never half-used.
+    older = json.loads(cal.to_json()) | {"format": "maestro-calibration/1"}
+    (tmp_path / "calibration.json").write_text(json.dumps(older))
+    with pytest.raises(ValueError, match="older Maestro.*refit it with `maestro calibrate`"):
         load(tmp_path)
 
 

@@ -1,7 +1,7 @@
 """A fitted calibration: evidence features -> P(correct) per kind of evidence, and the threshold that answers at a
 target precision. Evaluated with numpy alone (no scikit-learn on the answering path), stored as small JSON.
 
-The JSON (``maestro-calibration/1``) holds one *group* per evidence kind (``Evidence.kinds``: sub-skill, skill,
+The JSON (``maestro-calibration/2``) holds one *group* per evidence kind (``Evidence.kinds``: sub-skill, skill,
 form — finest first). A group has a logistic model on the features, an isotonic map from its score to P(correct)
 (breakpoints, evaluated by linear interpolation), and per target precision the threshold on P chosen by
 Learn-then-Test (``agents.trust.ltt``), or none. Its ``version`` is a content hash, recorded with every run.
@@ -26,7 +26,9 @@ import numpy as np
 
 from agents.trust.evidence import Evidence
 
-FORMAT = "maestro-calibration/1"
+#: Version 2 groups a receipt field's evidence in any answer form and keeps unchecked readings apart: a version-1
+#: file's kind names no longer match, and its fields would answer through coarser pools, so it is refused.
+FORMAT = "maestro-calibration/2"
 FILENAME = "calibration.json"
 SHIPPED = Path(__file__).resolve().parents[2] / "assets" / FILENAME
 #: Names of the feature vector's entries, in order (stored with each fit, checked on load).
@@ -148,6 +150,9 @@ class Calibration:
     @classmethod
     def from_json(cls, text: str) -> Calibration:
         data = json.loads(text)
+        if str(data.get("format", "")).startswith("maestro-calibration/") and data.get("format") != FORMAT:
+            raise ValueError(f"fit by an older Maestro ({data.get('format')}, whose evidence kinds differ from "
+                             f"{FORMAT})")
         if data.get("format") != FORMAT or list(data.get("features", [])) != list(FEATURES):
             raise ValueError(f"not a {FORMAT} calibration with features {FEATURES}")
         body = {k: v for k, v in data.items() if k != "version"}

@@ -21,6 +21,7 @@ from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, 
 from skills.ocr.choices import choose_printed_option
 from skills.ocr.field_evidence import evidence_factor, field_features
 from skills.ocr.printed import PrintedAnswer, asks_for_span, printed_answer
+from skills.question_text import task_text
 from skills.runner import ask_expert
 from vision_tools.documents import DocumentReading, FieldAnswer, read_document
 from vision_tools.image import Box
@@ -28,6 +29,10 @@ from vision_tools.text import OcrLine, read_text, read_text_cached
 from vision_tools.zoom import SearchResult, find_region
 
 _TRANSCRIBING = ("text_recognition", "scene_text_qa", "formula_recognition")
+#: Questions about where the text is or what it looks like, which its transcription does not answer ("In which
+#: quadrant is the word GATE written?").
+_ABOUT_THE_TEXT = re.compile(r"\b(?:where|quadrant|corner|side|position|located|how many|how big|colou?r|font|size|"
+                             r"language|which line|which row)\b", re.IGNORECASE)
 _OBJECT_RE = re.compile(r"\b(" + "|".join(COLOUR_WORDS) + r")\s+(?:label|sign|sticker|banner|tag|card|note|board|"
                         r"plate|box|button|poster)\b", re.IGNORECASE)
 
@@ -78,7 +83,7 @@ def run(ctx: SkillContext) -> SkillResult:
     if not lines:
         return SkillResult(observation="OCR found no text in the image.", evidence=data,
                            missing="no text could be read in the image")
-    if ctx.level2.id in _TRANSCRIBING:
+    if ctx.level2.id in _TRANSCRIBING and not _ABOUT_THE_TEXT.search(task_text(ctx.question)[0] or ctx.question):
         text = " ".join(line.text for line in lines)
         return SkillResult(observation=f"OCR lines:\n{evidence}\nTranscription: {text}",
                            answer=format_answer(ctx.question, text), evidence=data,
