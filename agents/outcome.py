@@ -85,8 +85,8 @@ def settle(answer: str | None, steps: Sequence[Step], form: AnswerForm, *, min_c
     fitted = conform(form, answer)
     if fitted is None:
         if form.kind == "choice":  # a reading or a value that matches no option: say so in the question's terms
-            return Outcome("abstained", None, f"what the tools found ({_short(answer)}) does not settle which option "
-                                              f"is meant", None)
+            return Outcome("abstained", None, f"what the tools found ({_short(answer)}) is not {form.description}: "
+                                              "it does not settle which option is meant", None)
         return Outcome("abstained", None, f"the answer found ({_short(answer)}) is not {form.description}, the form "
                                           "the question asks for", None)
     evidence = gather(fitted, searches, form, neural_models=neural_models, vote=vote_agreement)
