@@ -26,7 +26,7 @@ from difflib import SequenceMatcher
 from PIL import Image
 
 from skills.answer_form import parse_options
-from skills.ocr.printed import PRESENT, PrintedAnswer, best_match, printed_answer, span_score
+from skills.ocr.printed import PRESENT, TITLE_QUESTION, PrintedAnswer, best_match, printed_answer, span_score
 from skills.question_text import task_text
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
@@ -44,7 +44,6 @@ _NEGATES = re.compile(r"\b(?:not|never|no longer|except|isn't|aren't|doesn't|don
                       r"mean|means|meaning|implies|suggests?|prohibit\w*|allow\w*|warn\w*)\b", re.I)
 #: Questions about what a chart or diagram shows ask about its data, not its printed words (a chart's title is
 #: still answered as one part of the text).
-_TITLE = re.compile(r"\b(?:title|heading|headline|caption)\b", re.I)
 _DATA = re.compile(r"\b(?:chart|graph|plot|diagram|map|axis|axes|bars?|lines?|legend|data|values?|trends?|percent\w*|"
                    r"rates?|shares?|increas\w*|decreas\w*|higher|highest|lower|lowest|more|less|growth|chang\w*|"
                    r"years?|compar\w*|average|total|statements?|conclu\w*|proportion|pattern|segments?|"
@@ -61,7 +60,7 @@ def choose_printed_option(question: str, lines: list[OcrLine], image: Image.Imag
     when ``question`` offers no options or is not about the printed text."""
     options = parse_options(question)
     task = task_text(question)[0] or question
-    if not options or not lines or _NEGATES.search(task) or (_DATA.search(task) and not _TITLE.search(task)):
+    if not options or not lines or _NEGATES.search(task) or (_DATA.search(task) and not TITLE_QUESTION.search(task)):
         return None
     span = printed_answer(question, lines, image)
     if span is not None and span.answer is not None:

@@ -39,7 +39,8 @@ _YESNO_TARGETS = (
     re.compile(r"\bthe\s+(?:word|words|text|name)\s+(?P<t>.+?)\s+(?:on|in|written|printed|shown|appear)", re.I),
 )
 _PRINTED_YESNO = re.compile(r"\b(say|says|read|reads|spell|spells|written|printed|word|words|text|shows?)\b", re.I)
-_TITLE = re.compile(r"\b(title|heading|headline|caption)\b", re.I)
+#: A question about the title or heading (also read by ``skills.ocr.choices``).
+TITLE_QUESTION = re.compile(r"\b(title|heading|headline|caption)\b", re.I)
 _DISTANCE_Q = re.compile(r"\bhow far\b|\bdistance\b|\bhow many (?:km|kilomet\w+|miles?|mi|metres?|meters?)\b", re.I)
 _DISTANCE = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
@@ -80,7 +81,7 @@ def asks_for_span(question: str, yesno: bool = False) -> bool:
     """Whether ``question`` may ask about one part of the printed text (cheap: its words only)."""
     if yesno:
         return bool(_PRINTED_YESNO.search(question))
-    return any(p.search(question) for p in (_TITLE, _DISTANCE_Q, _PHONE_Q, _NAMED_NUMBER, _PRICE_Q, _WHICH_NUMBER,
+    return any(p.search(question) for p in (TITLE_QUESTION, _DISTANCE_Q, _PHONE_Q, _NAMED_NUMBER, _PRICE_Q, _WHICH_NUMBER,
                                             _WHICH_NOUN))
 
 
@@ -95,7 +96,7 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     question = task_text(question)[0] or question
     if yesno:
         return _yes_no(question, lines, image) if _PRINTED_YESNO.search(question) else None
-    if _TITLE.search(question):
+    if TITLE_QUESTION.search(question):
         return _title(lines, image)
     lines = _row_lines(lines)  # the engine splits a row at wide gaps ("UNIVERSITY 55" | "km")
     text = " ".join(line.text for line in lines)
