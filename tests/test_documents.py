@@ -13,7 +13,7 @@ from vision_tools.documents.labels import find_label_value, label_words, variant
 from vision_tools.documents.layout import Layout, estimate_skew
 from vision_tools.documents.name_words import repair_name
 from vision_tools.documents.patterns import amounts_in, damaged_tokens, dates_in, repair_address, sole_amount
-from vision_tools.documents.totals import classify_label, find_total
+from vision_tools.documents.totals import classify_label, find_total, tax_reading
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
 
@@ -158,13 +158,41 @@ def test_a_total_only_its_own_line_prints_is_marked_unchecked() -> None:
     alone = find_total(page([*items, [("Total Payable:", 40.0), ("8.45", 400.0)]]))
     assert alone.value == "8.45" and alone.unchecked and "nothing else on the receipt confirms it" in alone.how
     assert alone.to_dict()["unchecked"] is True
-    # The same amount printed elsewhere is no check: an item line or the tax summary may print it.
-    repeated = find_total(page([[("TEH TARIK", 40.0), ("8.40", 400.0)], [("TOTAL", 40.0), ("8.40", 400.0)],
-                                [("GST SUMMARY", 40.0)], [("SR @ 6%", 40.0), ("8.40", 300.0), ("0.48", 400.0)]]))
+    # The same amount printed elsewhere is no check: one of several item lines or the tax summary may print it.
+    repeated = find_total(page([[("KAYA TOAST", 40.0), ("2.10", 400.0)], [("TEH TARIK", 40.0), ("8.40", 400.0)],
+                                [("TOTAL", 40.0), ("8.40", 400.0)], [("GST SUMMARY", 40.0)],
+                                [("SR @ 6%", 40.0), ("8.40", 300.0), ("0.48", 400.0)]]))
     assert repeated.value == "8.40" and repeated.unchecked
     paid = find_total(page([*items, [("TOTAL", 40.0), ("8.40", 400.0)], [("CASH", 40.0), ("10.00", 400.0)],
                             [("CHANGE", 40.0), ("1.60", 400.0)]]))
     assert paid.value == "8.40" and not paid.unchecked
+
+
+def test_item_amounts_that_add_up_to_the_total_confirm_it() -> None:
+    items = [[("HONEY TOAST", 40.0), ("3.30", 400.0)], [("EGG TART", 40.0), ("5.10", 400.0)]]
+    total = find_total(page([[("KEDAI KOPI", 40.0)], *items, [("TOTAL", 40.0), ("8.40", 400.0)]]))
+    assert total.value == "8.40" and "item amounts printed above add up" in total.how and not total.unchecked
+    one_item = find_total(page([[("6.00 BOXES", 40.0), ("17.00", 300.0), ("102.00", 400.0)],
+                                [("Total", 40.0), ("102.00", 400.0)]]))
+    assert one_item.value == "102.00" and not one_item.unchecked
+
+
+def test_items_do_not_confirm_an_amount_that_tax_or_rounding_is_still_added_to() -> None:
+    items = [[("NASI LEMAK", 40.0), ("10.00", 400.0)], [("MILO", 40.0), ("5.00", 400.0)]]
+    taxed = find_total(page([*items, [("TOTAL", 40.0), ("15.00", 400.0)], [("SST 10%", 40.0), ("1.50", 400.0)]]))
+    assert taxed.value == "15.00" and taxed.unchecked  # 1.50 is 10 % of 15.00: the bill is 16.50, its line unread
+    rounded = find_total(page([*items, [("TOTAL", 40.0), ("15.00", 400.0)], [("ROUNDING", 40.0), ("0.00", 400.0)],
+                               [("ROUNDING ADJ", 40.0), ("-0.02", 400.0)]]))
+    assert rounded.unchecked
+
+
+def test_a_printed_tax_that_is_the_totals_share_confirms_it() -> None:
+    layout = page([[("SET A", 40.0), ("20.00", 400.0)], [("Total Incl. GST", 40.0), ("41.00", 400.0)],
+                   [("GST 6% included", 40.0), ("2.32", 400.0)]])
+    total = find_total(layout)
+    assert total.value == "41.00" and "its share at a usual rate" in total.how and not total.unchecked
+    assert tax_reading(41.00, [2.32]) == "included" and tax_reading(38.68, [2.32]) == "added"
+    assert tax_reading(1.00, [0.06]) is None  # on a small amount the share and the tax round alike
 
 
 def test_part_totals_that_add_up_to_the_total_confirm_it() -> None:

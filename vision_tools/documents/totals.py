@@ -5,8 +5,9 @@ Incl. GST, Total Sales (Inclusive of GST), ROUNDED TOTAL, Amount Due, Total Paya
 amount on its line or right of it on its row; labels that only look like totals (Total Qty, Total GST, Total
 (Excluding GST), the GST summary's "Total") do not. Candidates are then checked against the rest of the receipt:
 the amount paid minus the change, subtotal plus tax plus rounding, and other total lines that print the same
-amount; two part totals printed above that add up to it; payments made in parts that add up to it. A total that
-none of these confirms is marked ``unchecked``: one reading of one line is all there is (the same amount printed
+amount; two part totals printed above that add up to it; payments made in parts that add up to it; the item amounts
+printed above the totals that add up to it, or a printed tax that is its share at a usual rate (both only when no
+rounding adjustment or added tax could make it a step before the bill). A total that none of these confirms is marked ``unchecked``: one reading of one line is all there is (the same amount printed
 elsewhere is no check: an item line or the tax summary may print it). When a rounding adjustment is printed, the
 line that prints a total plus the adjustment is the bill and the unrounded total before it gives way; the amount
 paid may equal the total after rounding. With no total label at all, an amount that equals paid minus change (or
@@ -43,6 +44,10 @@ _SUMMARY_HEADINGS = (("gst", "summary"), ("tax", "summary"), ("summary",))
 #: Score kept by a total line that a later line prints again after the rounding adjustment (the rounded amount is
 #: what the bill comes to: "Total Incl. GST 41.52 / Rounding -0.02 / TOTAL 41.50").
 ROUNDED_AWAY = 0.6
+#: Tax rates whose share of a total a printed tax amount may be (GST/SST/VAT rates in use where receipts print one).
+TAX_RATES = (0.05, 0.06, 0.07, 0.08, 0.10)
+#: How far a printed tax may be from a rate's share or tax (the tax is rounded to the cent, sometimes line by line).
+TAX_TOLERANCE = 0.011
 #: Label weight of a line that mentions a total in words the label rules set aside, taken only when the amount
 #: paid minus the change equals its amount.
 FALLBACK_WEIGHT = 0.5
@@ -173,6 +178,7 @@ def find_total(layout: Layout) -> FieldAnswer:
     part_totals = _part_totals(layout)
     # Paid in parts (cash and a card) with no change: the payments together are the bill.
     split_payment = round(sum(f.amount.value for f in paid), 2) if len(paid) >= 2 and not change else None
+    item_sums = _item_sums(layout, totals)
     scored: list[tuple[float, LabelledAmount, str]] = []
     for cand in totals:
         value = cand.amount.value
@@ -211,6 +217,15 @@ def find_total(layout: Layout) -> FieldAnswer:
         if not reasons and split_payment is not None and not _differs(split_payment, value) and cand.kind != "paid":
             score += 0.1
             reasons.append("the payments add up to it")
+        if not reasons and cand.kind == "total" and not any(rounding) and not _tax_added_to(value, taxes, totals):
+            tax = tax_reading(value, taxes)
+            if tax == "included":
+                score += 0.1
+                reasons.append("the printed tax is its share at a usual rate")
+            untaxed = not any(0 < t < value for t in taxes)
+            if (tax == "included" or untaxed) and any(not _differs(total, value) for total in item_sums):
+                score += 0.1
+                reasons.append("the item amounts printed above add up to it")
         scored.append((score, cand, "; ".join(reasons)))
     if not scored:
         missing = ("no amount next to a 'total' label" if any(_mentions_total(p) for p in layout.lines)
@@ -257,6 +272,44 @@ def _sum_of_parts(value: float, parts: list[tuple[int, float]], cand: LabelledAm
     """Whether two different amounts of total lines printed above ``cand`` add up to its amount."""
     above = [v for index, v in parts if index < cand.label.index and v and _differs(v, value)]
     return any(not _differs(a + b, value) for i, a in enumerate(above) for b in above[i + 1:] if _differs(a, b))
+
+
+def _item_sums(layout: Layout, totals: list[LabelledAmount]) -> set[float]:
+    """The sums of two or more item amounts (the last amount on each row) above the first total line, or the one
+    item's amount when there is one, counted upwards from it (the items end where the totals begin; where they start is not known, so every run ending
+    there counts)."""
+    if not totals:
+        return set()
+    first = min(f.label.row for f in totals)
+    last_amounts = [found[-1].value for row in layout.rows[:first]
+                    if (found := [a for p in row for a in amounts_in(p.text)])]
+    sums, running = set(), 0.0
+    for count, value in enumerate(reversed(last_amounts), start=1):
+        running = round(running + value, 2)
+        # One amount among several printing the total's amount is that amount printed again, not a sum; the one
+        # item of a receipt that has one is the sum of its items.
+        if count >= 2 or len(last_amounts) == 1:
+            sums.add(running)
+    return sums
+
+
+def _tax_added_to(value: float, taxes: list[float], totals: list[LabelledAmount]) -> bool:
+    """Whether another total line prints ``value`` plus a printed tax: then ``value`` is the amount before tax."""
+    return any(not _differs(value + tax, f.amount.value) for tax in taxes if tax > 0 for f in totals)
+
+
+def tax_reading(value: float, taxes: list[float]) -> str | None:
+    """How the printed tax stands to ``value``: ``"included"`` when it is ``value``'s share at a usual rate (tax =
+    value x rate / (1 + rate)) and not the tax on it, ``"added"`` when it is the tax on ``value`` (then ``value`` is
+    the amount before tax) and not its share, None when no tax is printed or the two cannot be told apart."""
+    shares = taxes_on = False
+    for tax in (t for t in taxes if 0 < t < value):
+        for rate in TAX_RATES:
+            shares |= abs(tax - value * rate / (1 + rate)) <= TAX_TOLERANCE
+            taxes_on |= abs(tax - value * rate) <= TAX_TOLERANCE
+    if shares != taxes_on:
+        return "included" if shares else "added"
+    return None
 
 
 def _total_lines_printing(layout: Layout, value: float) -> list[LabelledAmount]:
