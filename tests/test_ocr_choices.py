@@ -113,6 +113,13 @@ def test_a_multiple_choice_question_about_a_sign_is_answered_with_a_letter(maest
     ("In which quadrant is the word 'GATE' written? Answer with the quadrant: top-left, top-right, bottom-left or "
      "bottom-right.", False),
     ("Where on the sign is the word GATE written?", False),
+    # One part of the text is asked for: the whole reading ("NORTH GATE") is not its answer.
+    ("What's the first word on the sign?", False),
+    ("What does the red text at the top say?", False),
+    ("Which gate is this?", False),
+    ("What's the name of this place?", False),
+    ("Read the sign for me.", True),
+    ("What does it say?", True),
 ])
 def test_a_transcription_answers_what_is_written_never_where_it_is(question: str, answered: bool) -> None:
     from types import SimpleNamespace

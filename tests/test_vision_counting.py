@@ -84,6 +84,19 @@ def test_nested_outlines_each_count_once() -> None:
     assert sorted(d.extra["nesting_depth"] for d in result.detections) == [0, 1, 2, 3]
 
 
+def test_a_filled_shape_with_an_outline_in_another_colour_counts_once() -> None:
+    image = Image.new("RGB", (900, 400), (235, 230, 220))
+    d = ImageDraw.Draw(image)
+    for cx in (130, 400, 700):  # purple discs with a black rim
+        d.ellipse((cx - 55, 120, cx + 55, 230), fill=(130, 30, 170), outline="black", width=3)
+    d.rectangle((60, 280, 170, 390), fill=(30, 160, 60), outline=(200, 20, 20), width=4)  # a rimmed green square
+    d.rectangle((300, 280, 420, 390), outline=(20, 50, 220), width=4)  # a hollow blue square holding a yellow disc
+    d.ellipse((330, 305, 390, 365), fill=(240, 200, 0))
+    result = count_shapes(image, shape="circle")
+    assert result.count == 4 and any("counted with it" in note for note in result.notes)
+    assert count_shapes(image, shape="square").count == 2
+
+
 def test_touching_shapes_are_separate() -> None:
     big = Image.new("RGB", (1000, 600), "white")
     d = ImageDraw.Draw(big)

@@ -126,6 +126,18 @@ def test_star_is_told_from_same_colour_decoys_in_4k() -> None:
     assert "red star" in stars.summary()
 
 
+def test_a_small_square_on_grainy_bluish_ground_is_found_and_the_edge_of_the_ground_is_not() -> None:
+    rng = np.random.default_rng(3)
+    ramp = np.linspace(0.0, 1.0, 3840)[None, :, None]
+    ground = (1 - ramp) * np.array([200, 200, 210]) + ramp * np.array([120, 125, 140])
+    pixels = np.broadcast_to(ground, (2160, 3840, 3)) + rng.normal(0, 12, (2160, 3840, 3))
+    image = Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
+    ImageDraw.Draw(image).rectangle([2900, 1500, 2960, 1560], fill=(0, 190, 40))
+    squares = find_region(image, "square")
+    assert squares.matches and squares.matches[0].box.iou(Box(2900, 1500, 2961, 1561)) > 0.7
+    assert all(m.box.x1 < 3839 for m in squares.matches)  # the bluish ground the right edge cuts is no square
+
+
 def test_small_blue_circle_in_8k() -> None:
     image = Image.new("RGB", (7680, 4320), (235, 230, 215))
     draw = ImageDraw.Draw(image)

@@ -4,8 +4,9 @@ With the tools expert the answer is settled only where reading settles it:
 - a document question ("How much did I pay?", "Which shop is this from?", "What is the invoice number?") is
   answered by the key-information tool (``vision_tools.documents``): the field exactly as printed, its box drawn,
   and a confidence; below ``DEFAULT_MIN_CONFIDENCE`` the skill abstains and says what is missing;
-- a transcription question gets the text in reading order, or the text inside the named object ("the orange
-  label");
+- a question that asks for the printed text itself ("What is written on the sign?") gets the text in reading
+  order, or the text inside the named object ("the orange label"); a question about one part of it gets the
+  smallest span that answers it (``skills.ocr.printed``) or nothing, never the whole reading;
 - anything else is returned as evidence with a plain statement that the tools cannot answer it alone.
 A neural expert gets the OCR lines and, for document questions, the field the tool read, as evidence.
 """
@@ -33,6 +34,19 @@ _TRANSCRIBING = ("text_recognition", "scene_text_qa", "formula_recognition")
 #: quadrant is the word GATE written?").
 _ABOUT_THE_TEXT = re.compile(r"\b(?:where|quadrant|corner|side|position|located|how many|how big|colou?r|font|size|"
                              r"language|which line|which row)\b", re.IGNORECASE)
+#: Questions that ask for the printed text itself ("What is written on the sign?", "What does the label say?",
+#: "Read the notice"): the only ones a whole transcription answers.
+_ALL_THE_TEXT = re.compile(r"\bwhat(?:'s| is| are)?\s+(?:written|printed|shown|displayed)\b"
+                           r"|\bwhat\s+(?:does|do)\b.{0,60}\b(?:say|read)\b"
+                           r"|\bwhat(?:'s| is)\s+the\s+(?:text|wording|writing)\b"
+                           r"|\bwhat\s+(?:text|words?|writing)\s+(?:is|are|does|do|appears?)\b"
+                           r"|^\W*(?:(?:please|can you|could you)\s+)?(?:read|transcribe)\b", re.IGNORECASE)
+#: Words that ask for one part of the text or something about it ("the first word", "the red text at the top",
+#: "which town", "the shop's name"): a whole transcription is not their answer.
+_PART_OF_THE_TEXT = re.compile(r"\b(?:first|last|second|third|top|bottom|upper|lower|middle|left|right|biggest|"
+                               r"largest|smallest|bold|heading|title|line|number|name|price|date|time|street|town|"
+                               r"city|distance|which|who|whom|whose|when|why|how|mean|means|meaning|"
+                               + "|".join(COLOUR_WORDS) + r")\b", re.IGNORECASE)
 _OBJECT_RE = re.compile(r"\b(" + "|".join(COLOUR_WORDS) + r")\s+(?:label|sign|sticker|banner|tag|card|note|board|"
                         r"plate|box|button|poster)\b", re.IGNORECASE)
 
@@ -83,7 +97,7 @@ def run(ctx: SkillContext) -> SkillResult:
     if not lines:
         return SkillResult(observation="OCR found no text in the image.", evidence=data,
                            missing="no text could be read in the image")
-    if ctx.level2.id in _TRANSCRIBING and not _ABOUT_THE_TEXT.search(task_text(ctx.question)[0] or ctx.question):
+    if ctx.level2.id in _TRANSCRIBING and asks_for_all_the_text(ctx.question):
         text = " ".join(line.text for line in lines)
         return SkillResult(observation=f"OCR lines:\n{evidence}\nTranscription: {text}",
                            answer=format_answer(ctx.question, text), evidence=data,
@@ -91,6 +105,15 @@ def run(ctx: SkillContext) -> SkillResult:
     return SkillResult(observation=f"OCR lines:\n{evidence}\nThe tools read the text but cannot answer this "
                                    "question without a reasoning expert.", evidence=data,
                        missing="the question needs a reasoning expert; the tools can only read the text")
+
+
+def asks_for_all_the_text(question: str) -> bool:
+    """Whether ``question`` asks for the printed text itself, all of it: the transcription is its answer. A question
+    about one part of the text ("Which town is 12 km away?", "What's the first word?") or about where it is or how
+    it looks gets no transcription: the whole reading is not the span it asks for."""
+    stem = task_text(question)[0] or question
+    return bool(_ALL_THE_TEXT.search(stem)) and not _PART_OF_THE_TEXT.search(stem) \
+        and not _ABOUT_THE_TEXT.search(stem)
 
 
 def _field_read(field: FieldAnswer | None) -> bool:

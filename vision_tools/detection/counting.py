@@ -2,7 +2,8 @@
 
 Public tools (all take a PIL image and return a ``CountResult``):
 - ``count_shapes(image, shape=None, colour=None)``: drawn shapes by kind and colour name (colour/shape segmentation
-  with contour hierarchy, see ``detect_shapes``); nested shapes each count once.
+  with contour hierarchy, see ``detect_shapes``); nested shapes each count once, and an outline drawn round a
+  filled shape counts with it.
 - ``count_round_objects(image)``: round things (coins, balls, cells, rings) by Hough circles.
 - ``detect_objects(image, label, backend=...)``: faces (Haar cascade), people (HOG), or any label a user-configured
   YOLO model knows (see ``detect_objects``).
@@ -24,6 +25,9 @@ from vision_tools.image.boxes import Box
 from vision_tools.image.drawing import label_font
 from vision_tools.image.loading import require_rgb
 from vision_tools.image.shape_words import normalise_shape
+
+#: Widest rim, as a share of a shape's short side, that an outline drawn round a filled shape may have.
+OUTLINE_RIM = 0.08
 
 
 @dataclass
@@ -144,9 +148,12 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
     kind = normalise_shape(shape) if shape else None
     want_colour = normalise_colour(colour) if colour else None
     found = find_shapes(rgb)
+    framed = _outlines_of_fills(found)
     matched: list[Shape] = []
     others: dict[str, int] = {}
-    for s in found:
+    for n, s in enumerate(found):
+        if n in framed:
+            continue
         if s.kind in ("other", "line"):
             others[f"unclassified {s.kind}"] = others.get(f"unclassified {s.kind}", 0) + 1
             continue
@@ -172,8 +179,30 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
     notes = []
     if len(keep) < len(matched):
         notes.append(f"{len(matched) - len(keep)} duplicate outline(s) merged")
+    if framed:
+        notes.append(f"{len(framed)} outline(s) drawn round a filled shape counted with it")
     return CountResult(_describe(kind, want_colour), len(detections), detections, "colour/shape segmentation",
                        (rgb.shape[1], rgb.shape[0]), others, notes, annotate(rgb, detections, outlines))
+
+
+def _outlines_of_fills(shapes: list[Shape]) -> set[int]:
+    """Indices of hollow outlines drawn round a filled shape of the same kind in another colour (a purple disc with
+    a black rim): the rim and the fill are one shape. Nested outlines (squares in squares) are all hollow and stay."""
+    framed = set()
+    for i, ring in enumerate(shapes):
+        if ring.filled:
+            continue
+        x0, y0, x1, y1 = ring.bbox
+        rim = max(3.0, OUTLINE_RIM * min(x1 - x0, y1 - y0))
+        for fill in shapes:
+            if not fill.filled or fill.kind != ring.kind or fill.colour == ring.colour:
+                continue
+            fx0, fy0, fx1, fy1 = fill.bbox
+            gaps = (fx0 - x0, fy0 - y0, x1 - fx1, y1 - fy1)
+            if all(-1.0 <= gap <= rim for gap in gaps):
+                framed.add(i)
+                break
+    return framed
 
 
 def count_round_objects(

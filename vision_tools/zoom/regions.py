@@ -27,6 +27,8 @@ from vision_tools.text.search import search_text
 from vision_tools.zoom import config
 
 QUADRANTS = ("top-left", "top-right", "bottom-left", "bottom-right")
+#: Share of a blob's chromatic pixels one colour must have to be its colour when the search names none.
+MAIN_COLOUR_SHARE = 0.5
 
 
 @dataclass
@@ -209,6 +211,8 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
         box, found_shape, shape_score, solid, vivid = refined
         if shape is not None and found_shape != shape and not (shape == "rectangle" and found_shape == "square"):
             continue
+        if shape is not None and _touches_border(box, width, height):
+            continue  # a blob the image's edge cuts is background or a part: its outline is not the shape's
         # Colour-only: solid, compact blobs (objects, labels) rank above strokes and thin lines, whatever their
         # size; a blob under ~20 px across is discounted as likely antialiasing or noise.
         size_factor = min(1.0, math.sqrt(box.area) / 20.0)
@@ -218,6 +222,10 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
     matches = _dedupe(matches)
     matches.sort(key=lambda m: (-round(m.score, 2), -m.box.area))
     return matches[:max_results]
+
+
+def _touches_border(box: Box, width: int, height: int) -> bool:
+    return box.x0 <= 1 or box.y0 <= 1 or box.x1 >= width - 1 or box.y1 >= height - 1
 
 
 def _target_mask(rgb: np.ndarray, colour: str | None) -> np.ndarray:
@@ -236,7 +244,9 @@ def _refine(full: np.ndarray, coarse: Box, colour: str | None) -> tuple[Box, str
     if x1 - x0 < 2 or y1 - y0 < 2:
         return None
     patch = full[y0:y1, x0:x1]
-    mask = _target_mask(patch, colour).astype(np.uint8)
+    # Any colour: the blob is the patch's main colour, so the noise of a busy background in other hues (bluish
+    # grain round a green square) is not drawn into its outline.
+    mask = _target_mask(patch, colour if colour is not None else _main_colour(patch)).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return None
@@ -251,6 +261,16 @@ def _refine(full: np.ndarray, coarse: Box, colour: str | None) -> tuple[Box, str
     saturation = cv2.cvtColor(inside.reshape(-1, 1, 3), cv2.COLOR_RGB2HSV)[:, 0, 1] if len(inside) else np.zeros(1)
     vivid = 0.5 + 0.5 * float(np.median(saturation)) / 255.0
     return Box(x0 + bx, y0 + by, x0 + bx + bw, y0 + by + bh), shape, score, extent * thickness, vivid
+
+
+def _main_colour(patch: np.ndarray) -> str | None:
+    """The chromatic colour most of the patch's chromatic pixels have, when one has most of them; else None."""
+    classes = classify_pixels(np.ascontiguousarray(patch))
+    names = [name for name in PALETTE if name in CHROMATIC]
+    counts = np.bincount(classes.ravel(), minlength=len(PALETTE))[[list(PALETTE).index(n) for n in names]]
+    if counts.sum() == 0 or counts.max() < MAIN_COLOUR_SHARE * counts.sum():
+        return None
+    return names[int(np.argmax(counts))]
 
 
 def classify_contour(contour: np.ndarray) -> tuple[str, float]:
