@@ -9,8 +9,10 @@ to configure for the rest.
 
 from __future__ import annotations
 
+from PIL import Image
+
 from skills.base import SkillContext
-from vision_tools.image import ImageKind, image_kind
+from vision_tools.image import CLEAR_DRAWING, ImageKind, degrain, image_kind
 
 #: Where a user learns how to add a neural expert; every "configure a VLM expert" hint points there.
 EXPERTS_DOC = "docs/experts.md"
@@ -19,6 +21,16 @@ EXPERTS_DOC = "docs/experts.md"
 def check_kind(ctx: SkillContext) -> ImageKind:
     """Measure (and record) how far the image is a drawing."""
     return ctx.trace.call("image.kind", image_kind, ctx.image)
+
+
+def drawing_view(ctx: SkillContext) -> tuple[ImageKind, Image.Image]:
+    """The kind of image and the pixels the drawing tools read: the image itself, or for a drawing under grain
+    (shapes on a noisy or textured ground) its median-filtered copy and that copy's kind (both recorded)."""
+    kind = check_kind(ctx)
+    if kind.drawing >= CLEAR_DRAWING:
+        return kind, ctx.image
+    clean = ctx.trace.call("image.degrain", degrain, ctx.image)
+    return (kind, ctx.image) if clean is None else (clean.kind, clean.image)
 
 
 def kind_cap(kind: ImageKind) -> float:

@@ -19,9 +19,10 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
+from skills.answer_form import answer_form
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
-from skills.evidence import EXPERTS_DOC, check_kind, photo_missing, weighed
+from skills.evidence import EXPERTS_DOC, drawing_view, photo_missing, weighed
 from skills.targets import Counted, counted
 from vision_tools import detection, diagrams
 from vision_tools.diagrams import as_rgb_array, ink_strength, stretch_faint_ink
@@ -61,16 +62,26 @@ def run(ctx: SkillContext) -> SkillResult:
             f"the tools have no detector for {what}: they count faces, people, drawn shapes (circles, squares, "
             f"triangles, …) and colours; configure YOLO weights (expert option yolo_weights) or a VLM expert "
             f"(see {EXPERTS_DOC})"))
-    kind = check_kind(ctx)
+    kind, image = drawing_view(ctx)
     if kind.is_photo:
         return conclude(ctx, [kind], None, missing=photo_missing("shape-counting tools", kind))
-    return _count_drawn(ctx, target, kind)
+    return _as_asked(ctx, _count_drawn(ctx, target, kind, image))
 
 
-def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind) -> SkillResult:
-    """Shapes and colours on a drawing: colour/shape segmentation, and on a drawing of one kind of outline the
-    outline tracer, which separates overlapping outlines that segmentation merges into one blob."""
-    image, trace = ctx.image, ctx.trace
+def _as_asked(ctx: SkillContext, result: SkillResult) -> SkillResult:
+    """A count answers "Are there any circles?" / "Is there a red star?" as Yes (one or more) or No (none)."""
+    if answer_form(ctx.question).kind == "yesno" and result.answer is not None and result.answer.isdigit():
+        count = int(result.answer)
+        result.answer = "Yes" if count else "No"
+        result.observation += f"\nA count of {count} answers the yes/no question: {result.answer}."
+    return result
+
+
+def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Image.Image) -> SkillResult:
+    """Shapes and colours on a drawing (``image``: the pixels the drawing tools read, degrained where the drawing
+    is under grain): colour/shape segmentation, and on a drawing of one kind of outline the outline tracer, which
+    separates overlapping outlines that segmentation merges into one blob."""
+    trace = ctx.trace
     traced = None
     # A traced call, so a cached rerun reuses it (it is most of a small drawing's pixel work).
     if target.colour is None and target.shape in _TRACED and trace.call("image.is_line_drawing", is_line_drawing,

@@ -15,9 +15,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from PIL import Image
+
 from skills.base import SkillContext, SkillResult
 from skills.common import colours_in, conclude, shape_in
-from skills.evidence import EXPERTS_DOC, check_kind, weighed
+from skills.evidence import EXPERTS_DOC, drawing_view, weighed
 from skills.targets import asks_about_whole_image, asks_background, attribute_object
 from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
@@ -64,8 +66,9 @@ def run(ctx: SkillContext) -> SkillResult:
 
 
 def _look_at(ctx: SkillContext, target: str) -> SkillResult:
-    question, image, trace = ctx.question, ctx.image, ctx.trace
-    kind = check_kind(ctx)
+    question, trace = ctx.question, ctx.trace
+    # The shape and colour tools read a drawing under grain through its degrained copy; text is read as printed.
+    kind, image = drawing_view(ctx)
     shape = shape_in(target)
     found: CountResult | SearchResult
     if shape is not None and shape not in SEARCHABLE_SHAPES:
@@ -81,6 +84,13 @@ def _look_at(ctx: SkillContext, target: str) -> SkillResult:
                            max_results=MAX_CANDIDATES if _COLOUR_Q.search(question) else 5)
         matches = [(m.box, m.score, None) for m in found.matches]
         crops = [m.crop for m in found.matches[:2] if m.crop is not None]
+        if not matches and shape is not None:
+            # The search looks for vivid blobs; on a coloured or graded ground the shape is told from the ground
+            # by segmentation instead.
+            named_colours = colours_in(target)
+            found = trace.call("counting.count_shapes", count_shapes, image, shape=shape,
+                               colour=named_colours[0] if named_colours else None)
+            matches = [(d.box, 0.9, d.colour) for d in found.detections]
     if not matches:
         return conclude(ctx, [kind, found], None, missing=f"nothing matching {target!r} was found in the image")
     box, score, _ = matches[0]
@@ -89,7 +99,7 @@ def _look_at(ctx: SkillContext, target: str) -> SkillResult:
     results: list = [kind, found]
     answer, confidence = None, 0.0
     if _COLOUR_Q.search(question):
-        picked = _one_colour(ctx, matches)
+        picked = _one_colour(image, matches)
         if picked.answer is None or picked.box is None:  # a pick with an answer always has its box
             return conclude(ctx, results, None, missing=picked.missing)
         box = picked.box
@@ -103,7 +113,7 @@ def _look_at(ctx: SkillContext, target: str) -> SkillResult:
         if rival is not None and quadrant(rival, image.size) != answer:
             confidence *= 0.4
     elif _TEXT_Q.search(question):
-        text = trace.call("ocr.read_text", read_text, image, region=box)
+        text = trace.call("ocr.read_text", read_text, ctx.image, region=box)
         results.append(text)
         answer = text.text or None
         scores = [line.confidence for line in text.lines]
@@ -127,13 +137,13 @@ class _Pick(NamedTuple):
     missing: str | None = None
 
 
-def _one_colour(ctx: SkillContext, matches: list[tuple[Box, float, str | None]]) -> _Pick:
+def _one_colour(image: Image.Image, matches: list[tuple[Box, float, str | None]]) -> _Pick:
     """The match "the <shape>" refers to: the strong matches (score near the best) must all have one colour;
     otherwise the question is ambiguous. (A size word does not single one out: on a busy 4K image "the small
     square" was as often a small square of the clutter as the one meant.)"""
     best = matches[0][1]
     strong = [box for box, score, _ in matches if score >= RIVAL_SHARE * best]
-    named = [(box, name_colour(ctx.image, box).name) for box in strong]
+    named = [(box, name_colour(image, box).name) for box in strong]
     colours = list(dict.fromkeys(name for _, name in named))
     if len(colours) == 1:
         return _Pick(True, strong[0])

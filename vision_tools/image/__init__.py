@@ -15,7 +15,7 @@ from vision_tools.image.colour import (
     name_background,
     name_colour,
 )
-from vision_tools.image.kind import ImageKind, image_kind
+from vision_tools.image.kind import CLEAR_DRAWING, Degrained, ImageKind, degrain, image_kind
 from vision_tools.image.loading import (
     MAX_BYTES,
     MAX_PIXELS,
@@ -28,7 +28,7 @@ from vision_tools.image.loading import (
 from vision_tools.image.shape_words import SEARCHABLE, SHAPES, first_shape, normalise_shape, shape_name
 
 __all__ = [
-    "ALIASES", "MAX_BYTES", "MAX_PIXELS", "NAMES", "PALETTE", "SEARCHABLE", "SHAPES", "Box", "BoxFrame",
+    "ALIASES", "CLEAR_DRAWING", "Degrained", "degrain", "MAX_BYTES", "MAX_PIXELS", "NAMES", "PALETTE", "SEARCHABLE", "SHAPES", "Box", "BoxFrame",
     "ColourResult", "ImageError", "ImageKind", "canonical_name", "first_shape", "image_kind", "load_image", "name_background", "name_colour", "normalise_shape",
     "require_rgb", "shape_name", "shrink", "tile_boxes", "to_pixels", "to_rgb",
 ]

@@ -34,6 +34,13 @@ class ImageConfig(ToolConfig):
     #: which it has the many colours of a photograph.
     few_colours: int = 32
     many_colours: int = 256
+    #: Median filter (pixels a side, applied twice) that wipes grain (sensor noise, paper or fabric texture,
+    #: speckle) from a drawing's flat fills before the drawing tools read it (``degrain``).
+    grain_kernel: int = 9
+    #: Flat share from which that filtered copy is a drawing under grain: drawn shapes on grainy (noise up to 30
+    #: levels), textured or graded grounds measured 0.96-1.0; reference photographs at most 0.94 (a scanned page
+    #: of text), 0.91 (a star field), 0.90 (a portrait), 0.77 and below for colour photographs.
+    grain_free_flat: float = 0.95
 
 
 CONFIG = ImageConfig()

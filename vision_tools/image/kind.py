@@ -12,12 +12,16 @@ how far the image is the kind the tool was made for. Two cheap measurements on a
 
 Either measurement alone can mislead (a grayscale photo has few colours; a dense grid has many edges), so the
 score is the lower of the two.
+
+Grain (sensor noise, a textured or speckled ground) makes a drawing measure as a photograph: no pixel of it is
+flat. ``degrain`` takes such an image through a median filter (twice) and keeps the copy only when the copy is a clear
+drawing; the drawing tools then read the copy (a photograph stays a photograph: its texture is not grain).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -70,3 +74,40 @@ def image_kind(image: Image.Image) -> ImageKind:
     few, many = settings.few_colours, settings.many_colours
     colour_score = min(1.0, max(0.0, 1.0 - math.log(max(colours, 1) / few) / math.log(many / few)))
     return ImageKind(min(flat_score, colour_score), flat, colours)
+
+
+#: Drawing score from which an image is a clear drawing: no need to look for grain.
+CLEAR_DRAWING = 0.65
+
+
+@dataclass
+class Degrained:
+    """A drawing under grain, cleaned: the median-filtered copy the drawing tools read, and that copy's kind."""
+
+    image: Image.Image = field(repr=False)
+    kind: ImageKind
+    kernel: int
+
+    @property
+    def annotated(self) -> Image.Image:
+        return self.image  # shown in the trace: the pixels the tools read
+
+    def summary(self) -> str:
+        return (f"a drawing under grain (noise or texture): the tools read it through a {self.kernel}x{self.kernel} "
+                f"median filter applied twice; filtered {self.kind.summary()}")
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"kernel": self.kernel, **self.kind.to_dict()}
+
+
+def degrain(image: Image.Image) -> Degrained | None:
+    """``image`` through a median filter, when that makes a clear drawing of it (see the module docstring); None
+    for a photograph or an image the filter does not make flat."""
+    settings = config.CONFIG
+    rgb = np.ascontiguousarray(np.asarray(require_rgb(image)))
+    size = settings.grain_kernel
+    clean = Image.fromarray(cv2.medianBlur(cv2.medianBlur(rgb, size), size))
+    kind = image_kind(clean)
+    if kind.flat_share < settings.grain_free_flat or kind.drawing < 0.9:
+        return None
+    return Degrained(clean, kind, settings.grain_kernel)
