@@ -9,8 +9,8 @@ tries the next plausible pair once, then abstains saying what each pair was miss
 
 A question often does not name the kind of image it is about ("Do HR employees have salaries above 18
 thousand?"). A skill that recognises the image by its pixels (``agents.policies.image_prior``, e.g. Chart's quick
-look for axes) is plausible too: tried first for a multiple-choice question, after the skills the words name
-otherwise.
+look for axes) is plausible too: tried first for a multiple-choice question, right after the skill the words name
+first otherwise.
 """
 
 from __future__ import annotations
@@ -81,7 +81,8 @@ class KeywordPolicy:
 
 def _recognised_first(guesses: list[SkillGuess], recognised: Recognised | None, *, choice: bool) -> list[SkillGuess]:
     """``guesses`` with the skill that recognises the image made plausible: moved to the front for a
-    multiple-choice question, kept in its place otherwise (``agents.policies.image_prior``)."""
+    multiple-choice question, right after the first skill the words name otherwise
+    (``agents.policies.image_prior``)."""
     if recognised is None or (recognised.weak and not choice):
         return guesses
     mine = [SkillGuess(g.skill, g.score, f"{recognised.describe()}; {g.reason}",
@@ -90,7 +91,9 @@ def _recognised_first(guesses: list[SkillGuess], recognised: Recognised | None, 
     if choice and not recognised.weak:
         return mine + others
     text_plausible = [g for g in others if g.keyword_score > 0]
-    return text_plausible + mine + [g for g in others if g.keyword_score <= 0]
+    # After the skill the words name first: the image plainly is the recognised skill's kind, which outranks a
+    # second skill that only a word named.
+    return text_plausible[:1] + mine + text_plausible[1:] + [g for g in others if g.keyword_score <= 0]
 
 
 def _experts_for(registry: Registry, skill: str) -> list[tuple[str, str]]:

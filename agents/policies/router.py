@@ -121,7 +121,7 @@ class RouterPolicy:
                recognised: Recognised | None = None) -> RoutingDecision | None:
         """The (expert, skill) to call for ``question`` and why, skipping pairs in ``exclude``; None if none left.
         ``recognised`` (the skill that recognises the image, ``agents.policies.image_prior``) is plausible too:
-        first for a multiple-choice question, after the skills the words name otherwise."""
+        first for a multiple-choice question, right after the first skill the words name otherwise."""
         exclude = exclude or set()
         ranked, skill_scores, method, outcomes, weights = self._relevance(question)
         reasons = dict(ranked)
@@ -135,8 +135,10 @@ class RouterPolicy:
             reasons[recognised.skill] = f"{recognised.describe()}; {reasons[recognised.skill]}"
             if choice:
                 plausible = [recognised.skill] + [s for s in plausible if s != recognised.skill][:MAX_SKILLS - 1]
-            elif recognised.skill not in plausible and len(plausible) < MAX_SKILLS:
-                plausible.append(recognised.skill)
+            elif recognised.skill not in plausible:
+                # The image plainly is the recognised skill's kind (a chart): it outranks a second skill that only a
+                # word named ("How many books were read in Feb?" names Counting and, by "read", OCR).
+                plausible = plausible[:MAX_SKILLS - 1] + [recognised.skill]
         estimates = skill_estimates(outcomes, weights, plausible)
         order = _learned_order(plausible, estimates)
         handbook = load_handbook(self.store) if self.store is not None else {}

@@ -31,8 +31,15 @@ NO_CHART = "no chart with readable values was found in the image"
 #: policies use the same bar (``agents.policies.image_prior.IMAGE_PRIOR_MIN``) to try this skill first.
 LOOKS_LIKE_A_CHART = 0.7
 _KIND_FOR_LEVEL2 = {"bar": None, "line": "line", "pie": "pie"}
-_HIGH = re.compile(r"\b(highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak)\b", re.I)
-_LOW = re.compile(r"\b(lowest|smallest|least|minimum|min|fewest|shortest)\b", re.I)
+_HIGH = re.compile(r"\b(highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak|warmest|hottest|"
+                   r"busiest|wettest|heaviest|fastest)\b", re.I)
+_LOW = re.compile(r"\b(lowest|smallest|least|minimum|min|fewest|shortest|coldest|coolest|cheapest|driest|"
+                  r"lightest|slowest|quietest)\b", re.I)
+#: "Which …" / "What's the biggest category?": the question asks for a category, not a value.
+_ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat\b(?!.*\b(?:value|how|percent|percentage|number|amount|share)\b)")
+#: Month and weekday names: a chart prints "Apr" where a question says "April", and the other way round.
+_CALENDAR = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+             "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def image_prior(image: Image.Image) -> tuple[float, str]:
@@ -105,7 +112,7 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     categories = _mentioned(chart.categories, text)
     if re.search(r"\bhow many (categories|bars|slices|points|groups|items)\b", text):
         return str(len(chart.categories)), count_confidence(chart)
-    asks_which = re.search(r"\bwhich\b|\bwhat (category|slice|bar|month|day|year|item)\b", text)
+    asks_which = _ASKS_WHICH.search(text)
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
@@ -150,8 +157,9 @@ def _mentioned(names: list[str], text: str) -> list[str]:
     """Names that occur in ``text`` as whole words, longest first; positions break ties (order of mention)."""
     hits = []
     for name in names:
-        match = re.search(r"(?<![a-z0-9])" + re.escape(_norm(name)) + r"(?![a-z0-9])", text)
-        if match and _norm(name):
+        spellings = "|".join(re.escape(spelling) for spelling in _spellings(_norm(name)))
+        match = re.search(r"(?<![a-z0-9])(?:" + spellings + r")(?![a-z0-9])", text) if spellings else None
+        if match:
             hits.append((match.start(), -len(name), name))
     hits.sort()
     chosen: list[str] = []
@@ -159,6 +167,19 @@ def _mentioned(names: list[str], text: str) -> list[str]:
         if not any(_norm(name) in _norm(other) for other in chosen):
             chosen.append(name)
     return chosen
+
+
+def _spellings(name: str) -> list[str]:
+    """``name`` and, for a month or weekday, its other spelling ("apr" / "april", "sept" / "september")."""
+    if not name:
+        return []
+    spellings = [name]
+    for full in _CALENDAR:
+        if name == full:
+            spellings.append(full[:3])
+        elif len(name) >= 3 and full.startswith(name.rstrip(".")):
+            spellings.append(full)
+    return spellings
 
 
 def _norm(text: str) -> str:

@@ -40,7 +40,9 @@ _YESNO_TARGETS = (
 )
 _PRINTED_YESNO = re.compile(r"\b(say|says|read|reads|spell|spells|written|printed|word|words|text|shows?)\b", re.I)
 #: A question about the title or heading (also read by ``skills.ocr.choices``).
-TITLE_QUESTION = re.compile(r"\b(title|heading|headline|caption)\b", re.I)
+TITLE_QUESTION = re.compile(r"\b(title|titled|heading|headline|caption)\b"
+                            r"|\bname of (?:the|this) (?:chart|graph|plot|figure|diagram)\b"
+                            r"|\b(?:chart|graph|plot|figure|diagram) (?:is )?called\b", re.I)
 _DISTANCE_Q = re.compile(r"\bhow far\b|\bdistance\b|\bhow many (?:km|kilomet\w+|miles?|mi|metres?|meters?)\b", re.I)
 _DISTANCE = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
@@ -192,7 +194,10 @@ def _title(lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
     if not top:
         return PrintedAnswer(None, 0.0, "title", missing="no line of words is printed above the rest to be a title")
     height = max(line.box.y1 - line.box.y0 for line in top)
-    gap = min((line.box.y0 for line in rest), default=10 ** 6) - max(line.box.y1 for line in top)
+    left, right = min(line.box.x0 for line in top), max(line.box.x1 for line in top)
+    # Set apart from the text under it; a chart's top tick label beside the title, left of it, is not under it.
+    under = [line for line in rest if line.box.x1 > left and line.box.x0 < right]
+    gap = min((line.box.y0 for line in under), default=10 ** 6) - max(line.box.y1 for line in top)
     title = " ".join(line.text for line in top)
     scores = [span_score(image, line, line.text) for line in top]
     features = {"title_gap_heights": round(gap / max(1.0, height), 3), "span_min_char": round(min(scores), 3)}

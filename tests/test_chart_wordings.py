@@ -1,0 +1,62 @@
+"""Questions about a chart in a user's own words: month names spelled out, "warmest", "What's the biggest
+category?", "What is this graph titled?", and a "how many" question whose answer is a value on the chart."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from tests.test_answers_as_asked import render
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory: pytest.TempPathFactory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+@pytest.fixture(scope="module")
+def temperatures() -> Image.Image:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.plot(["Jan", "Feb", "Mar", "Apr", "May", "Jun"], [3, 5, 9, 14, 18, 22], marker="o", color="tab:red")
+        ax.set_yticks(range(0, 26, 5))
+        ax.set_title("Average Monthly Temperature")
+
+    return render(draw)
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What's the temperature in April?", "14"),
+    ("How cold was it in January?", "3"),
+    ("Which month is the warmest?", "Jun"),
+    ("Which month was coldest?", "Jan"),
+    ("What is this graph titled?", "Average Monthly Temperature"),
+])
+def test_a_line_chart_answers_questions_in_everyday_words(maestro: Maestro, temperatures: Image.Image,
+                                                          question: str, expected: str) -> None:
+    run = maestro.ask(temperatures, question)
+    assert (run.status, run.answer) == ("done", expected), run.reason
+
+
+def test_a_pie_chart_names_its_biggest_slice_and_its_title(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.pie([40, 25, 20, 15], labels=["Rent", "Food", "Travel", "Savings"], autopct="%d%%")
+        ax.set_title("Household Budget")
+
+    image = render(draw)
+    biggest = maestro.ask(image, "What's the biggest category?")
+    assert (biggest.status, biggest.answer) == ("done", "Rent"), biggest.reason
+    title = maestro.ask(image, "What is the pie chart called?")
+    assert (title.status, title.answer) == ("done", "Household Budget"), title.reason
+
+
+def test_how_many_of_a_thing_a_bar_stands_for_is_read_from_the_chart(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.bar(["Jan", "Feb", "Mar", "Apr"], [4, 7, 3, 9], color="tab:blue")
+        ax.set_yticks(range(0, 11, 2))
+        ax.set_title("Books Read per Month")
+
+    run = maestro.ask(render(draw), "How many books were read in Feb?")
+    assert (run.status, run.answer) == ("done", "7"), run.reason
+    assert [s.skill for s in run.steps if s.kind == "search"][-1] == "Chart"  # books are no shape to count
