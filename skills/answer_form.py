@@ -52,6 +52,7 @@ _TEXT_ASK = re.compile(r"\bwhat (?:is|does) (?:written|it say)|\bwhat does the .
 _NON_ANSWER = re.compile(r"^\W*(?:i (?:could|can)(?:not|'t| not)|cannot|can't|unable|unknown|not sure|no answer|"
                          r"n/?a|none of the above is (?:visible|known)|insufficient|it is not possible)\b",
                          re.IGNORECASE)
+_FRACTION = re.compile(r"(?<![\d/])\d+\s?/\s?\d+(?![\d/])")
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?|[-+]?\.\d+%?")
 _INT = re.compile(r"(?<![\d.,])\d+(?![\d.,]*\d)")
 _WORD_NUMBERS = {w: i for i, w in enumerate(
@@ -208,7 +209,8 @@ def _grid(form: AnswerForm, text: str) -> str | None:
 
 
 def _number(form: AnswerForm, text: str) -> str | None:
-    numbers = _NUMBER.findall(text)
+    fractions = _FRACTION.findall(text)  # "1/2 MILE" is one number
+    numbers = _NUMBER.findall(_FRACTION.sub(" ", text)) + fractions
     if len(set(numbers)) != 1 or len(text) > 60:
         return None
     return text.strip() if len(text.strip()) <= 30 else numbers[0]

@@ -70,6 +70,25 @@ def test_a_price_tag_gives_its_price(maestro) -> None:
     assert (run.status, run.answer) == ("done", "$4.50")
 
 
+def test_a_label_gives_its_weight_and_the_price_printed_on_a_line_of_its_own(maestro) -> None:
+    image = sign("GOLDEN MEADOW", "HONEY", "NET WT 500 g", "PRICE: $6.49", size=(700, 420))
+    assert maestro.ask(image, "How much does it weigh?").answer == "500 g"
+    assert maestro.ask(image, "How much does the honey cost?").answer == "$6.49"  # not on the HONEY line
+
+
+def test_a_price_is_not_taken_from_a_line_that_names_something_else(maestro) -> None:
+    image = sign("APPLES", "PEARS $2.49", size=(700, 260))
+    run = maestro.ask(image, "How much do the apples cost?")
+    assert run.status == "abstained" and "no price beside it" in run.reason
+
+
+def test_a_fraction_of_a_mile_is_one_distance_and_mention_asks_whether_a_word_is_printed(maestro) -> None:
+    image = sign("EXIT 24B", "MAPLE AVE", "1/2 MILE")
+    assert maestro.ask(image, "How far away is the exit according to the sign?").answer == "1/2 MILE"
+    assert maestro.ask(image, "Does the sign mention Maple?").answer == "Yes"
+    assert maestro.ask(image, "Does the sign mention Springfield?").answer == "No"
+
+
 def test_two_numbers_and_a_question_that_does_not_say_which_abstains(maestro) -> None:
     image = sign("GATE 12", "ROOM 45")
     run = maestro.ask(image, "What number is written on the sign?")

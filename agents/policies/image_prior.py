@@ -4,7 +4,7 @@ A skill may define ``image_prior(image) -> (score, reason)`` in its ``skill.py``
 flat colour areas: milliseconds, no OCR). A question's words may not name the kind of image ("Which day had the
 most visitors?" under a bar chart), so the policies use the best such score of at least ``IMAGE_PRIOR_MIN``: first
 for a multiple-choice question (its options say nothing about the image), and otherwise as one more plausible
-skill when the words leave room. A weaker look (at least ``IMAGE_PRIOR_FALLBACK``: a rendered graphic, not a
+skill after the skills the words name (one more try when they name two). A weaker look (at least ``IMAGE_PRIOR_FALLBACK``: a rendered graphic, not a
 photograph, that the skill cannot place, such as a map with a colour scale) makes the skill one more plausible
 pair for a multiple-choice question only, after the skills its words name. The recognising skill still answers
 only what its tools settle.
@@ -15,6 +15,7 @@ Each look is a traced tool call (``skills.base.ToolTrace``, tool ``<skill>.image
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,11 +25,14 @@ from skills.base import ToolTrace
 
 if TYPE_CHECKING:
     from agents.registry import Registry
+    from storage.trace import Step
 
 #: Smallest ``image_prior`` score that makes a skill plausible on the image's looks alone.
 IMAGE_PRIOR_MIN = 0.7
 #: Smallest score that makes a skill a last resort for a multiple-choice question (Chart: any rendered graphic).
 IMAGE_PRIOR_FALLBACK = 0.3
+#: Pairs a policy tries per question: the skills the words name first (and one fallback).
+MAX_SEARCHES = 2
 
 
 @dataclass(frozen=True)
@@ -67,3 +71,12 @@ def recognised_skill(registry: Registry, image: Image.Image | None,
         if score >= IMAGE_PRIOR_FALLBACK and (best is None or score > best.score):
             best = Recognised(loaded.spec.name, float(score), str(why))
     return best
+
+
+def search_limit(recognised: Recognised | None, searches: Sequence[Step], limit: int = MAX_SEARCHES) -> int:
+    """How many pairs a question may try: ``limit``, and one more while the skill that plainly recognises the
+    image (not a weak look) is untried, so two skills the words name ("How many books were read in Feb?": Counting,
+    and OCR by "read") do not keep the chart's own skill from the question."""
+    if recognised is None or recognised.weak or any(s.skill == recognised.skill for s in searches):
+        return limit
+    return limit + 1

@@ -9,22 +9,22 @@ tries the next plausible pair once, then abstains saying what each pair was miss
 
 A question often does not name the kind of image it is about ("Do HR employees have salaries above 18
 thousand?"). A skill that recognises the image by its pixels (``agents.policies.image_prior``, e.g. Chart's quick
-look for axes) is plausible too: tried first for a multiple-choice question, right after the skill the words name
-first otherwise.
+look for axes) is plausible too: tried first for a multiple-choice question, otherwise after the skills the words
+name, as one more try when they named two.
 """
 
 from __future__ import annotations
 
 from agents.policies.answering import abstain_turn, answer_from_search, misfits_form, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
-from agents.policies.image_prior import Recognised, recognised_skill
+from agents.policies.image_prior import Recognised, recognised_skill, search_limit
 from agents.protocol import Search, render_turn
 from agents.registry import Registry
 from agents.routing.decision import RoutingDecision
 from agents.routing.skill_inference import SkillGuess, infer_skills
 from skills.answer_form import answer_form
 
-#: Pairs tried per question at most (the first choice and one fallback).
+#: Pairs tried per question at most (the first choice and one fallback; one more for the image's own skill).
 MAX_SEARCHES = 2
 
 
@@ -39,7 +39,8 @@ class KeywordPolicy:
             return answered
         tried = {(s.model, s.skill) for s in searches}
         untried = [c for c in self.candidates(ctx) if (c[0], c[1]) not in tried]
-        if ctx.force_answer or len(searches) >= MAX_SEARCHES or not untried:
+        limit = search_limit(recognised_skill(ctx.registry, ctx.image), searches, MAX_SEARCHES)
+        if ctx.force_answer or len(searches) >= limit or not untried:
             if answered is not None:  # no other pair: the answer is given, and refused for its form
                 return answered
             hint = needs_expert_hint(ctx.registry)
@@ -62,7 +63,7 @@ class KeywordPolicy:
         choice = answer_form(ctx.question).kind == "choice"
         guesses = _recognised_first(guesses, recognised, choice=choice)
         plausible = [g for g in guesses if g.keyword_score > 0][:2]
-        if recognised is not None and recognised.weak and choice:  # a last resort, after the words' skills
+        if recognised is not None and (choice or not recognised.weak):  # after the words' skills, one more try
             plausible += [g for g in guesses if g.skill == recognised.skill and g not in plausible]
         pairs: list[tuple[str, str, RoutingDecision]] = []
         for guess in plausible:
@@ -81,8 +82,7 @@ class KeywordPolicy:
 
 def _recognised_first(guesses: list[SkillGuess], recognised: Recognised | None, *, choice: bool) -> list[SkillGuess]:
     """``guesses`` with the skill that recognises the image made plausible: moved to the front for a
-    multiple-choice question, right after the first skill the words name otherwise
-    (``agents.policies.image_prior``)."""
+    multiple-choice question, kept in its place otherwise (``agents.policies.image_prior``)."""
     if recognised is None or (recognised.weak and not choice):
         return guesses
     mine = [SkillGuess(g.skill, g.score, f"{recognised.describe()}; {g.reason}",
@@ -91,9 +91,7 @@ def _recognised_first(guesses: list[SkillGuess], recognised: Recognised | None, 
     if choice and not recognised.weak:
         return mine + others
     text_plausible = [g for g in others if g.keyword_score > 0]
-    # After the skill the words name first: the image plainly is the recognised skill's kind, which outranks a
-    # second skill that only a word named.
-    return text_plausible[:1] + mine + text_plausible[1:] + [g for g in others if g.keyword_score <= 0]
+    return text_plausible + mine + [g for g in others if g.keyword_score <= 0]
 
 
 def _experts_for(registry: Registry, skill: str) -> list[tuple[str, str]]:

@@ -31,7 +31,7 @@ import numpy as np
 
 from agents.policies.answering import abstain_turn, answer_from_search, misfits_form, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
-from agents.policies.image_prior import Recognised, recognised_skill
+from agents.policies.image_prior import Recognised, recognised_skill, search_limit
 from agents.protocol import Search, render_turn
 from agents.replay.tool_cache import save_call_outputs
 from agents.routing import embeddings
@@ -96,8 +96,9 @@ class RouterPolicy:
         if answered is not None and last is not None and not misfits_form(last, ctx.registry, ctx.question):
             return answered
         tried = {(s.model, s.skill) for s in searches}
-        decision = None if ctx.force_answer or len(searches) >= 2 else self.decide(
-            ctx.question, exclude=tried, recognised=self._recognised(ctx))
+        recognised = None if ctx.force_answer else self._recognised(ctx)
+        decision = None if ctx.force_answer or len(searches) >= search_limit(recognised, searches) else self.decide(
+            ctx.question, exclude=tried, recognised=recognised)
         if decision is None:
             return answered if answered is not None else abstain_turn(ctx, needs_expert_hint(ctx.registry))
         expert, skill = decision.expert or "", decision.skill or ""
@@ -121,7 +122,7 @@ class RouterPolicy:
                recognised: Recognised | None = None) -> RoutingDecision | None:
         """The (expert, skill) to call for ``question`` and why, skipping pairs in ``exclude``; None if none left.
         ``recognised`` (the skill that recognises the image, ``agents.policies.image_prior``) is plausible too:
-        first for a multiple-choice question, right after the first skill the words name otherwise."""
+        first for a multiple-choice question, after the skills the words name otherwise."""
         exclude = exclude or set()
         ranked, skill_scores, method, outcomes, weights = self._relevance(question)
         reasons = dict(ranked)
@@ -136,9 +137,9 @@ class RouterPolicy:
             if choice:
                 plausible = [recognised.skill] + [s for s in plausible if s != recognised.skill][:MAX_SKILLS - 1]
             elif recognised.skill not in plausible:
-                # The image plainly is the recognised skill's kind (a chart): it outranks a second skill that only a
-                # word named ("How many books were read in Feb?" names Counting and, by "read", OCR).
-                plausible = plausible[:MAX_SKILLS - 1] + [recognised.skill]
+                # The image plainly is the recognised skill's kind (a chart): tried after the skills the words name,
+                # as one more ("How many books were read in Feb?" names Counting and, by "read", OCR).
+                plausible.append(recognised.skill)
         estimates = skill_estimates(outcomes, weights, plausible)
         order = _learned_order(plausible, estimates)
         handbook = load_handbook(self.store) if self.store is not None else {}

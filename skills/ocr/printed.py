@@ -32,19 +32,25 @@ _STOP = frozenset(["a", "an", "the", "is", "are", "to", "of", "for", "on", "in",
                    "printed", "there", "from", "me", "tell", "please", "board", "much", "cost", "costs", "price"])
 _YESNO_TARGETS = (
     re.compile(r"[\"“‘']([^\"”’']{1,40})[\"”’']"),
-    re.compile(r"\b(?:say|says|read|reads|spell|spells|show|shows)\s+(?:the\s+words?\s+)?(?P<t>.+?)\s*(?:\bon\b.*)?\??$",
-               re.I),
+    re.compile(r"\b(?:say|says|read|reads|spell|spells|show|shows|mentions?|contains?|includes?|lists?)\s+"
+               r"(?:the\s+words?\s+)?(?P<t>.+?)\s*(?:\bon\b.*)?\??$", re.I),
     re.compile(r"^(?:is|are)\s+(?:the\s+(?:word|words|text|name)\s+)?(?P<t>.+?)\s+(?:written|printed|shown|"
                r"displayed|visible|mentioned)\b", re.I),
     re.compile(r"\bthe\s+(?:word|words|text|name)\s+(?P<t>.+?)\s+(?:on|in|written|printed|shown|appear)", re.I),
 )
-_PRINTED_YESNO = re.compile(r"\b(say|says|read|reads|spell|spells|written|printed|word|words|text|shows?)\b", re.I)
+_PRINTED_YESNO = re.compile(r"\b(say|says|read|reads|spell|spells|written|printed|word|words|text|shows?|"
+                            r"mentions?|contains?|includes?|lists?)\b", re.I)
 #: A question about the title or heading (also read by ``skills.ocr.choices``).
 TITLE_QUESTION = re.compile(r"\b(title|titled|heading|headline|caption)\b"
                             r"|\bname of (?:the|this) (?:chart|graph|plot|figure|diagram)\b"
                             r"|\b(?:chart|graph|plot|figure|diagram) (?:is )?called\b", re.I)
 _DISTANCE_Q = re.compile(r"\bhow far\b|\bdistance\b|\bhow many (?:km|kilomet\w+|miles?|mi|metres?|meters?)\b", re.I)
-_DISTANCE = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
+_DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
+#: "How much does it weigh?", "net weight?", "How heavy is the pack?", "How many ml is the bottle?"
+_QUANTITY_Q = re.compile(r"\bweigh|\bweight\b|\bheavy\b|\bvolume\b|\bcapacity\b|\bhow many (?:ml|millilit\w+|"
+                         r"lit(?:re|er)s?|l|cl|g|grams?|kg|kilograms?|oz|ounces?|lbs?|pounds?)\b", re.I)
+_QUANTITY = re.compile(r"(?<![\w.,/])\d+(?:[.,]\d+)?\s?(?:kg|g|mg|lbs?|oz|ml|cl|l|lit(?:re|er)s?|fl\.? ?oz)\b",
+                       re.I)
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
 _PHONE = re.compile(r"\+?\(?\d[\d\s().-]{5,}\d")
 _PRICE_Q = re.compile(r"\bprice\b|\bcosts?\b|\bhow much\b", re.I)
@@ -83,8 +89,8 @@ def asks_for_span(question: str, yesno: bool = False) -> bool:
     """Whether ``question`` may ask about one part of the printed text (cheap: its words only)."""
     if yesno:
         return bool(_PRINTED_YESNO.search(question))
-    return any(p.search(question) for p in (TITLE_QUESTION, _DISTANCE_Q, _PHONE_Q, _NAMED_NUMBER, _PRICE_Q, _WHICH_NUMBER,
-                                            _WHICH_NOUN))
+    return any(p.search(question) for p in (TITLE_QUESTION, _DISTANCE_Q, _QUANTITY_Q, _PHONE_Q, _NAMED_NUMBER, _PRICE_Q,
+                                            _WHICH_NUMBER, _WHICH_NOUN))
 
 
 def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
@@ -104,6 +110,8 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     text = " ".join(line.text for line in lines)
     if _DISTANCE_Q.search(question):
         return _near_named(question, lines, image, _DISTANCE, "distance")
+    if _QUANTITY_Q.search(question):
+        return _unique(lines, image, _QUANTITY, "quantity", lambda s: True)
     if _PHONE_Q.search(question):
         return _unique(lines, image, _PHONE, "phone number", lambda s: sum(c.isdigit() for c in s) >= 6)
     named = _NAMED_NUMBER.search(question)
@@ -219,8 +227,24 @@ def _near_named(question: str, lines: list[OcrLine], image: Image.Image | None, 
         if lined:
             return _chosen(lined, image, f"the {what} on the line naming {' '.join(named)}")
         if any(any(_fuzzy_in(w, line.text) for w in named) for line in lines):
+            bare = [(span, line) for span, line in hits if _bare(line.text, span)]
+            if len({span for span, _ in hits}) == 1 and bare:
+                # The one such span, on a line of its own ("Price: $6.49" under the product's name): the whole
+                # label's, so the named thing's.
+                return _chosen(bare, image, f"the only {what} printed, on a line of its own")
             return PrintedAnswer(None, 0.0, what, missing=f"{' '.join(named)} is printed, but no {what} beside it")
     return _chosen(hits, image, f"the {what} printed")
+
+
+#: Words a line may print beside a span and still be that span's line alone ("Price: $6.49", "Net wt 500 g").
+_SPAN_LABELS = frozenset(["price", "only", "now", "each", "per", "net", "wt", "weight", "distance", "ahead", "approx",
+                          "lb", "kg", "g", "pound", "mile", "miles", "km", "mi", "m", "ft"])
+
+
+def _bare(text: str, span: str) -> bool:
+    """Whether ``text`` prints ``span`` with no other word than a label of it."""
+    rest = text.replace(span, " ")
+    return all(word in _SPAN_LABELS for word in _words(rest) if not word.isdigit())
 
 
 def _unique(lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str], what: str,
