@@ -89,6 +89,13 @@ def test_a_fraction_of_a_mile_is_one_distance_and_mention_asks_whether_a_word_is
     assert maestro.ask(image, "Does the sign mention Springfield?").answer == "No"
 
 
+def test_which_place_a_distance_is_printed_beside(maestro) -> None:
+    image = sign("SPRINGFIELD 12 km", "OAK RIDGE 37 km")
+    assert maestro.ask(image, "Which town is 12 km away?").answer == "SPRINGFIELD"
+    assert maestro.ask(image, "What place is 37 km from here?").answer == "OAK RIDGE"
+    assert maestro.ask(image, "Which town is 20 km away?").status == "abstained"
+
+
 def test_two_numbers_and_a_question_that_does_not_say_which_abstains(maestro) -> None:
     image = sign("GATE 12", "ROOM 45")
     run = maestro.ask(image, "What number is written on the sign?")

@@ -108,6 +108,9 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         return _title(lines, image)
     lines = _row_lines(lines)  # the engine splits a row at wide gaps ("UNIVERSITY 55" | "km")
     text = " ".join(line.text for line in lines)
+    beside = _named_beside(question, lines, image)
+    if beside is not None:
+        return beside
     if _DISTANCE_Q.search(question):
         return _near_named(question, lines, image, _DISTANCE, "distance")
     if _QUANTITY_Q.search(question):
@@ -234,6 +237,41 @@ def _near_named(question: str, lines: list[OcrLine], image: Image.Image | None, 
                 return _chosen(bare, image, f"the only {what} printed, on a line of its own")
             return PrintedAnswer(None, 0.0, what, missing=f"{' '.join(named)} is printed, but no {what} beside it")
     return _chosen(hits, image, f"the {what} printed")
+
+
+#: "Which town is 12 km away?", "What costs $3.50?": a question that quotes a span and asks what is printed with it.
+_ASKS_WHAT_HAS = re.compile(r"^\W*(?:which|what)\b", re.I)
+
+
+def _named_beside(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
+    """The words printed on the one line that carries the distance or price the question quotes, or None when the
+    question quotes none."""
+    if not _ASKS_WHAT_HAS.search(question):
+        return None
+    for pattern, what in ((_DISTANCE, "distance"), (_PRICE, "price")):
+        quoted = {_squeezed(m.group(0)) for m in pattern.finditer(question)}
+        if len(quoted) != 1:
+            continue
+        asked = quoted.pop()
+        hits = [(line, m) for line in lines for m in pattern.finditer(line.text) if _squeezed(m.group(0)) == asked]
+        if len(hits) != 1:
+            return PrintedAnswer(None, 0.0, what, missing=f"{asked} is printed {len(hits) or 'no'} times; the "
+                                                          f"question needs the one line that carries it")
+        line, match = hits[0]
+        rest = line.text[:match.start()] + " " + line.text[match.end():]
+        words = re.findall(r"[A-Za-z][\w'&.-]*", rest)
+        if not words or len(pattern.findall(rest)):
+            return PrintedAnswer(None, 0.0, what, missing=f"nothing else is printed beside {asked} on its line")
+        answer = " ".join(words)
+        score = span_score(image, line, answer)
+        return PrintedAnswer(answer, round(min(0.97, score), 3), f"the words printed beside {asked}: {line.text!r}",
+                             features={"span_min_char": round(score, 3), "line_confidence": round(line.confidence, 3),
+                                       "span_candidates": 1.0})
+    return None
+
+
+def _squeezed(span: str) -> str:
+    return re.sub(r"\s+", "", span).casefold()
 
 
 #: Words a line may print beside a span and still be that span's line alone ("Price: $6.49", "Net wt 500 g").
