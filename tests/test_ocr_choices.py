@@ -33,6 +33,9 @@ def test_the_one_option_printed_on_the_sign_is_chosen() -> None:
                                    read("CAUTION", "WET FLOOR"), None)
     assert chosen is not None and chosen.answer == "B"
     assert "A: false" in chosen.how and "B: true" in chosen.how
+    named = choose_printed_option(ask("Which road is named on the sign?", "Oak Ave", "Maple Ave", "Pine St"),
+                                  read("EXIT 24B", "Maple Ave", "1/2 MILE"), None)
+    assert named is not None and named.answer == "B"
 
 
 def test_two_options_printed_or_one_an_ocr_slip_away_is_no_answer() -> None:

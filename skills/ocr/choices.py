@@ -37,7 +37,8 @@ from vision_tools.text.ocr import order_lines
 WORD_ABSENT = 0.7
 #: Questions that ask what is printed, not what it means.
 _ASKS_PRINTED = re.compile(r"\b(?:say|says|said|read|reads|written|printed|spell|spells|spelled|text|word|words|"
-                           r"wording|appears?|shown|displayed|visible|labell?ed|title|heading|name)\b", re.I)
+                           r"wording|appears?|shown|displayed|visible|labell?ed|title|heading|name|named|"
+                           r"mentioned|listed)\b", re.I)
 #: Wordings no reading settles by matching words: negation, exclusion, judgement, meaning.
 _NEGATES = re.compile(r"\b(?:not|never|no longer|except|isn't|aren't|doesn't|don't|cannot|can't|without|missing|"
                       r"absent|likely|probably|best|worst|most|least|misspelled|misspelt|wrong|incorrect|"
