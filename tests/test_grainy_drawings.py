@@ -39,6 +39,15 @@ def test_a_grainy_drawing_measures_as_a_photograph_until_it_is_degrained() -> No
     assert "median filter" in clean.summary() and clean.to_dict()["kernel"] == clean.kernel
 
 
+def test_thin_outlines_the_filter_would_wipe_out_keep_the_image_a_photograph() -> None:
+    image = Image.new("RGB", (400, 400), "white")
+    draw = ImageDraw.Draw(image)
+    for i in range(4):
+        draw.ellipse((50 + 80 * i, 170, 110 + 80 * i, 230), outline=(200, 0, 0), width=2)
+    noisy = np.asarray(image, dtype=float) + np.random.default_rng(4).normal(0, 20, (400, 400, 3))
+    assert degrain(Image.fromarray(np.clip(noisy, 0, 255).astype(np.uint8))) is None
+
+
 def test_a_photograph_is_not_taken_for_a_grainy_drawing() -> None:
     data = pytest.importorskip("skimage.data")
     for photo in (data.astronaut(), data.coffee(), data.chelsea(), data.hubble_deep_field()):

@@ -17,15 +17,12 @@ from __future__ import annotations
 
 from agents.policies.answering import abstain_turn, answer_from_search, misfits_form, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
-from agents.policies.image_prior import Recognised, recognised_skill, search_limit
+from agents.policies.image_prior import MAX_SEARCHES, Recognised, recognised_skill, search_limit
 from agents.protocol import Search, render_turn
 from agents.registry import Registry
 from agents.routing.decision import RoutingDecision
 from agents.routing.skill_inference import SkillGuess, infer_skills
 from skills.answer_form import answer_form
-
-#: Pairs tried per question at most (the first choice and one fallback; one more for the image's own skill).
-MAX_SEARCHES = 2
 
 
 class KeywordPolicy:
@@ -39,7 +36,10 @@ class KeywordPolicy:
             return answered
         tried = {(s.model, s.skill) for s in searches}
         untried = [c for c in self.candidates(ctx) if (c[0], c[1]) not in tried]
-        limit = search_limit(recognised_skill(ctx.registry, ctx.image), searches, MAX_SEARCHES)
+        recognised = recognised_skill(ctx.registry, ctx.image)
+        limit = search_limit(recognised, searches, MAX_SEARCHES)
+        if recognised is not None and len(searches) >= MAX_SEARCHES:  # the extra try is the image's own skill's
+            untried = [c for c in untried if c[1] == recognised.skill]
         if ctx.force_answer or len(searches) >= limit or not untried:
             if answered is not None:  # no other pair: the answer is given, and refused for its form
                 return answered

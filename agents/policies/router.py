@@ -31,7 +31,7 @@ import numpy as np
 
 from agents.policies.answering import abstain_turn, answer_from_search, misfits_form, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
-from agents.policies.image_prior import Recognised, recognised_skill, search_limit
+from agents.policies.image_prior import MAX_SEARCHES, Recognised, recognised_skill, search_limit
 from agents.protocol import Search, render_turn
 from agents.replay.tool_cache import save_call_outputs
 from agents.routing import embeddings
@@ -97,8 +97,10 @@ class RouterPolicy:
             return answered
         tried = {(s.model, s.skill) for s in searches}
         recognised = None if ctx.force_answer else self._recognised(ctx)
+        # The try beyond the usual two is the image's own skill's, no other pair's.
+        only = recognised.skill if recognised is not None and len(searches) >= MAX_SEARCHES else None
         decision = None if ctx.force_answer or len(searches) >= search_limit(recognised, searches) else self.decide(
-            ctx.question, exclude=tried, recognised=recognised)
+            ctx.question, exclude=tried, recognised=recognised, only=only)
         if decision is None:
             return answered if answered is not None else abstain_turn(ctx, needs_expert_hint(ctx.registry))
         expert, skill = decision.expert or "", decision.skill or ""
@@ -119,10 +121,11 @@ class RouterPolicy:
 
     # -- decisions -----------------------------------------------------------------------------------------------
     def decide(self, question: str, *, exclude: set[tuple[str | None, str | None]] | None = None,
-               recognised: Recognised | None = None) -> RoutingDecision | None:
+               recognised: Recognised | None = None, only: str | None = None) -> RoutingDecision | None:
         """The (expert, skill) to call for ``question`` and why, skipping pairs in ``exclude``; None if none left.
         ``recognised`` (the skill that recognises the image, ``agents.policies.image_prior``) is plausible too:
-        first for a multiple-choice question, after the skills the words name otherwise."""
+        first for a multiple-choice question, after the skills the words name otherwise. ``only``: consider that
+        skill alone (the extra try ``search_limit`` gives the image's own skill)."""
         exclude = exclude or set()
         ranked, skill_scores, method, outcomes, weights = self._relevance(question)
         reasons = dict(ranked)
@@ -140,6 +143,8 @@ class RouterPolicy:
                 # The image plainly is the recognised skill's kind (a chart): tried after the skills the words name,
                 # as one more ("How many books were read in Feb?" names Counting and, by "read", OCR).
                 plausible.append(recognised.skill)
+        if only is not None:
+            plausible = [s for s in plausible if s == only]
         estimates = skill_estimates(outcomes, weights, plausible)
         order = _learned_order(plausible, estimates)
         handbook = load_handbook(self.store) if self.store is not None else {}

@@ -36,7 +36,9 @@ _HIGH = re.compile(r"\b(highest|largest|biggest|most|maximum|max|greatest|talles
 _LOW = re.compile(r"\b(lowest|smallest|least|minimum|min|fewest|shortest|coldest|coolest|cheapest|driest|"
                   r"lightest|slowest|quietest)\b", re.I)
 #: "Which …" / "What's the biggest category?": the question asks for a category, not a value.
-_ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat\b(?!.*\b(?:value|how|percent|percentage|number|amount|share)\b)")
+_ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat(?: s| is| was| are| were)?(?: the)?(?: \w+)? (?:category|categories|slice|"
+                         r"bar|month|day|year|item|country|city|product|group|segment|region|team|brand|company|"
+                         r"sector|department|quarter|week|person|fruit|type|kind)\b")
 #: Month and weekday names: a chart prints "Apr" where a question says "April", and the other way round.
 _CALENDAR = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
              "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -23,6 +23,7 @@ from skills.answer_form import answer_form
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
 from skills.evidence import EXPERTS_DOC, drawing_view, photo_missing, weighed
+from skills.question_text import task_text
 from skills.targets import Counted, counted
 from vision_tools import detection, diagrams
 from vision_tools.diagrams import as_rgb_array, ink_strength, stretch_faint_ink
@@ -69,12 +70,23 @@ def run(ctx: SkillContext) -> SkillResult:
 
 
 def _as_asked(ctx: SkillContext, result: SkillResult) -> SkillResult:
-    """A count answers "Are there any circles?" / "Is there a red star?" as Yes (one or more) or No (none)."""
-    if answer_form(ctx.question).kind == "yesno" and result.answer is not None and result.answer.isdigit():
+    """A count answers "Are there any circles?" / "Is there a red star?" as Yes (one or more) or No (none); a
+    yes/no about how many ("exactly 3", "more circles than squares", "only one") is not this question."""
+    stem = task_text(ctx.question)[0] or ctx.question
+    if (answer_form(ctx.question).kind == "yesno" and _ANY.search(stem) and not _HOW_MANY.search(stem)
+            and result.answer is not None and result.answer.isdigit()):
         count = int(result.answer)
         result.answer = "Yes" if count else "No"
         result.observation += f"\nA count of {count} answers the yes/no question: {result.answer}."
     return result
+
+
+#: "Are there any circles?", "Is there a red star?", "Can you see any squares?": whether one exists.
+_ANY = re.compile(r"^\W*(?:is|are)\s+there\s+(?:any|an?|some)\b|^\W*(?:can|do)\s+you\s+see\s+(?:any|an?|some)\b|"
+                  r"^\W*(?:does|do)\s+(?:the|this)\s+\w+\s+(?:have|contain|show)\s+(?:any|an?|some)\b", re.I)
+#: Words that make a yes/no about the number, not the existence: "more … than", "exactly 3", "only one", "all".
+_HOW_MANY = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|more|fewer|less|than|exactly|"
+                       r"only|all|every|each|both|same|equal|least|most|several|many|multiple)\b", re.I)
 
 
 def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Image.Image) -> SkillResult:

@@ -42,7 +42,8 @@ _ASKS_PRINTED = re.compile(r"\b(?:say|says|said|read|reads|written|printed|spell
 #: Wordings no reading settles by matching words: negation, exclusion, judgement, meaning.
 _NEGATES = re.compile(r"\b(?:not|never|no longer|except|isn't|aren't|doesn't|don't|cannot|can't|without|missing|"
                       r"absent|likely|probably|best|worst|most|least|misspelled|misspelt|wrong|incorrect|"
-                      r"mean|means|meaning|implies|suggests?|prohibit\w*|allow\w*|warn\w*)\b", re.I)
+                      r"mean|means|meaning|implies|suggests?|prohibit\w*|allow\w*|warn\w*|cheap\w*|pric(?:ey|iest)|"
+                      r"expensive|closest|nearest|farthest|furthest)\b", re.I)
 #: Questions about what a chart or diagram shows ask about its data, not its printed words (a chart's title is
 #: still answered as one part of the text).
 _DATA = re.compile(r"\b(?:chart|graph|plot|diagram|map|axis|axes|bars?|lines?|legend|data|values?|trends?|percent\w*|"

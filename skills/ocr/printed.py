@@ -40,6 +40,8 @@ _YESNO_TARGETS = (
 )
 _PRINTED_YESNO = re.compile(r"\b(say|says|read|reads|spell|spells|written|printed|word|words|text|shows?|"
                             r"mentions?|contains?|includes?|lists?)\b", re.I)
+#: Yes/no verbs about what the text is about rather than its words: only "Yes" is settled by a printed match.
+_ABOUT_CONTENT = re.compile(r"\b(?:mentions?|contains?|includes?|lists?)\b", re.I)
 #: A question about the title or heading (also read by ``skills.ocr.choices``).
 TITLE_QUESTION = re.compile(r"\b(title|titled|heading|headline|caption)\b"
                             r"|\bname of (?:the|this) (?:chart|graph|plot|figure|diagram)\b"
@@ -163,6 +165,10 @@ def _yes_no(question: str, lines: list[OcrLine], image: Image.Image | None) -> P
         features["span_min_char"] = round(score, 3)
         return PrintedAnswer("Yes", round(min(0.97, score * best), 3), f"'{target}' is printed: {best_line.text!r}",
                              features=features)
+    if best < ABSENT and _ABOUT_CONTENT.search(question):
+        # "Does the label contain sugar?" may be printed in other words (CANE SYRUP): only a printed match settles it.
+        return PrintedAnswer(None, 0.0, "not printed", missing=f"no printed words resemble '{target}', but the text "
+                                                               "may say it in other words", features=features)
     if best < ABSENT:
         # "No" is only as sure as the whole reading: a word the recogniser garbled could be the one asked about.
         return PrintedAnswer("No", round(min(0.95, weakest_line), 3), f"no printed words resemble '{target}'",
@@ -220,18 +226,25 @@ def _title(lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
 
 
 def _near_named(question: str, lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str],
-                what: str) -> PrintedAnswer:
+                what: str) -> PrintedAnswer | None:
     """The ``pattern`` span on the line naming what the question names ("how far is the airport"), or the only
     such span when the question names nothing printed."""
+    if pattern.search(question):
+        return None  # the question quotes such a span itself ("What would 3 coffees at $3.00 cost?"): not a look-up
     hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text)]
     named = [w for w in _words(question) if w not in _STOP and len(w) > 2]
     if named and hits:
         lined = [(span, line) for span, line in hits if any(_fuzzy_in(w, line.text) for w in named)]
         if lined:
             return _chosen(lined, image, f"the {what} on the line naming {' '.join(named)}")
-        if any(any(_fuzzy_in(w, line.text) for w in named) for line in lines):
-            bare = [(span, line) for span, line in hits if _bare(line.text, span)]
-            if len({span for span, _ in hits}) == 1 and bare:
+        naming = [i for i, line in enumerate(lines) if any(_fuzzy_in(w, line.text) for w in named)]
+        if naming:
+            # Every named word printed, and between the naming line and the span's own line nothing but other
+            # bare values ("NET WT 500 g"): no other name the span could belong to ("AIRPORT / HOTEL / 500 m").
+            every = all(any(_fuzzy_in(w, line.text) for line in lines) for w in named)
+            bare = [(span, line) for span, line in hits if _bare(line.text, span)
+                    and _only_values_between(lines, naming[-1], lines.index(line))]
+            if every and len({span for span, _ in hits}) == 1 and bare:
                 # The one such span, on a line of its own ("Price: $6.49" under the product's name): the whole
                 # label's, so the named thing's.
                 return _chosen(bare, image, f"the only {what} printed, on a line of its own")
@@ -241,6 +254,10 @@ def _near_named(question: str, lines: list[OcrLine], image: Image.Image | None, 
 
 #: "Which town is 12 km away?", "What costs $3.50?": a question that quotes a span and asks what is printed with it.
 _ASKS_WHAT_HAS = re.compile(r"^\W*(?:which|what)\b", re.I)
+#: Words that may stand right before the quoted span ("is 12 km", "costs $3.50", "priced at $2") and the only
+#: words that may follow it ("away", "from here"): any other wording does something with the span.
+_BEFORE_SPAN = re.compile(r"\b(?:is|are|lies|costs?|for|at)\s*$", re.I)
+_AFTER_SPAN = re.compile(r"^\s*(?:away|from here|ahead|off|each|a piece|only)?\s*[?.!]*\s*$", re.I)
 
 
 def _named_beside(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
@@ -249,9 +266,13 @@ def _named_beside(question: str, lines: list[OcrLine], image: Image.Image | None
     if not _ASKS_WHAT_HAS.search(question):
         return None
     for pattern, what in ((_DISTANCE, "distance"), (_PRICE, "price")):
-        quoted = {_squeezed(m.group(0)) for m in pattern.finditer(question)}
+        found = list(pattern.finditer(question))
+        quoted = {_squeezed(m.group(0)) for m in found}
         if len(quoted) != 1:
             continue
+        first, last = found[0], found[-1]
+        if not (_BEFORE_SPAN.search(question[:first.start()]) and _AFTER_SPAN.match(question[last.end():])):
+            return None  # "What would 3 coffees at $3.00 cost?", "What is 5 km in miles?"
         asked = quoted.pop()
         hits = [(line, m) for line in lines for m in pattern.finditer(line.text) if _squeezed(m.group(0)) == asked]
         if len(hits) != 1:
@@ -259,8 +280,8 @@ def _named_beside(question: str, lines: list[OcrLine], image: Image.Image | None
                                                           f"question needs the one line that carries it")
         line, match = hits[0]
         rest = line.text[:match.start()] + " " + line.text[match.end():]
-        words = re.findall(r"[A-Za-z][\w'&.-]*", rest)
-        if not words or len(pattern.findall(rest)):
+        words = re.findall(r"[A-Za-z0-9][\w'&.-]*", rest)
+        if not any(re.search(r"[A-Za-z]", w) for w in words) or len(pattern.findall(rest)):
             return PrintedAnswer(None, 0.0, what, missing=f"nothing else is printed beside {asked} on its line")
         answer = " ".join(words)
         score = span_score(image, line, answer)
@@ -279,9 +300,19 @@ _SPAN_LABELS = frozenset(["price", "only", "now", "each", "per", "net", "wt", "w
                           "lb", "kg", "g", "pound", "mile", "miles", "km", "mi", "m", "ft"])
 
 
+def _only_values_between(lines: list[OcrLine], named: int, span: int) -> bool:
+    """Whether the span's line comes after the naming line with only bare values (weights, prices, distances)
+    between them."""
+    if span <= named:
+        return False
+    return all(_bare(line.text, "") or any(_bare(line.text, m.group(0)) for p in (_PRICE, _QUANTITY, _DISTANCE)
+                                            for m in p.finditer(line.text))
+               for line in lines[named + 1:span])
+
+
 def _bare(text: str, span: str) -> bool:
     """Whether ``text`` prints ``span`` with no other word than a label of it."""
-    rest = text.replace(span, " ")
+    rest = text.replace(span, " ") if span else text
     return all(word in _SPAN_LABELS for word in _words(rest) if not word.isdigit())
 
 

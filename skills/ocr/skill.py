@@ -34,6 +34,9 @@ _TRANSCRIBING = ("text_recognition", "scene_text_qa", "formula_recognition")
 #: quadrant is the word GATE written?").
 _ABOUT_THE_TEXT = re.compile(r"\b(?:where|quadrant|corner|side|position|located|how many|how big|colou?r|font|size|"
                              r"language|which line|which row)\b", re.IGNORECASE)
+#: Questions about how or where the text is printed, which no span of it answers ("What colour is the price?").
+_LOOKS_OF_THE_TEXT = re.compile(r"\b(?:colou?rs?|font|typeface|size|language|quadrant|corner|position|located|"
+                                r"how big|bold|italic|underlined)\b", re.IGNORECASE)
 #: Questions that ask for the printed text itself ("What is written on the sign?", "What does the label say?",
 #: "Read the notice"): the only ones a whole transcription answers.
 _ALL_THE_TEXT = re.compile(r"\bwhat(?:'s| is| are)?\s+(?:written|printed|shown|displayed)\b"
@@ -47,6 +50,8 @@ _PART_OF_THE_TEXT = re.compile(r"\b(?:first|last|second|third|top|bottom|upper|l
                                r"largest|smallest|bold|heading|title|line|number|name|price|date|time|street|town|"
                                r"city|distance|which|who|whom|whose|when|why|how|mean|means|meaning|"
                                + "|".join(COLOUR_WORDS) + r")\b", re.IGNORECASE)
+#: Matches scoring at least this share of the best are candidates for the object that carries the text.
+CARRIER_SHARE = 0.6
 _OBJECT_RE = re.compile(r"\b(" + "|".join(COLOUR_WORDS) + r")\s+(?:label|sign|sticker|banner|tag|card|note|board|"
                         r"plate|box|button|poster)\b", re.IGNORECASE)
 
@@ -83,8 +88,10 @@ def run(ctx: SkillContext) -> SkillResult:
         if chosen is not None:
             return _answer_span(ctx, chosen, evidence, lines)
     yesno = form == "yesno"
+    about_text = bool(_LOOKS_OF_THE_TEXT.search(task_text(ctx.question)[0] or ctx.question))
+    # "What colour is the price printed in?" asks about the print, not for the price.
     span = ctx.trace.call("ocr.printed_span", printed_answer, ctx.question, lines, ctx.image, yesno=yesno) \
-        if not document and not _field_read(field) and asks_for_span(ctx.question, yesno) else None
+        if not document and not _field_read(field) and not about_text and asks_for_span(ctx.question, yesno) else None
     if span is not None and not getattr(ctx.expert, "neural", False):
         return _answer_span(ctx, span, evidence, lines)
     if getattr(ctx.expert, "neural", False):
@@ -185,4 +192,9 @@ def _locate_named_object(ctx: SkillContext) -> tuple[SearchResult, Box] | None:
     if not match:
         return None
     search = ctx.trace.call("zoom.find_region", find_region, ctx.image, match.group(1).lower(), kind="colour")
-    return (search, search.matches[0].box) if search.matches else None
+    if not search.matches:
+        return None
+    # A label or banner carries text: of the solid matches the largest, not a letter printed in its colour.
+    best = search.matches[0].score
+    carrier = max((m for m in search.matches if m.score >= CARRIER_SHARE * best), key=lambda m: m.box.area)
+    return search, carrier.box

@@ -27,7 +27,7 @@ from vision_tools.image.loading import require_rgb
 from vision_tools.image.shape_words import normalise_shape
 
 #: Widest rim, as a share of a shape's short side, that an outline drawn round a filled shape may have.
-OUTLINE_RIM = 0.08
+OUTLINE_RIM = 0.05
 
 
 @dataclass

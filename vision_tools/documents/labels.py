@@ -51,6 +51,10 @@ MONEY_LABELS = frozenset(["tax", "gst", "sst", "vat", "change", "cash", "discoun
                           "service charge", "deposit", "balance", "tip", "tendered", "paid", "amount",
                           "service tax", "sub total", "total tax", "total gst"])
 
+#: A label holding one of these words names a money amount ("sale price", "delivery fee"): its value must be one.
+MONEY_WORDS = frozenset(["price", "cost", "fee", "fare", "charge", "amount", "total", "tax", "deposit", "balance",
+                         "discount", "tip", "paid", "cash", "savings"])
+
 
 def label_words(text: str) -> list[str]:
     """The words of ``text`` in lower case, each misread label word put right ("Totak" -> "total")."""
@@ -178,7 +182,8 @@ def find_label_value(layout: Layout, label: str) -> FieldAnswer:
     variants = variants_for(label)
     if not variants:
         return FieldAnswer(label, None, 0.0, missing="no label was named")
-    money = any(v in MONEY_LABELS for v in variants[:3]) or label.lower().strip() in MONEY_LABELS
+    money = (any(v in MONEY_LABELS for v in variants[:3]) or label.lower().strip() in MONEY_LABELS
+             or bool(set(label.lower().split()) & MONEY_WORDS))
     hits = find_labels(layout, variants)
     candidates: list[tuple[float, str, list[Placed], LabelHit, str]] = []
     for hit in hits:

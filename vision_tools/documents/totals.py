@@ -7,7 +7,8 @@ amount on its line or right of it on its row; labels that only look like totals 
 the amount paid minus the change, subtotal plus tax plus rounding, and other total lines that print the same
 amount; two part totals printed above that add up to it; payments made in parts that add up to it; the item amounts
 printed above the totals that add up to it, or a printed tax that is its share at a usual rate (both only when no
-rounding adjustment or added tax could make it a step before the bill). A total that none of these confirms is marked ``unchecked``: one reading of one line is all there is (the same amount printed
+rounding adjustment is printed, no other total line prints it plus the tax, and no larger amount is printed below it
+on a line that is not a payment: a service charge or a tip may have been added). A total that none of these confirms is marked ``unchecked``: one reading of one line is all there is (the same amount printed
 elsewhere is no check: an item line or the tax summary may print it). When a rounding adjustment is printed, the
 line that prints a total plus the adjustment is the bill and the unrounded total before it gives way; the amount
 paid may equal the total after rounding. With no total label at all, an amount that equals paid minus change (or
@@ -45,9 +46,9 @@ _SUMMARY_HEADINGS = (("gst", "summary"), ("tax", "summary"), ("summary",))
 #: what the bill comes to: "Total Incl. GST 41.52 / Rounding -0.02 / TOTAL 41.50").
 ROUNDED_AWAY = 0.6
 #: Tax rates whose share of a total a printed tax amount may be (GST/SST/VAT rates in use where receipts print one).
-TAX_RATES = (0.05, 0.06, 0.07, 0.08, 0.10)
-#: How far a printed tax may be from a rate's share or tax (the tax is rounded to the cent, sometimes line by line).
-TAX_TOLERANCE = 0.011
+TAX_RATES = (0.05, 0.06, 0.08, 0.10)  # not 7 %: its share is 6.5 % added (a US sales tax) to the cent under 12.00
+#: How far a printed tax may be from a rate's share or tax: the printed tax is that amount rounded to the cent.
+TAX_TOLERANCE = 0.0051
 #: Label weight of a line that mentions a total in words the label rules set aside, taken only when the amount
 #: paid minus the change equals its amount.
 FALLBACK_WEIGHT = 0.5
@@ -217,7 +218,8 @@ def find_total(layout: Layout) -> FieldAnswer:
         if not reasons and split_payment is not None and not _differs(split_payment, value) and cand.kind != "paid":
             score += 0.1
             reasons.append("the payments add up to it")
-        if not reasons and cand.kind == "total" and not any(rounding) and not _tax_added_to(value, taxes, totals):
+        if (not reasons and cand.kind == "total" and not any(rounding) and not _tax_added_to(value, taxes, totals)
+                and not _larger_after(layout, cand, found)):
             tax = tax_reading(value, taxes)
             if tax == "included":
                 score += 0.1
@@ -291,6 +293,20 @@ def _item_sums(layout: Layout, totals: list[LabelledAmount]) -> set[float]:
         if count >= 2 or len(last_amounts) == 1:
             sums.add(running)
     return sums
+
+
+def _larger_after(layout: Layout, cand: LabelledAmount, found: list[LabelledAmount]) -> bool:
+    """Whether a larger amount is printed below ``cand`` on a line that is no payment, change or tax summary line
+    ("Service Charge 2.00 / Amount 22.00", "Tip 3.00 / Total 23.00"): something was added to it after all."""
+    summary_from = _summary_start(layout)
+    payments = {i for f in found if f.kind in ("paid", "change") for i in (f.label.index, f.value_line.index)}
+    for placed in layout.lines:
+        if (placed.row <= cand.value_line.row or placed.index in payments
+                or (summary_from is not None and placed.row >= summary_from)):
+            continue
+        if any(a.value > cand.amount.value + config.CONFIG.cent for a in amounts_in(placed.text)):
+            return True
+    return False
 
 
 def _tax_added_to(value: float, taxes: list[float], totals: list[LabelledAmount]) -> bool:

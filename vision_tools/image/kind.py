@@ -78,6 +78,8 @@ def image_kind(image: Image.Image) -> ImageKind:
 
 #: Drawing score from which an image is a clear drawing: no need to look for grain.
 CLEAR_DRAWING = 0.65
+#: Share of the lightly smoothed image's edges the filtered copy must keep; less: it wiped out strokes or dots.
+INK_KEPT = 0.5
 
 
 @dataclass
@@ -106,8 +108,28 @@ def degrain(image: Image.Image) -> Degrained | None:
     settings = config.CONFIG
     rgb = np.ascontiguousarray(np.asarray(require_rgb(image)))
     size = settings.grain_kernel
-    clean = Image.fromarray(cv2.medianBlur(cv2.medianBlur(rgb, size), size))
+    cleaned = cv2.medianBlur(cv2.medianBlur(rgb, size), size)
+    clean = Image.fromarray(cleaned)
     kind = image_kind(clean)
-    if kind.flat_share < settings.grain_free_flat or kind.drawing < 0.9:
+    if kind.flat_share < settings.grain_free_flat or kind.drawing < 0.9 or _ink_lost(rgb, cleaned):
         return None
     return Degrained(clean, kind, settings.grain_kernel)
+
+
+def _ink_lost(raw: np.ndarray, cleaned: np.ndarray) -> bool:
+    """Whether the filter wiped out something drawn: under INK_KEPT of the edges of the lightly smoothed image
+    (where grain no longer makes edges) have an edge near them in the filtered copy (a thin outline or a small dot
+    vanishes under a median; the edges of filled shapes stay)."""
+    settings = config.CONFIG
+    scale = min(1.0, settings.measure_side / max(raw.shape[:2]))
+    size = (max(1, round(raw.shape[1] * scale)), max(1, round(raw.shape[0] * scale)))
+
+    def edges(rgb: np.ndarray) -> np.ndarray:  # in any channel: a red disc on a grey ground has no grey edge
+        small = cv2.resize(cv2.GaussianBlur(rgb, (0, 0), 2), size, interpolation=cv2.INTER_AREA)
+        return np.logical_or.reduce([cv2.Canny(np.ascontiguousarray(small[..., c]), 50, 150) > 0 for c in range(3)])
+
+    before, after = edges(raw), edges(cleaned)
+    if before.sum() == 0:
+        return False
+    near = cv2.dilate(after.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+    return float((before & near).sum()) / float(before.sum()) < INK_KEPT
