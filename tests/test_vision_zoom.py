@@ -138,6 +138,15 @@ def test_a_small_square_on_grainy_bluish_ground_is_found_and_the_edge_of_the_gro
     assert all(m.box.x1 < 3839 for m in squares.matches)  # the bluish ground the right edge cuts is no square
 
 
+def test_a_vivid_shape_on_a_coloured_ground_is_its_own_blob() -> None:
+    ramp = np.linspace(0.0, 1.0, 2160)[:, None, None]
+    ground = (1 - ramp) * np.array([40, 60, 80]) + ramp * np.array([70, 90, 60])  # bluish to greenish, no grey
+    image = Image.fromarray(np.broadcast_to(ground, (2160, 3840, 3)).astype(np.uint8))
+    ImageDraw.Draw(image).ellipse([700, 600, 780, 680], fill=(230, 20, 20))
+    circles = find_region(image, "circle")
+    assert circles.matches and circles.matches[0].box.iou(Box(700, 600, 781, 681)) > 0.7
+
+
 def test_small_blue_circle_in_8k() -> None:
     image = Image.new("RGB", (7680, 4320), (235, 230, 215))
     draw = ImageDraw.Draw(image)

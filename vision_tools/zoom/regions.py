@@ -192,20 +192,27 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
     full = np.asarray(image)
     small = full if factor == 1.0 else cv2.resize(
         full, (max(1, round(width * factor)), max(1, round(height * factor))), interpolation=cv2.INTER_AREA)
-    mask: np.ndarray = _target_mask(small, colour).astype(np.uint8)
-    # Closing joins the pieces of one object that dark print (a label's text) splits at the reduced scale.
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    candidates = sorted(range(1, count), key=lambda i: -stats[i, cv2.CC_STAT_AREA])
+    # Any colour: the blobs of all colours together, and of each colour alone (a red disc on a bluish ground is
+    # one blob with the ground in the first mask, its own in the second).
+    masks = [(colour, _target_mask(small, colour))]
+    if colour is None:
+        classes = classify_pixels(np.ascontiguousarray(small))
+        masks += [(name, classes == index) for index, name in enumerate(PALETTE)
+                  if name in CHROMATIC and np.any(classes == index)]
+    components: list[tuple[int, str | None, tuple[int, int, int, int]]] = []
+    for mask_colour, target in masks:
+        # Closing joins the pieces of one object that dark print (a label's text) splits at the reduced scale.
+        mask = cv2.morphologyEx(target.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        components += [(int(stats[i, cv2.CC_STAT_AREA]), mask_colour, tuple(int(v) for v in stats[i, :4]))
+                       for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= 3]
+    components.sort(key=lambda c: -c[0])
     matches: list[RegionMatch] = []
-    for i in candidates[: max(50, 10 * max_results)]:
-        if stats[i, cv2.CC_STAT_AREA] < 3:
-            break
-        x, y, w, h = (int(v) for v in stats[i, :4])
+    for _, mask_colour, (x, y, w, h) in components[: max(50, 10 * max_results)]:
         margin = 3
         coarse = Box((x - margin) / factor, (y - margin) / factor, (x + w + margin) / factor,
                      (y + h + margin) / factor).clamp(width, height)
-        refined = _refine(full, coarse, colour)
+        refined = _refine(full, coarse, mask_colour)
         if refined is None:
             continue
         box, found_shape, shape_score, solid, vivid = refined
@@ -216,7 +223,8 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
         # Colour-only: solid, compact blobs (objects, labels) rank above strokes and thin lines, whatever their
         # size; a blob under ~20 px across is discounted as likely antialiasing or noise.
         size_factor = min(1.0, math.sqrt(box.area) / 20.0)
-        score = shape_score * size_factor if shape else solid * size_factor * vivid
+        # A shape is ranked by its vividness too: a clear red disc above a dull blob of the ground.
+        score = shape_score * size_factor * vivid if shape else solid * size_factor * vivid
         label = " ".join(v for v in (colour, found_shape if shape else "region") if v)
         matches.append(RegionMatch(box, float(score), label, quadrant(box, (width, height))))
     matches = _dedupe(matches)
