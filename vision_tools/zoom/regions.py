@@ -204,7 +204,8 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
         # Closing joins the pieces of one object that dark print (a label's text) splits at the reduced scale.
         mask = cv2.morphologyEx(target.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        components += [(int(stats[i, cv2.CC_STAT_AREA]), mask_colour, tuple(int(v) for v in stats[i, :4]))
+        components += [(int(stats[i, cv2.CC_STAT_AREA]), mask_colour,
+                        (int(stats[i, 0]), int(stats[i, 1]), int(stats[i, 2]), int(stats[i, 3])))
                        for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= 3]
     components.sort(key=lambda c: -c[0])
     matches: list[RegionMatch] = []
