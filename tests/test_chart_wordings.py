@@ -57,6 +57,13 @@ def test_how_many_of_a_thing_a_bar_stands_for_is_read_from_the_chart(maestro: Ma
         ax.set_yticks(range(0, 11, 2))
         ax.set_title("Books Read per Month")
 
-    run = maestro.ask(render(draw), "How many books were read in Feb?")
+    image = render(draw)
+    run = maestro.ask(image, "How many books were read in Feb?")
     assert (run.status, run.answer) == ("done", "7"), run.reason
     assert [s.skill for s in run.steps if s.kind == "search"][-1] == "Chart"  # books are no shape to count
+    more = maestro.ask(image, "How many more books were read in April than in March?")
+    assert (more.status, more.answer) == ("done", "6"), more.reason
+    fewest = maestro.ask(image, "fewest books in which month?")
+    assert (fewest.status, fewest.answer) == ("done", "Mar"), fewest.reason
+    value = maestro.ask(image, "What was the highest number of books read?")  # a value, not a month
+    assert value.answer != "Apr"

@@ -31,14 +31,20 @@ NO_CHART = "no chart with readable values was found in the image"
 #: policies use the same bar (``agents.policies.image_prior.IMAGE_PRIOR_MIN``) to try this skill first.
 LOOKS_LIKE_A_CHART = 0.7
 _KIND_FOR_LEVEL2 = {"bar": None, "line": "line", "pie": "pie"}
-_HIGH = re.compile(r"\b(highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak|warmest|hottest|"
-                   r"busiest|wettest|heaviest|fastest)\b", re.I)
-_LOW = re.compile(r"\b(lowest|smallest|least|minimum|min|fewest|shortest|coldest|coolest|cheapest|driest|"
-                  r"lightest|slowest|quietest)\b", re.I)
+_HIGH_WORDS = ("highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak|warmest|hottest|busiest|"
+               "wettest|heaviest|fastest")
+_LOW_WORDS = "lowest|smallest|least|minimum|min|fewest|shortest|coldest|coolest|cheapest|driest|lightest|slowest|quietest"
+_HIGH = re.compile(rf"\b({_HIGH_WORDS})\b", re.I)
+_LOW = re.compile(rf"\b({_LOW_WORDS})\b", re.I)
+#: A bare superlative and a noun: "smallest country on this chart?"
+_SUPERLATIVE_FIRST = re.compile(rf"(?:the )?(?:{_HIGH_WORDS}|{_LOW_WORDS}) (?!value|number|amount)\w+")
 #: "Which …" / "What's the biggest category?": the question asks for a category, not a value.
 _ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat(?: s| is| was| are| were)?(?: the)?(?: \w+)? (?:category|categories|slice|"
                          r"bar|month|day|year|item|country|city|product|group|segment|region|team|brand|company|"
                          r"sector|department|quarter|week|person|fruit|type|kind)\b")
+#: "What is the difference between …", "How much bigger is France than Poland?", "By how much …"
+_DIFFERENCE = re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer|bigger|smaller|higher|lower|larger|"
+                         r"greater|taller|shorter)\b|\bby how much\b|\bgap between\b")
 #: Month and weekday names: a chart prints "Apr" where a question says "April", and the other way round.
 _CALENDAR = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
              "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -70,8 +76,9 @@ def run(ctx: SkillContext) -> SkillResult:
     answer, confidence = answer_from_table(chart, ctx.question)
     result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown(), confidence=confidence)
     if result.answer is None and not getattr(ctx.expert, "neural", False):
-        result.missing = ("the question asks for more than a value read from the chart (a value, the highest or "
-                          "lowest, a difference, a total or an average)")
+        result.missing = ("the tools could not match the question to a reading of the chart's table (they answer "
+                          "a named category's value, which category is highest or lowest, a difference between two "
+                          "named categories, a total or an average)")
     return result
 
 
@@ -114,7 +121,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     categories = _mentioned(chart.categories, text)
     if re.search(r"\bhow many (categories|bars|slices|points|groups|items)\b", text):
         return str(len(chart.categories)), count_confidence(chart)
-    asks_which = _ASKS_WHICH.search(text)
+    # "Which …", "What's the biggest category?", or a bare "smallest country on this chart?"
+    asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text)
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
@@ -122,7 +130,7 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     used: list[str] = []
     value: float | None = None
     average = False
-    if "difference" in text and len(categories) >= 2:
+    if _DIFFERENCE.search(text) and len(categories) >= 2:
         used = categories[:2]
         a, b = (chart.value(c, one_series) for c in used)
         value = None if a is None or b is None else abs(a - b)
