@@ -204,3 +204,18 @@ def test_embeddings_are_kept_on_disk_so_a_new_process_need_not_load_the_model(
     embeddings.keep_on_disk(blocker / "embeddings.sqlite3")
     monkeypatch.undo()
     assert embeddings.embed(["What is the total?"]).shape == (1, 384)
+
+
+def test_the_images_own_skill_is_an_extra_try_that_never_displaces_the_skills_the_words_name(default_registry) -> None:
+    from agents.policies.image_prior import Recognised
+
+    router = RouterPolicy(default_registry, None, seed=0, explore=False)
+    chart = Recognised("Chart", 0.9, "a graphic with an x and a y axis line")
+    question = "How many books were read in Feb?"
+    first = router.decide(question, recognised=chart)
+    assert first is not None and first.skill == "Counting"
+    second = router.decide(question, recognised=chart, exclude={(first.expert, first.skill)})
+    assert second is not None and second.skill == "OCR"
+    third = router.decide(question, recognised=chart, exclude={(first.expert, "Counting"), (second.expert, "OCR")},
+                          only="Chart")
+    assert third is not None and third.skill == "Chart"

@@ -139,12 +139,12 @@ class RouterPolicy:
             reasons[recognised.skill] = f"{recognised.describe()}; {reasons[recognised.skill]}"
             if choice:
                 plausible = [recognised.skill] + [s for s in plausible if s != recognised.skill][:MAX_SKILLS - 1]
-            elif recognised.skill not in plausible:
-                # The image plainly is the recognised skill's kind (a chart): tried after the skills the words name,
-                # as one more ("How many books were read in Feb?" names Counting and, by "read", OCR).
+            elif recognised.skill not in plausible and len(plausible) < MAX_SKILLS:
                 plausible.append(recognised.skill)
         if only is not None:
-            plausible = [s for s in plausible if s == only]
+            # The extra try after two skills the words named ("How many books were read in Feb?": Counting, and
+            # OCR by "read"): the image's own skill, which takes no part in ordering the first two.
+            plausible = [only] if only in reasons else []
         estimates = skill_estimates(outcomes, weights, plausible)
         order = _learned_order(plausible, estimates)
         handbook = load_handbook(self.store) if self.store is not None else {}
