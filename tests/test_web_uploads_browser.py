@@ -105,8 +105,10 @@ def test_huge_and_fake_images_are_refused_fast_without_memory_growth(app_process
         expect(note).to_contain_text("uploads must be PNG, JPEG, WebP, GIF, BMP or TIFF, up to 50 MB and 40 megapixels")
         shot(page, "27_upload_refused")
         print(f"refused in: 169 MP PNG {huge_times}, 30 MB non-image {fake_times} (s)")
-        assert min(huge_times) < 1.0, f"the 169 MP PNG took {huge_times} s to be refused"
-        assert min(fake_times) < 1.0, f"the 30 MB non-image took {fake_times} s to be refused"
+        # A bound on "refused from the header, never decoded" (decoding 169 MP takes many seconds), not a latency
+        # figure: a full suite run on a loaded 2-core machine once took 1.02 s for the 30 MB upload's round trip.
+        assert min(huge_times) < 2.0, f"the 169 MP PNG took {huge_times} s to be refused"
+        assert min(fake_times) < 2.0, f"the 30 MB non-image took {fake_times} s to be refused"
         grown = rss_mb(process.pid) - before  # each refusal's message came back: its handler has finished
         print(f"server RSS {before:.0f} MB before, grew by {grown:.1f} MB")
         assert grown < 50, f"the server grew by {grown:.0f} MB"
