@@ -283,11 +283,7 @@ def _named_beside(question: str, lines: list[OcrLine], image: Image.Image | None
         words = re.findall(r"[A-Za-z0-9][\w'&.-]*", rest)
         if not any(re.search(r"[A-Za-z]", w) for w in words) or len(pattern.findall(rest)):
             return PrintedAnswer(None, 0.0, what, missing=f"nothing else is printed beside {asked} on its line")
-        answer = " ".join(words)
-        score = span_score(image, line, answer)
-        return PrintedAnswer(answer, round(min(0.97, score), 3), f"the words printed beside {asked}: {line.text!r}",
-                             features={"span_min_char": round(score, 3), "line_confidence": round(line.confidence, 3),
-                                       "span_candidates": 1.0})
+        return _chosen([(" ".join(words), line)], image, f"the words printed beside {asked}")
     return None
 
 
