@@ -119,8 +119,32 @@ def find_labels(layout: Layout, variants: list[str], min_score: float = 0.85) ->
             if score >= min_score:
                 hits.append(LabelHit(placed, end, score, placed.text[:end].strip()))
                 break
+        hits += _label_over_two_rows(layout, placed, words, variants[0])
     hits.sort(key=lambda hit: (-hit.score, hit.placed.index))
     return hits
+
+
+def _label_over_two_rows(layout: Layout, placed: Placed, words: list[str], asked: str) -> list[LabelHit]:
+    """A label of several words printed over two rows ("SPEED" over "LIMIT 60", a sign's layout): the hit is the
+    lower line, the label ending after its last word there. Only the asked words themselves, not abbreviations."""
+    wanted = label_words(asked)
+    if len(wanted) < 2 or not words or len(words) >= len(wanted) or wanted[:len(words)] != words:
+        return []
+    rest = wanted[len(words):]
+    hits = []
+    for lower in layout.below(placed):
+        found = _match_start(lower.text, label_words(lower.text), rest)
+        if found is not None and found[1] == 1.0:
+            printed = f"{placed.text.strip()} {lower.text[:found[0]].strip()}"
+            hits.append(LabelHit(lower, found[0], 0.95, printed))
+    return hits
+
+
+def is_rest_of_label(value: str, asked: str) -> bool:
+    """Whether ``value`` is only the last words of the ``asked`` label ("LIMIT" under "SPEED" for "speed limit"):
+    the label's own continuation, never its value."""
+    got, wanted = label_words(value), label_words(asked)
+    return 0 < len(got) < len(wanted) and wanted[-len(got):] == got
 
 
 def _match_start(text: str, words: list[str], wanted: list[str]) -> tuple[int, float] | None:
@@ -192,7 +216,7 @@ def find_label_value(layout: Layout, label: str) -> FieldAnswer:
             continue
         text, lines, where = found
         value = _fit_value(label, text, money)
-        if value is None:
+        if value is None or is_rest_of_label(value, variants[0]):
             continue
         ocr = min([hit.placed.line.confidence] + [p.line.confidence for p in lines])
         pairing = 1.0 if where.startswith("after") else 0.95 if where.startswith("right") else 0.8
