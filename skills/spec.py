@@ -66,6 +66,10 @@ class SkillSpec(BaseModel):
     aliases: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list, description="Question keywords that suggest this skill.")
     level2: list[Level2Spec] = Field(min_length=1)
+    fallback: bool = Field(False, description=(
+        "Tried once more when the pairs the question and the image named settled nothing, for an open question "
+        "(not multiple choice): a reader whose tools answer questions no keyword names, such as OCR on a sign "
+        "that looked like a chart."))
     version: str = "1"
 
     # Filled in by the loader, not by the file.

@@ -10,13 +10,15 @@ tries the next plausible pair once, then abstains saying what each pair was miss
 A question often does not name the kind of image it is about ("Do HR employees have salaries above 18
 thousand?"). A skill that recognises the image by its pixels (``agents.policies.image_prior``, e.g. Chart's quick
 look for axes) is plausible too: tried first for a multiple-choice question, otherwise after the skills the words
-name, as one more try when they named two.
+name, as one more try when they named two. When every chosen pair settled nothing, the registry's fallback skill
+(``fallback: true``, OCR) gets one more try at an open question (``agents.policies.fallback``).
 """
 
 from __future__ import annotations
 
 from agents.policies.answering import abstain_turn, answer_from_search, misfits_form, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
+from agents.policies.fallback import FALLBACK_REASON, fallback_skill
 from agents.policies.image_prior import MAX_SEARCHES, Recognised, recognised_skill, search_limit
 from agents.protocol import Search, render_turn
 from agents.registry import Registry
@@ -40,6 +42,10 @@ class KeywordPolicy:
         limit = search_limit(recognised, searches, MAX_SEARCHES)
         if recognised is not None and len(searches) >= MAX_SEARCHES:  # the extra try is the image's own skill's
             untried = [c for c in untried if c[1] == recognised.skill]
+        fallback = fallback_skill(ctx.registry, searches, ctx.question)
+        if fallback is not None and not any(c[1] == fallback for c in untried):
+            untried += self._fallback_pairs(ctx.registry, fallback)
+            limit = max(limit, len(searches) + 1)
         if ctx.force_answer or len(searches) >= limit or not untried:
             if answered is not None:  # no other pair: the answer is given, and refused for its form
                 return answered
@@ -54,6 +60,11 @@ class KeywordPolicy:
             why = last.error if last.status == "error" else (last.missing or "it settled nothing")
             think = f"{last.model}@@{last.skill} did not settle it ({why}). Trying the next plausible pair. " + think
         return PolicyTurn(render_turn(think, Search(expert, skill, ctx.question)), routing=routing)
+
+    def _fallback_pairs(self, registry: Registry, skill: str) -> list[tuple[str, str, RoutingDecision]]:
+        """The fallback skill's pair, once every chosen pair settled nothing (``agents.policies.fallback``)."""
+        return [(expert, skill, RoutingDecision(policy=self.name, skill_reason=FALLBACK_REASON, expert_reason=why))
+                for expert, why in _experts_for(registry, skill)[:1]]
 
     def candidates(self, ctx: Context) -> list[tuple[str, str, RoutingDecision]]:
         """Plausible (expert, skill, routing reason) pairs in order of preference."""

@@ -31,6 +31,7 @@ import numpy as np
 
 from agents.policies.answering import abstain_turn, answer_from_search, misfits_form, needs_expert_hint
 from agents.policies.base import Context, PolicyTurn
+from agents.policies.fallback import FALLBACK_REASON, fallback_skill
 from agents.policies.image_prior import MAX_SEARCHES, Recognised, recognised_skill, search_limit
 from agents.protocol import Search, render_turn
 from agents.replay.tool_cache import save_call_outputs
@@ -101,6 +102,11 @@ class RouterPolicy:
         only = recognised.skill if recognised is not None and len(searches) >= MAX_SEARCHES else None
         decision = None if ctx.force_answer or len(searches) >= search_limit(recognised, searches) else self.decide(
             ctx.question, exclude=tried, recognised=recognised, only=only)
+        fallback = None if ctx.force_answer else fallback_skill(ctx.registry, searches, ctx.question)
+        if decision is None and fallback is not None:
+            decision = self.decide(ctx.question, exclude=tried, only=fallback)
+            if decision is not None:
+                decision.skill_reason = f"{FALLBACK_REASON}; {decision.skill_reason}"
         if decision is None:
             return answered if answered is not None else abstain_turn(ctx, needs_expert_hint(ctx.registry))
         expert, skill = decision.expert or "", decision.skill or ""
