@@ -45,7 +45,8 @@ _ABOUT_CONTENT = re.compile(r"\b(?:mentions?|contains?|includes?|lists?)\b", re.
 #: A question about the title or heading (also read by ``skills.ocr.choices``).
 TITLE_QUESTION = re.compile(r"\b(title|titled|heading|headline|caption)\b"
                             r"|\bname of (?:the|this) (?:chart|graph|plot|figure|diagram)\b"
-                            r"|\b(?:chart|graph|plot|figure|diagram) (?:is )?called\b", re.I)
+                            r"|\b(?:chart|graph|plot|figure|diagram) (?:is )?called\b"
+                            r"|\bwhat(?:'s| is)\s+(?:the|this)\s+(?:chart|graph|plot|figure)\s+about\b", re.I)
 _DISTANCE_Q = re.compile(r"\bhow far\b|\bdistance\b|\bhow many (?:km|kilomet\w+|miles?|mi|metres?|meters?)\b", re.I)
 _DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
 #: "How much does it weigh?", "net weight?", "How heavy is the pack?", "How many ml is the bottle?"
@@ -53,6 +54,13 @@ _QUANTITY_Q = re.compile(r"\bweigh|\bweight\b|\bheavy\b|\bvolume\b|\bcapacity\b|
                          r"lit(?:re|er)s?|l|cl|g|grams?|kg|kilograms?|oz|ounces?|lbs?|pounds?)\b", re.I)
 _QUANTITY = re.compile(r"(?<![\w.,/])\d+(?:[.,]\d+)?\s?(?:kg|g|mg|lbs?|oz|ml|cl|l|lit(?:re|er)s?|fl\.? ?oz)\b",
                        re.I)
+#: "What's the alcohol percentage?", "How much is the discount in percent?"
+_PERCENT_Q = re.compile(r"\bpercent(?:age)?\b|\babv\b|%", re.I)
+_PERCENT = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?\s?%")
+#: "What year is this wine?", "Vintage?", "Which year was the shop founded?"
+_YEAR_Q = re.compile(r"\b(?:what|which)\s+year\b|\bvintage\b|\byear\b.{0,30}\b(?:founded|established|built|made)\b",
+                     re.I)
+_YEAR = re.compile(r"(?<![\w./:-])(?:19|20)\d{2}(?![\w./:-])")
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
 _PHONE = re.compile(r"\+?\(?\d[\d\s().-]{5,}\d")
 _PRICE_Q = re.compile(r"\bprice\b|\bcosts?\b|\bhow much\b", re.I)
@@ -91,8 +99,8 @@ def asks_for_span(question: str, yesno: bool = False) -> bool:
     """Whether ``question`` may ask about one part of the printed text (cheap: its words only)."""
     if yesno:
         return bool(_PRINTED_YESNO.search(question))
-    return any(p.search(question) for p in (TITLE_QUESTION, _DISTANCE_Q, _QUANTITY_Q, _PHONE_Q, _NAMED_NUMBER, _PRICE_Q,
-                                            _WHICH_NUMBER, _WHICH_NOUN))
+    return any(p.search(question) for p in (TITLE_QUESTION, _DISTANCE_Q, _QUANTITY_Q, _PERCENT_Q, _YEAR_Q, _PHONE_Q,
+                                            _NAMED_NUMBER, _PRICE_Q, _WHICH_NUMBER, _WHICH_NOUN))
 
 
 def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
@@ -117,6 +125,10 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         return _near_named(question, lines, image, _DISTANCE, "distance")
     if _QUANTITY_Q.search(question):
         return _unique(lines, image, _QUANTITY, "quantity", lambda s: True)
+    if _PERCENT_Q.search(question):
+        return _near_named(question, lines, image, _PERCENT, "percentage")
+    if _YEAR_Q.search(question):
+        return _near_named(question, lines, image, _YEAR, "year")
     if _PHONE_Q.search(question):
         return _unique(lines, image, _PHONE, "phone number", lambda s: sum(c.isdigit() for c in s) >= 6)
     named = _NAMED_NUMBER.search(question)
