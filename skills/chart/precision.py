@@ -4,16 +4,22 @@ A number printed on the chart is given as printed. A value measured against the 
 a reader can place a mark between two ticks: a fifth of a tick step. On a whole-number axis with steps of 10 that
 is 2 units, so 65.1 is given as 65 (annotators rated "65.1" wrong); with steps of 1 it is 0.2, so one decimal. A
 pie share measured from its angle (no percentage printed) is given in whole percent.
+
+A measurement is also only as good as its pixels: a bar's end is placed to a pixel or two (the tick labels' centres,
+the spine drawn over the bar's base, anti-aliasing). Where two pixels are worth more than a unit of the axis (steps
+of 100 over 110 pixels), the value is given in the round unit they cover: 148.7 is given as 150, not as 149.
 """
 
 from __future__ import annotations
 
 import math
 
-from vision_tools.charts import ChartResult
+from vision_tools.charts import ChartResult, match_name
 
 #: The part of a tick step a reader can resolve by eye.
 STEP_FRACTION = 5.0
+#: How far a bar's end measured against the axis may be off, in pixels (measured: 1-2 on rendered bar charts).
+MEASURE_PIXELS = 2.0
 
 
 def decimals_of(number: float) -> int:
@@ -58,3 +64,36 @@ def formatted(value: float, decimals: int | None) -> str:
     """``value`` at ``decimals`` (at most 2 when not limited), without trailing zeros of a whole number."""
     rounded = round(value, 2 if decimals is None else decimals)
     return str(int(rounded)) if rounded == int(rounded) else f"{rounded:g}"
+
+
+def measuring_unit(chart: ChartResult) -> float | None:
+    """The round unit a value measured against the axis is given in: the smallest power of ten that covers
+    ``MEASURE_PIXELS`` of the axis (what a measurement can be off by: tick labels' centres, the spine over a bar's
+    base, anti-aliasing), but never coarser than a reader resolves (the power of ten at or below a fifth of the
+    smallest tick step). 10 on an axis with steps of 100 over 110 pixels; 1 with steps of 10. None without a
+    calibrated linear axis."""
+    if chart.axis is None or len(chart.axis.ticks) < 2 or chart.axis.scale == "nonlinear":
+        return None
+    values = sorted({value for _, value in chart.axis.ticks})
+    steps = [b - a for a, b in zip(values, values[1:], strict=False) if b - a > 0]
+    if not steps or chart.axis.slope == 0:
+        return None
+    coarsest = 10.0 ** math.floor(math.log10(min(steps) / STEP_FRACTION) + 1e-9)
+    error = MEASURE_PIXELS * abs(chart.axis.slope)
+    return float(min(coarsest, 10.0 ** math.ceil(math.log10(error) - 1e-9)))
+
+
+def read_value(chart: ChartResult, category: str, series: str | None = None) -> float | None:
+    """The table's value of ``category``; one measured against the axis (none printed) in ``measuring_unit``."""
+    value = chart.value(category, series)
+    unit = measuring_unit(chart)
+    if value is None or unit is None or not _measured_on_axis(chart, category, series):
+        return value
+    return float(round(value / unit) * unit)
+
+
+def _measured_on_axis(chart: ChartResult, category: str, series: str | None) -> bool:
+    name = match_name(category, chart.categories)
+    wanted = None if series is None else match_name(series, chart.series)
+    marks = [m for m in chart.marks if m.category == name and (wanted is None or m.series == wanted)]
+    return len(marks) == 1 and marks[0].source == "axis"

@@ -21,7 +21,7 @@ from skills.base import SkillContext, SkillResult
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
 from skills.chart.limits import VOIDS_VALUES, limits_seen
-from skills.chart.precision import formatted, value_decimals
+from skills.chart.precision import formatted, read_value, value_decimals
 from skills.common import conclude
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
 
@@ -132,21 +132,21 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     average = False
     if _DIFFERENCE.search(text) and len(categories) >= 2:
         used = categories[:2]
-        a, b = (chart.value(c, one_series) for c in used)
+        a, b = (read_value(chart, c, one_series) for c in used)
         value = None if a is None or b is None else abs(a - b)
     elif re.search(r"\b(sum|total|combined|altogether)\b", text):
         used = categories or chart.categories
-        values = [chart.value(c, one_series) for c in used]
+        values = [read_value(chart, c, one_series) for c in used]
         value = None if any(v is None for v in values) else sum(v for v in values if v is not None)
     elif re.search(r"\b(average|mean)\b", text):
         used = categories or chart.categories
-        values = [chart.value(c, one_series) for c in used]
+        values = [read_value(chart, c, one_series) for c in used]
         average = True
         value = None if not values or any(v is None for v in values) else \
             sum(v for v in values if v is not None) / len(values)
     elif len(categories) == 1:
         used = categories
-        value = chart.value(categories[0], one_series)
+        value = read_value(chart, categories[0], one_series)
     if value is None:
         return None, None
     # At the precision the chart supports: 65 on a whole-number axis with steps of 10, not 65.1.
