@@ -21,7 +21,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from agents.config import Settings
 from agents.runtime import Maestro
-from skills.chart.precision import axis_decimals, decimals_of
+from skills.chart.precision import axis_decimals, decimals_of, measuring_unit
+from vision_tools.charts import ChartResult
+from vision_tools.charts.result import AxisFit
 
 BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
@@ -140,6 +142,18 @@ def test_a_measured_chart_value_has_the_precision_of_its_axis(maestro) -> None:
     assert run.status == "done" and run.answer == "65"  # a whole number: the axis steps by 10
 
 
+def test_a_bar_measured_on_a_coarse_axis_is_given_in_the_unit_its_pixels_support(maestro) -> None:
+    # Steps of 100 over about 100 pixels: a bar's end is placed to a pixel or two, so 158.7 is read as 160.
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.barh(["Pears", "Plums", "Figs", "Kiwis"], [230, 470, 160, 390], color="darkorange")
+        ax.set_xticks(range(0, 600, 100))
+        ax.set_title("Fruit sold (crates)")
+
+    image = render(draw)
+    assert maestro.ask(image, "How many figs were sold?").answer == "160"
+    assert maestro.ask(image, "How many more plums than pears were sold?").answer == "240"
+
+
 def test_precision_rules() -> None:
     assert (decimals_of(65.0), decimals_of(12.25), decimals_of(0.5)) == (0, 2, 1)
 
@@ -152,6 +166,20 @@ def test_precision_rules() -> None:
     assert axis_decimals(Chart()) == 1  # steps of 0.5: a tenth can be told apart
     Chart.axis.ticks = [(0.0, 0.0), (10.0, 10.0), (20.0, 20.0)]
     assert axis_decimals(Chart()) == 0
+
+
+@pytest.mark.parametrize(("step", "pixels_per_step", "unit"), [
+    (100.0, 110.0, 10.0),  # two pixels are worth 1.8: whole tens
+    (10.0, 30.0, 1.0),  # whole numbers, as the axis says
+    (50.0, 200.0, 1.0),  # a fine axis: two pixels are half a unit
+    (10.0, 8.0, 1.0),  # never coarser than a fifth of a step
+    (0.5, 40.0, 0.1),
+])
+def test_measuring_unit(step: float, pixels_per_step: float, unit: float) -> None:
+    slope = step / pixels_per_step
+    axis = AxisFit("y", slope, 0.0, [(k * pixels_per_step, k * step) for k in range(5)], 0.0)
+    chart = ChartResult(kind="bar", axis=axis)
+    assert measuring_unit(chart) == pytest.approx(unit)
 
 
 def test_the_colour_of_the_one_coloured_shape_in_a_busy_4k_image(maestro) -> None:

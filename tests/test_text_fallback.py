@@ -1,0 +1,95 @@
+"""When nothing the question or the image named settles an open question, the text reader gets one try.
+
+A sign or a product label with flat colour areas looks like a chart to Chart's quick look, and "What's the speed
+limit?" names no skill: before, Chart found no chart and the run abstained although the answer was printed. The
+registry's fallback skill (``fallback: true`` in OCR's SKILL.md) now reads the text, and its tools still answer
+only the span they settle. Every image is drawn here and every question goes through the default offline agent.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from agents.config import Settings
+from agents.policies.fallback import FALLBACK_REASON
+from agents.runtime import Maestro
+from storage.trace import Run
+
+BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+SERIF = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+def board(lines: list[tuple[str, int]], size: tuple[int, int] = (520, 760), ground=(95, 140, 175)) -> Image.Image:
+    """A white board with black lines of (text, font size) on a flat coloured ground, centred one under another."""
+    image = Image.new("RGB", size, ground)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((60, 50, size[0] - 60, size[1] - 50), fill="white", outline="black", width=6)
+    y = 90
+    for text, points in lines:
+        font = ImageFont.truetype(BOLD, points)
+        width = draw.textlength(text, font=font)
+        draw.text(((size[0] - width) / 2, y), text, fill="black", font=font)
+        y += int(points * 1.35)
+    return image
+
+
+def wine_label() -> Image.Image:
+    image = Image.new("RGB", (560, 720), (250, 246, 232))
+    draw = ImageDraw.Draw(image)
+    for row, (text, points) in enumerate([("DOMAINE ROCHER", 40), ("Pinot Noir", 36), ("2015", 54),
+                                          ("12.5% vol", 34), ("75 cl", 34)]):
+        draw.text((70, 80 + 120 * row), text, fill=(60, 20, 30), font=ImageFont.truetype(SERIF, points))
+    return image
+
+
+def fallback_steps(run: Run) -> list:
+    return [s for s in run.steps if s.kind == "search" and FALLBACK_REASON in str(s.routing.get("skill_reason"))]
+
+
+def test_a_sign_question_naming_no_skill_is_read_by_the_text_fallback(maestro) -> None:
+    run = maestro.ask(board([("SPEED", 72), ("LIMIT", 72), ("30", 220)]), "What's the speed limit?")
+    assert (run.status, run.answer) == ("done", "30")
+    assert [s.skill for s in fallback_steps(run)] == ["OCR"]
+
+
+def test_a_label_printed_over_two_rows_is_not_its_own_value() -> None:
+    from tests.test_documents import page
+    from vision_tools.documents.labels import find_label_value, is_rest_of_label
+
+    layout = page([[("SPEED", 100.0)], [("LIMIT", 100.0)], [("50", 110.0)]])
+    assert find_label_value(layout, "speed limit").value == "50"  # not "LIMIT", the label's second word
+    assert is_rest_of_label("LIMIT", "speed limit") and not is_rest_of_label("50", "speed limit")
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What year is this wine?", "2015"),
+    ("What's the alcohol percentage?", "12.5%"),
+])
+def test_label_questions_that_name_no_skill_get_the_printed_span(maestro, question: str, answer: str) -> None:
+    run = maestro.ask(wine_label(), question)
+    assert (run.status, run.answer) == ("done", answer)
+    assert [s.skill for s in fallback_steps(run)] == ["OCR"]
+
+
+def test_the_fallback_answers_only_a_span_it_settles(maestro) -> None:
+    # Two years printed and nothing says which: the reading is not an answer.
+    image = board([("FOUNDED 1998", 44), ("RENOVATED 2012", 44)], size=(620, 420))
+    run = maestro.ask(image, "What year is it?")
+    assert run.status == "abstained" and "1998" in (run.reason or "") and "2012" in (run.reason or "")
+
+
+def test_a_multiple_choice_question_gets_no_fallback(maestro) -> None:
+    run = maestro.ask(wine_label(), "Which grape? A. Merlot B. Pinot Noir C. Syrah")
+    assert fallback_steps(run) == []
+
+
+def test_a_question_the_first_pair_settles_gets_no_fallback(maestro) -> None:
+    run = maestro.ask(board([("EXIT", 80), ("14", 200)]), "What exit number is on the sign?")
+    assert (run.status, run.answer) == ("done", "14")
+    assert fallback_steps(run) == []
