@@ -67,3 +67,16 @@ def test_how_many_of_a_thing_a_bar_stands_for_is_read_from_the_chart(maestro: Ma
     assert (fewest.status, fewest.answer) == ("done", "Mar"), fewest.reason
     value = maestro.ask(image, "What was the highest number of books read?")  # a value, not a month
     assert value.answer != "Apr"
+
+
+def test_a_category_asked_in_the_plural_is_the_category(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001
+        bars = ax.bar(["Kettle", "Toaster", "Blender", "Mixer"], [70, 45, 120, 30], color="tab:purple")
+        ax.bar_label(bars)
+        ax.set_title("Appliances Repaired")
+
+    image = render(draw)
+    run = maestro.ask(image, "How many toasters were repaired?")
+    assert (run.status, run.answer) == ("done", "45"), run.reason
+    more = maestro.ask(image, "how many more blenders than mixers?")
+    assert (more.status, more.answer) == ("done", "90"), more.reason

@@ -180,10 +180,20 @@ def _mentioned(names: list[str], text: str) -> list[str]:
 
 
 def _spellings(name: str) -> list[str]:
-    """``name`` and, for a month or weekday, its other spelling ("apr" / "april", "sept" / "september")."""
+    """``name``, its plural or singular ("tablet" / "tablets", "cherries" / "cherry") and, for a month or weekday,
+    its other spelling ("apr" / "april", "sept" / "september")."""
     if not name:
         return []
     spellings = [name]
+    if re.search(r"[a-z]{3}$", name):
+        if name.endswith("ies"):
+            spellings.append(name[:-3] + "y")
+        elif name.endswith("s") and not name.endswith(("ss", "us", "is")):
+            spellings.append(name[:-1])
+        elif name.endswith("y") and name[-2] not in "aeiou":
+            spellings.append(name[:-1] + "ies")
+        else:
+            spellings.append(name + ("es" if name.endswith(("s", "x", "z", "ch", "sh")) else "s"))
     for full in _CALENDAR:
         if name == full:
             spellings.append(full[:3])
