@@ -39,13 +39,20 @@ def _triangle() -> Image.Image:
     return image
 
 
+def _handle() -> Image.Image:
+    image = Image.new("RGB", (400, 300), "white")
+    ImageDraw.Draw(image).rounded_rectangle((120, 120, 280, 180), radius=20, outline="black", width=3)
+    return image
+
+
 def _needle() -> Image.Image:
     image = Image.new("RGB", (1920, 1080), (236, 236, 230))
     ImageDraw.Draw(image).regular_polygon((1650, 900, 30), 5, fill=(220, 30, 30))
     return image
 
 
-# One question per kind of tool result the skills produce (OCR lines, chart tables, shape and diagram counts,
+# One question per kind of tool result the skills produce, each on its own image (a first run computes every output;
+# two cases on one image would share what the first stored, e.g. the text fallback's reading) (OCR lines, chart tables, shape and diagram counts,
 # colour, region search with crops, zoom crops, geometry primitives, sandboxed code).
 CASES = {
     "ocr": (lambda: EXAMPLES / "sign.png", "What is written on the sign?"),
@@ -57,7 +64,7 @@ CASES = {
     "label": (_label, "What word is written on the orange label?"),
     "perception": (_needle, "Where is the red pentagon? Answer with the quadrant."),
     "geometry": (_triangle, "In triangle ABC, what is the measure of angle A?"),
-    "embodied": (_triangle, "Which action should the robot gripper take to grasp the handle?"),
+    "embodied": (_handle, "Which action should the robot gripper take to grasp the handle?"),
     "python": (lambda: Image.new("RGB", (64, 64), "white"),
                "What is the output of this Python code?\n```python\nprint(sum(i * i for i in range(5)))\n```"),
 }

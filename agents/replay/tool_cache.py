@@ -53,11 +53,12 @@ def save_step_outputs(store: Store, step: Step) -> int:
 def save_call_outputs(store: Store, calls: list[ToolCall],
                       save_image: Callable[[Image.Image], str] | None = None) -> int:
     """Keep the output of every live, successful call in ``calls`` (outside a step: the routing policy's look at
-    the image); returns how many were new."""
+    the image); returns how many were new. A tool that returned None ("no span answers this") is kept too: a
+    rerun reuses that answer like any other."""
     save_image = save_image or (lambda image: store.images.put_image(image).id)
     outputs: dict[str, tuple[str, dict[str, Any]]] = {}
     for call in calls:
-        if call.reused or call.error or call.output is None or not call.cache_key or call.cache_key in outputs:
+        if call.reused or call.error or not call.cache_key or call.cache_key in outputs:
             continue
         try:
             encoded = tool_codec.encode(call.output, save_image)
