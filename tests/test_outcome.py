@@ -92,7 +92,8 @@ def test_the_loop_withholds_a_low_confidence_settled_answer(registry, image) -> 
 def test_no_default_skill_answers_a_question_nothing_recognises(registry, image) -> None:
     result = run("Why do people like sunsets?", image, registry=registry, policy=KeywordPolicy())
     assert result.status == "abstained" and result.answer is None
-    assert [s.kind for s in result.steps] == ["answer"]  # nothing was called
+    # Only the text fallback looked (agents.policies.fallback): it reads, and settles no span of a blank image.
+    assert [(s.kind, s.skill) for s in result.steps] == [("search", "OCR"), ("answer", None)]
     assert "names nothing the skills recognise" in result.reason and "VLM expert" in result.reason
 
 

@@ -44,8 +44,9 @@ def misfits_form(step: Step, registry: Registry, question: str) -> bool:
     return conform(answer_form(question), step.settled_answer) is None
 
 
-def abstain_turn(ctx: Context, extra: str | None = None) -> PolicyTurn:
-    """The final turn of a run that cannot answer: what each tried pair was missing, or ``extra``."""
+def abstain_turn(ctx: Context, extra: str | None = None, lead: str | None = None) -> PolicyTurn:
+    """The final turn of a run that cannot answer: what each tried pair was missing, or ``extra``; ``lead`` says
+    first what the question was to the policy ("the question names nothing the skills recognise")."""
     said = [s for s in ctx.searches if s.missing or s.error]
     # A skill that found nothing of its kind in the image ("no chart ... was found") speaks after one that looked
     # at what the question is about: its reason says least about this question.
@@ -54,6 +55,8 @@ def abstain_turn(ctx: Context, extra: str | None = None) -> PolicyTurn:
     reason = "; ".join(dict.fromkeys(missing)) or extra or "no skill could settle the question"
     if extra and missing and not any("expert" in m for m in missing):
         reason = f"{reason}; {extra}"
+    if lead:
+        reason = f"{lead}; {reason}"
     return PolicyTurn(render_turn(f"No evidence settles the question ({reason}).", Answer(abstention(reason))))
 
 

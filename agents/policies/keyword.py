@@ -52,6 +52,8 @@ class KeywordPolicy:
             hint = needs_expert_hint(ctx.registry)
             if not searches:
                 hint = f"the question names nothing the skills recognise; {hint}"
+            elif all(FALLBACK_REASON in (s.routing.get("skill_reason") or "") for s in searches):
+                return abstain_turn(ctx, hint, lead="the question names nothing the skills recognise")
             return abstain_turn(ctx, hint)
         expert, skill, routing = untried[0]
         think = (f"The question needs the {skill} skill ({routing.skill_reason}); "
