@@ -67,6 +67,15 @@ def test_a_label_printed_over_two_rows_is_not_its_own_value() -> None:
     assert is_rest_of_label("LIMIT", "speed limit") and not is_rest_of_label("50", "speed limit")
 
 
+def test_a_weight_label_gives_the_weight_alone() -> None:
+    from tests.test_documents import page
+    from vision_tools.documents.labels import find_label_value
+
+    layout = page([[("HILL ROAST", 100.0)], [("Net wt 340 g", 100.0)], [("Best before 01/2027", 100.0)]])
+    assert find_label_value(layout, "net weight").value == "340 g"  # not "wt 340 g"
+    assert find_label_value(page([[("Net weight: see base", 100.0)]]), "net weight").value is None
+
+
 @pytest.mark.parametrize(("question", "answer"), [
     ("What year is this wine?", "2015"),
     ("What's the alcohol percentage?", "12.5%"),

@@ -21,6 +21,7 @@ from difflib import SequenceMatcher
 from PIL import Image
 
 from skills.question_text import task_text
+from vision_tools.documents.patterns import QUANTITY as _QUANTITY
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
 from vision_tools.text.chars import char_scores
@@ -52,8 +53,6 @@ _DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?
 #: "How much does it weigh?", "net weight?", "How heavy is the pack?", "How many ml is the bottle?"
 _QUANTITY_Q = re.compile(r"\bweigh|\bweight\b|\bheavy\b|\bvolume\b|\bcapacity\b|\bhow many (?:ml|millilit\w+|"
                          r"lit(?:re|er)s?|l|cl|g|grams?|kg|kilograms?|oz|ounces?|lbs?|pounds?)\b", re.I)
-_QUANTITY = re.compile(r"(?<![\w.,/])\d+(?:[.,]\d+)?\s?(?:kg|g|mg|lbs?|oz|ml|cl|l|lit(?:re|er)s?|fl\.? ?oz)\b",
-                       re.I)
 #: "What's the alcohol percentage?", "How much is the discount in percent?"
 _PERCENT_Q = re.compile(r"\bpercent(?:age)?\b|\babv\b|%", re.I)
 _PERCENT = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?\s?%")

@@ -14,7 +14,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from vision_tools.documents.layout import Layout, Placed
-from vision_tools.documents.patterns import TIME, amounts_in, dates_in
+from vision_tools.documents.patterns import QUANTITY, TIME, amounts_in, dates_in
 from vision_tools.documents.result import Candidate, FieldAnswer
 
 #: Words receipts print in labels; a misread word within one or two letters of these is taken for them.
@@ -45,11 +45,15 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "quantity": ("qty", "quantity"),
     "rounding": ("rounding", "rounding adj", "rounding adjustment", "round"),
     "change": ("change", "change due", "change amt"),
+    "weight": ("weight", "wt", "wgt"),
 }
 #: Labels whose value is a money amount.
 MONEY_LABELS = frozenset(["tax", "gst", "sst", "vat", "change", "cash", "discount", "subtotal", "rounding",
                           "service charge", "deposit", "balance", "tip", "tendered", "paid", "amount",
                           "service tax", "sub total", "total tax", "total gst"])
+
+#: A label holding one of these words names a weight or volume ("net weight", "contents"): its value must be one.
+QUANTITY_WORDS = frozenset(["weight", "wt", "volume", "contents", "capacity", "mass"])
 
 #: A label holding one of these words names a money amount ("sale price", "delivery fee"): its value must be one.
 MONEY_WORDS = frozenset(["price", "cost", "fee", "fare", "charge", "amount", "total", "tax", "deposit", "balance",
@@ -241,6 +245,9 @@ def _fit_value(label: str, text: str, money: bool) -> str | None:
         amounts = amounts_in(text)
         return amounts[-1].text if amounts else None
     lowered = label.lower()
+    if set(lowered.split()) & QUANTITY_WORDS:
+        quantities = QUANTITY.findall(text)
+        return quantities[0].strip() if len(quantities) == 1 else None
     if "time" in lowered.split():
         match = TIME.search(text)
         return match.group(0) if match else None

@@ -80,6 +80,9 @@ _DATE_FORMS: list[tuple[re.Pattern[str], str]] = [
     # Compact forms (25032018) only count next to a time or a date label: alone they are any eight digits.
     (re.compile(r"(?<![\d])(?P<d>[0-3]\d)(?P<m>[01]\d)(?P<y>20\d\d)(?!\d)"), "compact"),
 ]
+#: A printed weight or volume ("500 g", "1.5 L", "250ml", "12 fl oz").
+QUANTITY = re.compile(r"(?<![\w.,/])\d+(?:[.,]\d+)?\s?(?:kg|g|mg|lbs?|oz|ml|cl|l|lit(?:re|er)s?|fl\.? ?oz)\b",
+                      re.I)
 TIME = re.compile(r"(?<!\d)(?:[01]?\d|2[0-3])[:.][0-5]\d(?:[:.][0-5]\d)?\s?(?:[AaPp][Mm])?(?!\d)")
 
 
