@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from agents.config import Settings
 from agents.runtime import Maestro
-from skills.chart.precision import axis_decimals, decimals_of, measuring_unit
+from skills.chart.precision import axis_decimals, decimals_of, measured_reading
 from vision_tools.charts import ChartResult
 from vision_tools.charts.result import AxisFit
 
@@ -168,18 +168,20 @@ def test_precision_rules() -> None:
     assert axis_decimals(Chart()) == 0
 
 
-@pytest.mark.parametrize(("step", "pixels_per_step", "unit"), [
-    (100.0, 110.0, 10.0),  # two pixels are worth 1.8: whole tens
-    (10.0, 30.0, 1.0),  # whole numbers, as the axis says
-    (50.0, 200.0, 1.0),  # a fine axis: two pixels are half a unit
-    (10.0, 8.0, 1.0),  # never coarser than a fifth of a step
-    (0.5, 40.0, 0.1),
+@pytest.mark.parametrize(("step", "pixels_per_step", "measured", "given"), [
+    (100.0, 110.0, 148.7, 150.0),  # two pixels are worth 1.8: the roundest number within them
+    (100.0, 110.0, 338.4, 340.0),
+    (100.0, 110.0, 143.0, 140.0),  # no round number within two pixels: whole tens, what two pixels cover
+    (2.0, 39.0, 14.06, 14.0),  # a point a pixel off a whole number on a whole-number axis
+    (1.0, 50.0, 3.5, 3.5),  # halfway between ticks on a fine axis stays a half
+    (50.0, 200.0, 137.4, 137.0),  # a fine axis keeps whole numbers
+    (10.0, 30.0, 65.1, 65.0),
 ])
-def test_measuring_unit(step: float, pixels_per_step: float, unit: float) -> None:
+def test_a_measured_value_is_the_roundest_number_within_two_pixels(step: float, pixels_per_step: float,
+                                                                   measured: float, given: float) -> None:
     slope = step / pixels_per_step
     axis = AxisFit("y", slope, 0.0, [(k * pixels_per_step, k * step) for k in range(5)], 0.0)
-    chart = ChartResult(kind="bar", axis=axis)
-    assert measuring_unit(chart) == pytest.approx(unit)
+    assert measured_reading(ChartResult(kind="bar", axis=axis), measured) == pytest.approx(given)
 
 
 def test_the_colour_of_the_one_coloured_shape_in_a_busy_4k_image(maestro) -> None:

@@ -32,6 +32,8 @@ def temperatures() -> Image.Image:
     ("Which month is the warmest?", "Jun"),
     ("Which month was coldest?", "Jan"),
     ("What is this graph titled?", "Average Monthly Temperature"),
+    ("What was the average temperature in April?", "14"),  # one month's value, not a mean
+    ("By how many degrees did it warm up from January to June?", "19"),
 ])
 def test_a_line_chart_answers_questions_in_everyday_words(maestro: Maestro, temperatures: Image.Image,
                                                           question: str, expected: str) -> None:
@@ -80,3 +82,15 @@ def test_a_category_asked_in_the_plural_is_the_category(maestro: Maestro) -> Non
     assert (run.status, run.answer) == ("done", "45"), run.reason
     more = maestro.ask(image, "how many more blenders than mixers?")
     assert (more.status, more.answer) == ("done", "90"), more.reason
+
+
+def test_which_category_changed_most_is_not_the_highest_bar(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.bar([0.8, 1.8, 2.8], [50, 20, 30], width=0.4, label="2023", color="tab:blue")
+        ax.bar([1.2, 2.2, 3.2], [55, 45, 32], width=0.4, label="2024", color="tab:orange")
+        ax.set_xticks([1, 2, 3], ["North", "South", "East"])
+        ax.legend()
+        ax.set_title("Orders by Region")
+
+    run = maestro.ask(render(draw), "Which region grew the most from 2023 to 2024?")
+    assert run.answer != "North"  # the highest bar; South grew the most

@@ -5,9 +5,9 @@ a reader can place a mark between two ticks: a fifth of a tick step. On a whole-
 is 2 units, so 65.1 is given as 65 (annotators rated "65.1" wrong); with steps of 1 it is 0.2, so one decimal. A
 pie share measured from its angle (no percentage printed) is given in whole percent.
 
-A measurement is also only as good as its pixels: a bar's end is placed to a pixel or two (the tick labels' centres,
-the spine drawn over the bar's base, anti-aliasing). Where two pixels are worth more than a unit of the axis (steps
-of 100 over 110 pixels), the value is given in the round unit they cover: 148.7 is given as 150, not as 149.
+A measurement is also only as good as its pixels: a bar's end or a line's point is placed to a pixel or two (the
+tick labels' centres, the spine drawn over the bar's base, anti-aliasing). A measured value is given as the roundest
+number within two pixels of it: 148.7 on steps of 100 over 110 pixels is 150, not 149; 14.06 on steps of 2 is 14.
 """
 
 from __future__ import annotations
@@ -66,31 +66,36 @@ def formatted(value: float, decimals: int | None) -> str:
     return str(int(rounded)) if rounded == int(rounded) else f"{rounded:g}"
 
 
-def measuring_unit(chart: ChartResult) -> float | None:
-    """The round unit a value measured against the axis is given in: the smallest power of ten that covers
-    ``MEASURE_PIXELS`` of the axis (what a measurement can be off by: tick labels' centres, the spine over a bar's
-    base, anti-aliasing), but never coarser than a reader resolves (the power of ten at or below a fifth of the
-    smallest tick step). 10 on an axis with steps of 100 over 110 pixels; 1 with steps of 10. None without a
-    calibrated linear axis."""
-    if chart.axis is None or len(chart.axis.ticks) < 2 or chart.axis.scale == "nonlinear":
-        return None
-    values = sorted({value for _, value in chart.axis.ticks})
+def measured_reading(chart: ChartResult, value: float) -> float:
+    """``value``, measured against the chart's axis, as a careful reader gives it: the roundest number within
+    ``MEASURE_PIXELS`` of it (what a measurement can be off by: tick labels' centres, the spine over a bar's base,
+    anti-aliasing), trying multiples of the largest power of ten within a tick step down to the smallest that
+    covers that error; otherwise rounded to the latter. 148.7 on steps of 100 over 110 px is 150; 14.06 on steps of
+    2 over 39 px is 14; 3.5 on steps of 1 over 50 px stays 3.5; 137.4 on steps of 50 over 200 px is 137."""
+    axis = chart.axis
+    if axis is None or len(axis.ticks) < 2 or axis.scale == "nonlinear" or axis.slope == 0:
+        return value
+    values = sorted({tick for _, tick in axis.ticks})
     steps = [b - a for a, b in zip(values, values[1:], strict=False) if b - a > 0]
-    if not steps or chart.axis.slope == 0:
-        return None
-    coarsest = 10.0 ** math.floor(math.log10(min(steps) / STEP_FRACTION) + 1e-9)
-    error = MEASURE_PIXELS * abs(chart.axis.slope)
-    return float(min(coarsest, 10.0 ** math.ceil(math.log10(error) - 1e-9)))
+    if not steps:
+        return value
+    error = MEASURE_PIXELS * abs(axis.slope)
+    finest = 10.0 ** math.ceil(math.log10(error) - 1e-9)
+    unit = 10.0 ** math.floor(math.log10(min(steps)) + 1e-9)
+    while unit >= finest * (1 - 1e-9):
+        nearest = round(value / unit) * unit
+        if abs(value - nearest) <= error:
+            return float(nearest)
+        unit /= 10
+    return float(round(value / finest) * finest)
 
 
 def read_value(chart: ChartResult, category: str, series: str | None = None) -> float | None:
-    """The table's value of ``category``; one measured against the axis (none printed) in ``measuring_unit``."""
+    """The table's value of ``category``; one measured against the axis (none printed) as ``measured_reading``."""
     value = chart.value(category, series)
-    unit = measuring_unit(chart)
-    if value is None or unit is None or not _measured_on_axis(chart, category, series):
+    if value is None or not _measured_on_axis(chart, category, series):
         return value
-    return float(round(value / unit) * unit)
-
+    return measured_reading(chart, value)
 
 def _measured_on_axis(chart: ChartResult, category: str, series: str | None) -> bool:
     name = match_name(category, chart.categories)

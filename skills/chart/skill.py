@@ -44,7 +44,11 @@ _ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat(?: s| is| was| are| were)?(?: the)?(
                          r"sector|department|quarter|week|person|fruit|type|kind)\b")
 #: "What is the difference between …", "How much bigger is France than Poland?", "By how much …"
 _DIFFERENCE = re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer|bigger|smaller|higher|lower|larger|"
-                         r"greater|taller|shorter)\b|\bby how much\b|\bgap between\b")
+                         r"greater|taller|shorter)\b|\bby how (?:much|many)\b|\bgap between\b")
+#: "Which quarter has the largest gap between 2023 and 2024?", "Which region grew the most?": a change between
+#: values, not the extreme of one value.
+_CHANGE = re.compile(r"\b(?:gap|difference|differ\w*|change[ds]?|growth|gr[eo]w\w*|increase[ds]?|decrease[ds]?|"
+                     r"drop(?:ped|s)?|rise|rose|fell|fall|jump(?:ed)?|gain(?:ed)?|lost|loss|improve\w*)\b")
 #: Month and weekday names: a chart prints "Apr" where a question says "April", and the other way round.
 _CALENDAR = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
              "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -123,6 +127,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
         return str(len(chart.categories)), count_confidence(chart)
     # "Which …", "What's the biggest category?", or a bare "smallest country on this chart?"
     asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text)
+    if asks_which and _CHANGE.search(text):
+        return None, None  # the extreme of a change, which the table's values do not name by themselves
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
@@ -138,7 +144,7 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
         value = None if any(v is None for v in values) else sum(v for v in values if v is not None)
-    elif re.search(r"\b(average|mean)\b", text):
+    elif re.search(r"\b(average|mean)\b", text) and len(categories) != 1:  # not "the average temperature in April"
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
         average = True
