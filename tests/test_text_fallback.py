@@ -102,3 +102,32 @@ def test_a_question_the_first_pair_settles_gets_no_fallback(maestro) -> None:
     run = maestro.ask(board([("EXIT", 80), ("14", 200)]), "What exit number is on the sign?")
     assert (run.status, run.answer) == ("done", "14")
     assert fallback_steps(run) == []
+
+
+def gate_board() -> Image.Image:
+    """A departure screen: the gate, the destination, and two times each under its name."""
+    image = Image.new("RGB", (640, 560), (15, 25, 60))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(BOLD, 44)
+    for (x, y), text in zip([(40, 40), (40, 130), (40, 260), (360, 260), (40, 340), (360, 340)],
+                            ["Gate C7", "OSLO", "Boarding", "Departs", "09:10", "09:45"], strict=True):
+        draw.text((x, y), text, fill=(255, 210, 60), font=font)
+    return image
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("what time is boarding?", "09:10"),
+    ("When does the flight depart?", "09:45"),
+])
+def test_a_time_is_the_one_printed_with_the_event_asked(maestro, question: str, answer: str) -> None:
+    run = maestro.ask(gate_board(), question)
+    assert (run.status, run.answer) == ("done", answer), run.reason
+
+
+def test_an_amount_is_the_one_printed_beside_the_named_nutrient(maestro) -> None:
+    label = board([("Hill Dairy", 48), ("Semi Skimmed", 40), ("1.7% fat", 44), ("Salt 0.1 g", 44)],
+                  size=(560, 520), ground=(230, 230, 220))
+    assert maestro.ask(label, "How much fat does this milk have?").answer == "1.7%"
+    assert maestro.ask(label, "what's the salt content").answer == "0.1 g"
+    sugar = maestro.ask(label, "How much sugar is in it?")
+    assert sugar.status == "abstained"  # sugar is not printed: no amount is taken for it

@@ -121,13 +121,13 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     if beside is not None:
         return beside
     if _DISTANCE_Q.search(question):
-        return _near_named(question, lines, image, _DISTANCE, "distance")
+        return near_named(question, lines, image, _DISTANCE, "distance")
     if _QUANTITY_Q.search(question):
         return _unique(lines, image, _QUANTITY, "quantity", lambda s: True)
     if _PERCENT_Q.search(question):
-        return _near_named(question, lines, image, _PERCENT, "percentage")
+        return near_named(question, lines, image, _PERCENT, "percentage")
     if _YEAR_Q.search(question):
-        return _near_named(question, lines, image, _YEAR, "year")
+        return near_named(question, lines, image, _YEAR, "year")
     if _PHONE_Q.search(question):
         return _unique(lines, image, _PHONE, "phone number", lambda s: sum(c.isdigit() for c in s) >= 6)
     named = _NAMED_NUMBER.search(question)
@@ -136,11 +136,11 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*([A-Z]?\d+[A-Z]?)\b", re.I)
         hits = [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)]
         if hits:
-            return _chosen(hits, image, f"the number after '{noun}'")
+            return chosen(hits, image, f"the number after '{noun}'")
         if re.search(rf"\b{re.escape(noun)}\b", text, re.I) is None and not _WHICH_NUMBER.search(question):
             return None  # the noun is not printed: perhaps a document label read elsewhere
     if _PRICE_Q.search(question):
-        return _near_named(question, lines, image, _PRICE, "price")
+        return near_named(question, lines, image, _PRICE, "price")
     if _WHICH_NUMBER.search(question) or named:
         return _unique(lines, image, _NUMBER, "number", lambda s: True)
     # "Which exit does this sign point to?": a printed word the question names, followed by a number or code.
@@ -150,7 +150,7 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*([A-Z]?\d+[A-Z]?)\b", re.I)
         hits = [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)]
         if hits:
-            return _chosen(hits, image, f"the number after '{noun}'")
+            return chosen(hits, image, f"the number after '{noun}'")
     return None
 
 
@@ -236,7 +236,7 @@ def _title(lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
                          features=features)
 
 
-def _near_named(question: str, lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str],
+def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str],
                 what: str) -> PrintedAnswer | None:
     """The ``pattern`` span on the line naming what the question names ("how far is the airport"), or the only
     such span when the question names nothing printed."""
@@ -247,7 +247,7 @@ def _near_named(question: str, lines: list[OcrLine], image: Image.Image | None, 
     if named and hits:
         lined = [(span, line) for span, line in hits if any(_fuzzy_in(w, line.text) for w in named)]
         if lined:
-            return _chosen(lined, image, f"the {what} on the line naming {' '.join(named)}")
+            return chosen(lined, image, f"the {what} on the line naming {' '.join(named)}")
         naming = [i for i, line in enumerate(lines) if any(_fuzzy_in(w, line.text) for w in named)]
         if naming:
             # Every named word printed, and between the naming line and the span's own line nothing but other
@@ -258,9 +258,9 @@ def _near_named(question: str, lines: list[OcrLine], image: Image.Image | None, 
             if every and len({span for span, _ in hits}) == 1 and bare:
                 # The one such span, on a line of its own ("Price: $6.49" under the product's name): the whole
                 # label's, so the named thing's.
-                return _chosen(bare, image, f"the only {what} printed, on a line of its own")
+                return chosen(bare, image, f"the only {what} printed, on a line of its own")
             return PrintedAnswer(None, 0.0, what, missing=f"{' '.join(named)} is printed, but no {what} beside it")
-    return _chosen(hits, image, f"the {what} printed")
+    return chosen(hits, image, f"the {what} printed")
 
 
 #: "Which town is 12 km away?", "What costs $3.50?": a question that quotes a span and asks what is printed with it.
@@ -294,7 +294,7 @@ def _named_beside(question: str, lines: list[OcrLine], image: Image.Image | None
         words = re.findall(r"[A-Za-z0-9][\w'&.-]*", rest)
         if not any(re.search(r"[A-Za-z]", w) for w in words) or len(pattern.findall(rest)):
             return PrintedAnswer(None, 0.0, what, missing=f"nothing else is printed beside {asked} on its line")
-        return _chosen([(" ".join(words), line)], image, f"the words printed beside {asked}")
+        return chosen([(" ".join(words), line)], image, f"the words printed beside {asked}")
     return None
 
 
@@ -326,10 +326,10 @@ def _bare(text: str, span: str) -> bool:
 def _unique(lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str], what: str,
             keep) -> PrintedAnswer:  # noqa: ANN001 - a predicate on the span
     hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text) if keep(m.group(0))]
-    return _chosen(hits, image, f"the {what} printed")
+    return chosen(hits, image, f"the {what} printed")
 
 
-def _chosen(hits: list[tuple[str, OcrLine]], image: Image.Image | None, how: str) -> PrintedAnswer:
+def chosen(hits: list[tuple[str, OcrLine]], image: Image.Image | None, how: str) -> PrintedAnswer:
     spans = list(dict.fromkeys(span for span, _ in hits))
     if not spans:
         return PrintedAnswer(None, 0.0, how, missing=f"no {how.removeprefix('the ')} could be read in the image")

@@ -21,6 +21,7 @@ from skills.common import COLOUR_WORDS, conclude
 from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, document_field, settle
 from skills.ocr.choices import choose_printed_option
 from skills.ocr.field_evidence import evidence_factor, field_features
+from skills.ocr.named_values import asks_for_named_value, named_value
 from skills.ocr.printed import PrintedAnswer, asks_for_span, printed_answer
 from skills.question_text import task_text
 from skills.runner import ask_expert
@@ -90,8 +91,11 @@ def run(ctx: SkillContext) -> SkillResult:
     yesno = form == "yesno"
     about_text = bool(_LOOKS_OF_THE_TEXT.search(task_text(ctx.question)[0] or ctx.question))
     # "What colour is the price printed in?" asks about the print, not for the price.
-    span = ctx.trace.call("ocr.printed_span", printed_answer, ctx.question, lines, ctx.image, yesno=yesno) \
-        if not document and not _field_read(field) and not about_text and asks_for_span(ctx.question, yesno) else None
+    spans_asked = not document and not _field_read(field) and not about_text
+    span = ctx.trace.call("ocr.named_value", named_value, ctx.question, lines, ctx.image) \
+        if spans_asked and not yesno and asks_for_named_value(ctx.question) else None
+    if span is None and spans_asked and asks_for_span(ctx.question, yesno):
+        span = ctx.trace.call("ocr.printed_span", printed_answer, ctx.question, lines, ctx.image, yesno=yesno)
     if span is not None and not getattr(ctx.expert, "neural", False):
         return _answer_span(ctx, span, evidence, lines)
     if getattr(ctx.expert, "neural", False):

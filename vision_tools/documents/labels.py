@@ -46,6 +46,11 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "rounding": ("rounding", "rounding adj", "rounding adjustment", "round"),
     "change": ("change", "change due", "change amt"),
     "weight": ("weight", "wt", "wgt"),
+    # Event words of signs and tickets ("Boarding 14:35", "Departs 15:05").
+    "boarding": ("boarding", "board", "boards"),
+    "departure": ("departure", "departs", "depart", "dep", "departing"),
+    "arrival": ("arrival", "arrives", "arrive", "arr"),
+    "closes": ("closes", "close", "closing", "closed"),
 }
 #: Labels whose value is a money amount.
 MONEY_LABELS = frozenset(["tax", "gst", "sst", "vat", "change", "cash", "discount", "subtotal", "rounding",
@@ -205,6 +210,14 @@ def value_after(layout: Layout, hit: LabelHit) -> tuple[str, list[Placed], str] 
     return None
 
 
+def bare_value_under(layout: Layout, hit: LabelHit) -> tuple[str, list[Placed], str] | None:
+    """The line right under a label when it holds no word, only a value ("09:10" under "Boarding")."""
+    below = [p for p in layout.below(hit.placed) if p.x0 < hit.placed.x1 and p.x1 > hit.placed.x0]
+    if below and not re.search(r"[A-Za-z]{2,}", below[0].text):
+        return below[0].text.strip(" :;="), below[:1], "under the label"
+    return None
+
+
 def find_label_value(layout: Layout, label: str) -> FieldAnswer:
     """The value printed beside ``label`` (any label: "invoice number", "cashier", "change", "tax" ...)."""
     variants = variants_for(label)
@@ -220,6 +233,12 @@ def find_label_value(layout: Layout, label: str) -> FieldAnswer:
             continue
         text, lines, where = found
         value = _fit_value(label, text, money)
+        if value is None and where.startswith("right"):
+            # A label beside another label ("Boarding   Departs" over "09:10   09:45"): the bare value under it.
+            under = bare_value_under(layout, hit)
+            if under is not None:
+                text, lines, where = under
+                value = _fit_value(label, text, money)
         if value is None or is_rest_of_label(value, variants[0]):
             continue
         ocr = min([hit.placed.line.confidence] + [p.line.confidence for p in lines])
