@@ -196,6 +196,38 @@ def test_the_colour_of_the_one_coloured_shape_in_a_busy_4k_image(maestro) -> Non
     assert (run.status, run.answer) == ("done", "blue")
 
 
+def busy_4k_with(draw_needle) -> Image.Image:  # noqa: ANN001 - draws the one coloured shape
+    image = Image.new("RGB", (3840, 2160), (205, 208, 210))
+    draw = ImageDraw.Draw(image)
+    for k in range(90):  # gray clutter: strokes and discs
+        x, y, tone = (k * 431) % 3600, (k * 277) % 1950, 70 + (k * 53) % 140
+        draw.line((x, y, x + 250, y + (k % 5) * 50), fill=(tone, tone, tone), width=5)
+        draw.ellipse((x + 40, y + 80, x + 100, y + 140), fill=(tone, tone, tone))
+    draw_needle(draw)
+    return image
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("There is one coloured shape in this picture. What colour is it?", "orange"),
+    ("What colour is the small shape?", "orange"),
+    ("What shape is the orange object?", "triangle"),
+])
+def test_a_shape_of_any_kind_is_the_one_coloured_blob(maestro, question: str, answer: str) -> None:
+    image = busy_4k_with(lambda d: d.regular_polygon((1100, 1500, 34), 3, fill=(245, 130, 20)))
+    run = maestro.ask(image, question)
+    assert (run.status, run.answer) == ("done", answer), run.reason
+
+
+def test_the_shape_among_shapes_of_several_colours_is_ambiguous(maestro) -> None:
+    image = Image.new("RGB", (900, 600), "white")
+    draw = ImageDraw.Draw(image)
+    draw.regular_polygon((200, 200, 60), 4, fill=(30, 90, 220))  # a square's fuller box must not outrank the rest
+    draw.regular_polygon((600, 380, 60), 3, fill=(40, 170, 60))
+    draw.ellipse((350, 420, 470, 540), fill=(220, 30, 30))
+    run = maestro.ask(image, "What colour is the shape?")
+    assert run.status == "abstained" and "different colours" in run.reason
+
+
 def test_shapes_of_several_colours_make_the_shape_ambiguous_and_the_reason_says_so(maestro) -> None:
     image = Image.new("RGB", (1600, 900), "white")
     draw = ImageDraw.Draw(image)

@@ -25,7 +25,7 @@ from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
 from vision_tools.image import Box, name_background, name_colour
 from vision_tools.text import read_text
-from vision_tools.zoom import SearchResult, crop, find_region, quadrant
+from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region, quadrant
 
 #: Candidates a colour question compares, and the share of the best match's score that makes one a rival.
 MAX_CANDIDATES = 12
@@ -37,6 +37,15 @@ _WHERE_Q = re.compile(r"\bwhere\b|\bquadrant\b|\bwhich (corner|side|part)\b|\blo
 _TEXT_Q = re.compile(r"\b(written|say|says|word|text|label reads?)\b", re.I)
 _WHERE_OBJECT = re.compile(r"\bwhere (?:is|are) (?:the |a |an )?(?P<object>[a-z][a-z -]{0,40}?)\s*(?:\?|$|\blocated\b|"
                            r"\bin\b|\bon\b|\.)", re.I)
+#: "What shape is the red object?", "What kind of shape is the blue one?"
+_SHAPE_OF = re.compile(r"\bshape\s+(?:is|of)\s+(?:the|this|that)\s+(?P<object>[a-z][a-z -]{0,40}?)\s*(?:\?|$|\.|,)",
+                       re.I)
+_SHAPE_Q = re.compile(r"\b(?:what|which)\s+(?:kind of |type of |sort of )?shape\b", re.I)
+#: "There is one coloured shape in this picture. What colour is it?": the pronoun's antecedent, a shape of some kind.
+_PRONOUN = frozenset(["it", "this", "that", "they", "them"])
+_ANTECEDENT = re.compile(r"\b(?:one|a|an|the|single|only)\s+(?P<object>(?:[a-z]+\s+){0,2}?(?:"
+                         + "|".join(sorted(GENERIC_SHAPE_WORDS)) + r"|" + "|".join(sorted(SEARCHABLE_SHAPES))
+                         + r")s?)\b", re.I)
 #: Words that name a findable region when a colour comes with them ("the yellow label").
 _REGION_NOUNS = frozenset(["label", "sign", "box", "region", "area", "patch", "shape", "object", "mark", "marker",
                            "spot", "blob", "tag", "sticker", "board", "panel", "button", "block", "figure"])
@@ -107,6 +116,12 @@ def _look_at(ctx: SkillContext, target: str) -> SkillResult:
         results.append(colour)
         answer = colour.name
         confidence = min(0.95, 0.5 + 0.45 * colour.fraction) * picked.factor
+    elif _SHAPE_Q.search(question) and isinstance(found, SearchResult) and found.matches:
+        # "What shape is the red object?": the shape of the best blob, unless a close rival has another one.
+        label = found.matches[0].label.split()[-1]
+        rivals = [m for m in found.matches[1:] if m.score >= RIVAL_SHARE * score and m.label.split()[-1] != label]
+        answer = None if rivals or label == "region" else label
+        confidence = min(0.95, 0.5 + 0.45 * score)
     elif _WHERE_Q.search(question):  # before text: "in which quadrant is the word 'X' written?" asks where
         answer = quadrant(box, image.size)
         confidence = min(0.95, 0.55 + 0.4 * score) * _quadrant_margin(box, image.size)
@@ -172,8 +187,11 @@ def _named_object(question: str) -> str | None:
     """The object a colour or position question asks about, in the question's words."""
     named = attribute_object(question)
     if named is None:
-        match = _WHERE_OBJECT.search(question)
+        match = _WHERE_OBJECT.search(question) or _SHAPE_OF.search(question)
         named = match.group("object").strip() if match else None
+    if named is not None and named.lower() in _PRONOUN:
+        antecedent = _ANTECEDENT.search(question)
+        named = antecedent.group("object").lower() if antecedent else named
     return named
 
 
@@ -188,6 +206,10 @@ def _target(question: str, named: str | None) -> str | None:
         head = named.split()[-1]
         shape = shape_in(named)
         colours = colours_in(named)
+        if shape is None and head.rstrip("s") in GENERIC_SHAPE_WORDS and (colour_asked or _SHAPE_Q.search(question)):
+            # "the small shape", "the red object": a drawn shape of any kind, found as a solid coloured blob.
+            colour = colours[0] if colours and not colour_asked else None
+            return " ".join(w for w in (colour, "shape") if w)
         findable = shape is not None or (colours and (head in _REGION_NOUNS or colours_in(head)))
         if not findable:
             return None

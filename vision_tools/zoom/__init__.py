@@ -1,5 +1,14 @@
 """Finding and zooming: crop, tile, quadrant, and a tiled search for a colour, a shape or a word in large images."""
 
-from vision_tools.zoom.regions import CropResult, RegionMatch, SearchResult, crop, find_region, quadrant, tile
+from vision_tools.zoom.regions import (
+    GENERIC_SHAPE_WORDS,
+    CropResult,
+    RegionMatch,
+    SearchResult,
+    crop,
+    find_region,
+    quadrant,
+    tile,
+)
 
-__all__ = ["CropResult", "RegionMatch", "SearchResult", "crop", "find_region", "quadrant", "tile"]
+__all__ = ["GENERIC_SHAPE_WORDS", "CropResult", "RegionMatch", "SearchResult", "crop", "find_region", "quadrant", "tile"]

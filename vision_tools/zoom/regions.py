@@ -174,6 +174,14 @@ def find_region(
     return SearchResult(target, found_kind, matches, image.size, annotated, effort)
 
 
+#: Words for a drawn shape of any kind ("the small shape", "the red object"): any solid coloured blob, named by the
+#: shape it has.
+ANY_SHAPE = "shape"
+#: Solidity (blob area over its box, less for thin strokes) below which a blob is a stroke, not a drawn shape.
+MIN_SHAPE_SOLIDITY = 0.3
+GENERIC_SHAPE_WORDS = frozenset(["shape", "object", "thing", "dot", "blob", "item", "figure", "spot", "mark"])
+
+
 def _parse_target(target: str) -> tuple[str | None, str | None]:
     colour = shape = None
     for word in target.lower().replace("-", " ").split():
@@ -183,6 +191,8 @@ def _parse_target(target: str) -> tuple[str | None, str | None]:
             colour = canonical_name(word)
         elif shape is None and name in SEARCHABLE:
             shape = "circle" if name == "ellipse" else name  # the search's classifier calls ellipses circles
+        elif shape is None and word in GENERIC_SHAPE_WORDS:
+            shape = ANY_SHAPE
     return colour, shape
 
 
@@ -217,7 +227,8 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
         if refined is None:
             continue
         box, found_shape, shape_score, solid, vivid = refined
-        if shape is not None and found_shape != shape and not (shape == "rectangle" and found_shape == "square"):
+        if shape not in (None, ANY_SHAPE) and found_shape != shape and not (
+                shape == "rectangle" and found_shape == "square"):
             continue
         if shape is not None and _touches_border(box, width, height):
             continue  # a blob the image's edge cuts is background or a part: its outline is not the shape's
@@ -225,8 +236,16 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
         # size; a blob under ~20 px across is discounted as likely antialiasing or noise.
         size_factor = min(1.0, math.sqrt(box.area) / 20.0)
         # A shape is ranked by its vividness too: a clear red disc above a dull blob of the ground.
-        score = shape_score * size_factor * vivid if shape else solid * size_factor * vivid
-        label = " ".join(v for v in (colour, found_shape if shape else "region") if v)
+        if shape == ANY_SHAPE:
+            # Any drawn shape: every solid blob counts alike (a square's fuller box must not outrank a triangle,
+            # or "the shape" among several would be the square); strokes and thin lines are no shape.
+            if solid < MIN_SHAPE_SOLIDITY:
+                continue
+            score = size_factor * vivid
+        else:
+            score = shape_score * size_factor * vivid if shape else solid * size_factor * vivid
+        label = " ".join(v for v in (colour or (mask_colour if shape == ANY_SHAPE else None),
+                                     found_shape if shape else "region") if v)
         matches.append(RegionMatch(box, float(score), label, quadrant(box, (width, height))))
     matches = _dedupe(matches)
     matches.sort(key=lambda m: (-round(m.score, 2), -m.box.area))
