@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
@@ -226,6 +227,16 @@ def test_the_shape_among_shapes_of_several_colours_is_ambiguous(maestro) -> None
     draw.ellipse((350, 420, 470, 540), fill=(220, 30, 30))
     run = maestro.ask(image, "What colour is the shape?")
     assert run.status == "abstained" and "different colours" in run.reason
+
+
+def test_the_colour_of_a_triangle_is_its_own_not_its_boxs(maestro) -> None:
+    # Half a triangle's box is ground: on a blue gradient its colour is the triangle's pixels', not the box's.
+    ramp = np.linspace(0, 1, 900)[None, :, None]
+    ground = np.array([30, 70, 190]) * (1 - ramp) + np.array([240, 240, 250]) * ramp
+    image = Image.fromarray((ground * np.ones((600, 1, 1))).astype(np.uint8))
+    ImageDraw.Draw(image).polygon([(380, 70), (150, 540), (610, 540)], fill=(15, 15, 15))
+    run = maestro.ask(image, "What colour is the big triangle?")
+    assert run.answer in (None, "black")
 
 
 def test_shapes_of_several_colours_make_the_shape_ambiguous_and_the_reason_says_so(maestro) -> None:

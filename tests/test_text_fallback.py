@@ -131,3 +131,14 @@ def test_an_amount_is_the_one_printed_beside_the_named_nutrient(maestro) -> None
     assert maestro.ask(label, "what's the salt content").answer == "0.1 g"
     sugar = maestro.ask(label, "How much sugar is in it?")
     assert sugar.status == "abstained"  # sugar is not printed: no amount is taken for it
+
+
+def test_items_on_a_page_of_print_are_not_counted_as_shapes(maestro) -> None:
+    page = Image.new("RGB", (520, 640), "white")
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.truetype(BOLD, 30)
+    for row, line in enumerate(["CORNER CAFE", "Latte      3.40", "Muffin     2.80", "Water      1.20",
+                                "TOTAL      7.40"]):
+        draw.text((40, 60 + 90 * row), line, fill="black", font=font)
+    run = maestro.ask(page, "How many items were bought?")
+    assert run.status == "abstained" and "printed text" in run.reason

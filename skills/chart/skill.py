@@ -140,6 +140,14 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
         used = categories[:2]
         a, b = (read_value(chart, c, one_series) for c in used)
         value = None if a is None or b is None else abs(a - b)
+    elif _DIFFERENCE.search(text) and len(categories) == 1 and len(series) >= 2:
+        # "By how much did 2023 beat 2022 in Q2?": two series in one category.
+        used = categories
+        a, b = (read_value(chart, categories[0], s) for s in series[:2])
+        value = None if a is None or b is None else abs(a - b)
+        named_series = None
+    elif _DIFFERENCE.search(text):
+        return None, None  # a difference with one side the table does not name: never the one value it has
     elif re.search(r"\b(sum|total|combined|altogether)\b", text):
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]

@@ -28,10 +28,15 @@ from skills.targets import Counted, counted
 from vision_tools import detection, diagrams
 from vision_tools.diagrams import as_rgb_array, ink_strength, stretch_faint_ink
 from vision_tools.image import ImageKind
+from vision_tools.text import read_text_cached
 
 _PEOPLE = re.compile(r"\b(people|persons?|pedestrians?|humans?|men|women|players|children|kids)\b", re.IGNORECASE)
 _FACES = re.compile(r"\bfaces?\b", re.IGNORECASE)
 _TIMES = re.compile(r"\bhow many times\b", re.IGNORECASE)
+#: Nouns for things in general ("items", "objects"): on a page of print, its letters would be counted as shapes.
+_ANY_THING = frozenset(["item", "object", "thing", "element"])
+#: Lines of words from which an image is a page of print, not a drawing of things.
+PRINTED_LINES = 3
 _TRACED = ("circle", "pentagon", "hexagon", "triangle", "square", "rectangle")
 #: Detection scores from which a detection is sure (counted): OpenCV's Haar scores true frontal faces 0.98-1.0
 #: and false alarms 0.55-0.84 on the photo benchmark; its HOG people scores are weaker and overlap more; YOLO's
@@ -63,6 +68,15 @@ def run(ctx: SkillContext) -> SkillResult:
             f"the tools have no detector for {what}: they count faces, people, drawn shapes (circles, squares, "
             f"triangles, …) and colours; configure YOLO weights (expert option yolo_weights) or a VLM expert "
             f"(see {EXPERTS_DOC})"))
+    if target.shape is None and target.colour is None and target.noun in _ANY_THING:
+        # "How many items were bought?" on a receipt: blobs of print are no drawn things.
+        text = trace.call("ocr.read_text", read_text_cached, image)
+        printed = [line for line in text.lines if sum(ch.isalpha() for ch in line.text) >= 3]
+        if len(printed) >= PRINTED_LINES:
+            return conclude(ctx, [text], None, missing=(
+                f"the image is mostly printed text ({len(printed)} lines): a count of drawn shapes would count its "
+                f"print, and the tools do not count the things a text lists; configure a VLM expert "
+                f"(see {EXPERTS_DOC})"))
     kind, image = drawing_view(ctx)
     if kind.is_photo:
         return conclude(ctx, [kind], None, missing=photo_missing("shape-counting tools", kind))

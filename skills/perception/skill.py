@@ -116,6 +116,9 @@ def _look_at(ctx: SkillContext, target: str) -> SkillResult:
         results.append(colour)
         answer = colour.name
         confidence = min(0.95, 0.5 + 0.45 * colour.fraction) * picked.factor
+        if picked.colour is not None and picked.colour != colour.name:
+            # Segmentation named the shape's own pixels; its box holds ground too (half a triangle's box).
+            answer, confidence = picked.colour, 0.9 * picked.factor
     elif _SHAPE_Q.search(question) and isinstance(found, SearchResult) and found.matches:
         # "What shape is the red object?": the shape of the best blob, unless a close rival has another one.
         label = found.matches[0].label.split()[-1]
@@ -150,6 +153,7 @@ class _Pick(NamedTuple):
     box: Box | None = None
     factor: float = 1.0
     missing: str | None = None
+    colour: str | None = None  # the shape's own colour, where segmentation named it
 
 
 def _one_colour(image: Image.Image, matches: list[tuple[Box, float, str | None]]) -> _Pick:
@@ -157,11 +161,11 @@ def _one_colour(image: Image.Image, matches: list[tuple[Box, float, str | None]]
     otherwise the question is ambiguous. (A size word does not single one out: on a busy 4K image "the small
     square" was as often a small square of the clutter as the one meant.)"""
     best = matches[0][1]
-    strong = [box for box, score, _ in matches if score >= RIVAL_SHARE * best]
-    named = [(box, name_colour(image, box).name) for box in strong]
+    strong = [(box, own) for box, score, own in matches if score >= RIVAL_SHARE * best]
+    named = [(box, own or name_colour(image, box).name) for box, own in strong]
     colours = list(dict.fromkeys(name for _, name in named))
     if len(colours) == 1:
-        return _Pick(True, strong[0])
+        return _Pick(True, strong[0][0], colour=strong[0][1])
     listed = ", ".join(colours[:5])
     return _Pick(None, missing=f"{len(strong)} matching shapes of different colours ({listed}) are in the image, "
                                "and the question does not single one out")
