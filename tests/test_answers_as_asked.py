@@ -172,7 +172,8 @@ def test_precision_rules() -> None:
 @pytest.mark.parametrize(("step", "pixels_per_step", "measured", "given"), [
     (100.0, 110.0, 148.7, 150.0),  # two pixels are worth 1.8: the roundest number within them
     (100.0, 110.0, 338.4, 340.0),
-    (100.0, 110.0, 143.0, 140.0),  # no round number within two pixels: whole tens, what two pixels cover
+    (100.0, 110.0, 143.0, 143.0),  # no round number within two pixels: the measure, in units within them
+    (50.0, 60.0, 13.6, 14.0),  # never rounded coarser than two pixels (1.7 here): not 10
     (2.0, 39.0, 14.06, 14.0),  # a point a pixel off a whole number on a whole-number axis
     (1.0, 50.0, 3.5, 3.5),  # halfway between ticks on a fine axis stays a half
     (50.0, 200.0, 137.4, 137.0),  # a fine axis keeps whole numbers

@@ -43,9 +43,10 @@ class KeywordPolicy:
         if recognised is not None and len(searches) >= MAX_SEARCHES:  # the extra try is the image's own skill's
             untried = [c for c in untried if c[1] == recognised.skill]
         fallback = fallback_skill(ctx.registry, searches, ctx.question)
-        if fallback is not None and not any(c[1] == fallback for c in untried):
-            untried += self._fallback_pairs(ctx.registry, fallback)
-            limit = max(limit, len(searches) + 1)
+        if fallback is not None and not any(c[1] == fallback for c in untried) and (
+                len(searches) >= limit or not untried):
+            # The one extra try is the fallback's, no other pair's.
+            untried, limit = self._fallback_pairs(ctx.registry, fallback), len(searches) + 1
         if ctx.force_answer or len(searches) >= limit or not untried:
             if answered is not None:  # no other pair: the answer is given, and refused for its form
                 return answered

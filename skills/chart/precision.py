@@ -69,8 +69,8 @@ def formatted(value: float, decimals: int | None) -> str:
 def measured_reading(chart: ChartResult, value: float) -> float:
     """``value``, measured against the chart's axis, as a careful reader gives it: the roundest number within
     ``MEASURE_PIXELS`` of it (what a measurement can be off by: tick labels' centres, the spine over a bar's base,
-    anti-aliasing), trying multiples of the largest power of ten within a tick step down to the smallest that
-    covers that error; otherwise rounded to the latter. 148.7 on steps of 100 over 110 px is 150; 14.06 on steps of
+    anti-aliasing), trying multiples of the largest power of ten within a tick step down to the largest within
+    that error; otherwise rounded to the latter. 148.7 on steps of 100 over 110 px is 150; 14.06 on steps of
     2 over 39 px is 14; 3.5 on steps of 1 over 50 px stays 3.5; 137.4 on steps of 50 over 200 px is 137."""
     axis = chart.axis
     if axis is None or len(axis.ticks) < 2 or axis.scale == "nonlinear" or axis.slope == 0:
@@ -80,7 +80,8 @@ def measured_reading(chart: ChartResult, value: float) -> float:
     if not steps:
         return value
     error = MEASURE_PIXELS * abs(axis.slope)
-    finest = 10.0 ** math.ceil(math.log10(error) - 1e-9)
+    # Never coarser than the error itself: rounding to a unit larger than two pixels would add error of its own.
+    finest = 10.0 ** math.floor(math.log10(error) + 1e-9)
     unit = 10.0 ** math.floor(math.log10(min(steps)) + 1e-9)
     while unit >= finest * (1 - 1e-9):
         nearest = round(value / unit) * unit

@@ -46,8 +46,7 @@ _ABOUT_CONTENT = re.compile(r"\b(?:mentions?|contains?|includes?|lists?)\b", re.
 #: A question about the title or heading (also read by ``skills.ocr.choices``).
 TITLE_QUESTION = re.compile(r"\b(title|titled|heading|headline|caption)\b"
                             r"|\bname of (?:the|this) (?:chart|graph|plot|figure|diagram)\b"
-                            r"|\b(?:chart|graph|plot|figure|diagram) (?:is )?called\b"
-                            r"|\bwhat(?:'s| is)\s+(?:the|this)\s+(?:chart|graph|plot|figure)\s+about\b", re.I)
+                            r"|\b(?:chart|graph|plot|figure|diagram) (?:is )?called\b", re.I)
 _DISTANCE_Q = re.compile(r"\bhow far\b|\bdistance\b|\bhow many (?:km|kilomet\w+|miles?|mi|metres?|meters?)\b", re.I)
 _DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
 #: "How much does it weigh?", "net weight?", "How heavy is the pack?", "How many ml is the bottle?"
@@ -55,7 +54,12 @@ _QUANTITY_Q = re.compile(r"\bweigh|\bweight\b|\bheavy\b|\bvolume\b|\bcapacity\b|
                          r"lit(?:re|er)s?|l|cl|g|grams?|kg|kilograms?|oz|ounces?|lbs?|pounds?)\b", re.I)
 #: "What's the alcohol percentage?", "How much is the discount in percent?"
 _PERCENT_Q = re.compile(r"\bpercent(?:age)?\b|\babv\b|%", re.I)
-_PERCENT = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?\s?%")
+_PERCENT = re.compile(r"(?<![\w.,])[-+−]?\d+(?:[.,]\d+)?\s?%")
+#: Words a percentage's line prints for what the question names ("alcohol" as "13.5% vol", "ALC 12%").
+_PERCENT_NAMES = {"alcohol": ("alcohol", "alc", "vol", "abv"), "abv": ("alcohol", "alc", "vol", "abv"),
+                  "discount": ("discount", "off", "save", "saving"), "off": ("off", "discount")}
+_PERCENT_WORDS = frozenset(["percentage", "percent", "what", "how", "much", "the", "is", "of", "this", "it", "its",
+                            "whats", "s", "are", "on", "in", "does", "have", "has", "there", "a", "an", "per"])
 #: "What year is this wine?", "Vintage?", "Which year was the shop founded?"
 _YEAR_Q = re.compile(r"\b(?:what|which)\s+year\b|\bvintage\b|\byear\b.{0,30}\b(?:founded|established|built|made)\b",
                      re.I)
@@ -125,9 +129,13 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     if _QUANTITY_Q.search(question):
         return _unique(lines, image, _QUANTITY, "quantity", lambda s: True)
     if _PERCENT_Q.search(question):
-        return near_named(question, lines, image, _PERCENT, "percentage")
+        return _percentage(question, lines, image)
     if _YEAR_Q.search(question):
-        return near_named(question, lines, image, _YEAR, "year")
+        # A year on a line of its own (a vintage): "SINCE 1962", "2014 ELM ST" or a title's "since 2016" are not
+        # the year of what the question asks about.
+        bare = [(m.group(0), line) for line in lines for m in _YEAR.finditer(line.text)
+                if line.text.strip(" .,:;") == m.group(0)]
+        return chosen(bare, image, "year printed on a line of its own")
     if _PHONE_Q.search(question):
         return _unique(lines, image, _PHONE, "phone number", lambda s: sum(c.isdigit() for c in s) >= 6)
     named = _NAMED_NUMBER.search(question)
@@ -152,6 +160,19 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         if hits:
             return chosen(hits, image, f"the number after '{noun}'")
     return None
+
+
+def _percentage(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
+    """The percentage on the one line that prints every word the question names ("alcohol" as "vol"), never the
+    only percentage printed whatever it is about ("30% OFF" for "What percentage of the shoppers wear hats?")."""
+    named = [w for w in _words(question) if w not in _PERCENT_WORDS and w not in _STOP and len(w) > 2]
+    if not named:
+        return PrintedAnswer(None, 0.0, "percentage", missing="the question does not say what the percentage is of")
+    def names(line: OcrLine, word: str) -> bool:
+        return any(_fuzzy_in(spelling, line.text) for spelling in _PERCENT_NAMES.get(word, (word,)))
+    hits = [(m.group(0).strip(), line) for line in lines for m in _PERCENT.finditer(line.text)
+            if all(names(line, w) for w in named)]
+    return chosen(hits, image, f"percentage on the line naming {' '.join(named)}")
 
 
 def _row_lines(lines: list[OcrLine]) -> list[OcrLine]:

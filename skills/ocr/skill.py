@@ -77,7 +77,7 @@ def run(ctx: SkillContext) -> SkillResult:
         lines = reading.ocr.lines
         document = reading.looks_like_document
         if _reads_as_document(asked, reading):
-            field = ctx.trace.call("documents.read_field", reading.field, asked.field)
+            field = _scene_checked(ctx.trace.call("documents.read_field", reading.field, asked.field), document)
     else:
         lines = ctx.trace.call("ocr.read_text", read_text_cached, ctx.image, backend=backend).lines
     evidence = _evidence(lines)
@@ -125,6 +125,15 @@ def asks_for_all_the_text(question: str) -> bool:
     stem = task_text(question)[0] or question
     return bool(_ALL_THE_TEXT.search(stem)) and not _PART_OF_THE_TEXT.search(stem) \
         and not _ABOUT_THE_TEXT.search(stem)
+
+
+def _scene_checked(field: FieldAnswer, document: bool) -> FieldAnswer:
+    """On a sign (not a document) words stacked over rows are one phrase ("SPEED / LIMIT / 30", "NO / PARKING"):
+    a word under a label is its continuation, not its value; a value under it carries a number."""
+    if document or field.value is None or not field.how.startswith("under the label") or re.search(r"\d", field.value):
+        return field
+    return FieldAnswer(field.field, None, 0.0, missing=f"the words under '{field.label}' continue the sign's text; "
+                                                       "no value is printed under it")
 
 
 def _field_read(field: FieldAnswer | None) -> bool:

@@ -52,6 +52,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "arrival": ("arrival", "arrives", "arrive", "arr"),
     "closes": ("closes", "close", "closing", "closed"),
 }
+#: Words a label may leave unprinted after its first word ("Invoice: 1054" for the invoice number).
+FIELD_WORDS = frozenset(["number", "no", "num", "nbr", "code", "id", "ref", "date", "time", "amount", "name"])
 #: Labels whose value is a money amount.
 MONEY_LABELS = frozenset(["tax", "gst", "sst", "vat", "change", "cash", "discount", "subtotal", "rounding",
                           "service charge", "deposit", "balance", "tip", "tendered", "paid", "amount",
@@ -110,6 +112,7 @@ class LabelHit:
     end: int  # characters of the line's text taken by the label
     score: float
     printed: str
+    across_rows: bool = False  # the label's words start on the row above (a sign's "SPEED" over "LIMIT")
 
 
 def find_labels(layout: Layout, variants: list[str], min_score: float = 0.85) -> list[LabelHit]:
@@ -145,7 +148,7 @@ def _label_over_two_rows(layout: Layout, placed: Placed, words: list[str], asked
         found = _match_start(lower.text, label_words(lower.text), rest)
         if found is not None and found[1] == 1.0:
             printed = f"{placed.text.strip()} {lower.text[:found[0]].strip()}"
-            hits.append(LabelHit(lower, found[0], 0.95, printed))
+            hits.append(LabelHit(lower, found[0], 0.95, printed, across_rows=True))
     return hits
 
 
@@ -188,7 +191,8 @@ def variants_for(label: str) -> list[str]:
         options = [prefix + [choice] for prefix in options for choice in choices][:40]
     asked = " ".join(words)
     variants = [asked] + [v for v in (" ".join(option) for option in options) if v != asked]
-    if len(words) > 1:  # "invoice number" is often printed as plain "invoice" or "inv #"
+    if len(words) > 1 and all(w in FIELD_WORDS for w in words[1:]):
+        # "invoice number" is often printed as plain "invoice" or "inv #"; "speed limit" is never plain "speed".
         variants += [v for v in SYNONYMS.get(words[0], (words[0],)) if v not in variants]
     return variants
 
@@ -241,6 +245,8 @@ def find_label_value(layout: Layout, label: str) -> FieldAnswer:
                 value = _fit_value(label, text, money)
         if value is None or is_rest_of_label(value, variants[0]):
             continue
+        if hit.across_rows and not re.search(r"\d", value):
+            continue  # a sign's two-row label ("SPEED / LIMIT") carries a number, not the next words ("ENFORCED")
         ocr = min([hit.placed.line.confidence] + [p.line.confidence for p in lines])
         pairing = 1.0 if where.startswith("after") else 0.95 if where.startswith("right") else 0.8
         candidates.append((hit.score * pairing * ocr, value, lines, hit, where))
