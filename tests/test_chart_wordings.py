@@ -53,13 +53,22 @@ def test_a_pie_chart_names_its_biggest_slice_and_its_title(maestro: Maestro) -> 
     assert (title.status, title.answer) == ("done", "Household Budget"), title.reason
 
 
-def test_how_many_of_a_thing_a_bar_stands_for_is_read_from_the_chart(maestro: Maestro) -> None:
-    def draw(ax) -> None:  # noqa: ANN001
-        ax.bar(["Jan", "Feb", "Mar", "Apr"], [4, 7, 3, 9], color="tab:blue")
-        ax.set_yticks(range(0, 11, 2))
-        ax.set_title("Books Read per Month")
+def bar_chart(categories: list[str], values: list[int], title: str, *, labelled: bool = False,
+              yticks: range | None = None) -> Image.Image:
+    """One series of bars, with the values printed on them when ``labelled``."""
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        bars = ax.bar(categories, values)
+        if labelled:
+            ax.bar_label(bars)
+        if yticks is not None:
+            ax.set_yticks(yticks)
+        ax.set_title(title)
 
-    image = render(draw)
+    return render(draw)
+
+
+def test_how_many_of_a_thing_a_bar_stands_for_is_read_from_the_chart(maestro: Maestro) -> None:
+    image = bar_chart(["Jan", "Feb", "Mar", "Apr"], [4, 7, 3, 9], "Books Read per Month", yticks=range(0, 11, 2))
     run = maestro.ask(image, "How many books were read in Feb?")
     assert (run.status, run.answer) == ("done", "7"), run.reason
     assert [s.skill for s in run.steps if s.kind == "search"][-1] == "Chart"  # books are no shape to count
@@ -72,12 +81,8 @@ def test_how_many_of_a_thing_a_bar_stands_for_is_read_from_the_chart(maestro: Ma
 
 
 def test_a_category_asked_in_the_plural_is_the_category(maestro: Maestro) -> None:
-    def draw(ax) -> None:  # noqa: ANN001
-        bars = ax.bar(["Kettle", "Toaster", "Blender", "Mixer"], [70, 45, 120, 30], color="tab:purple")
-        ax.bar_label(bars)
-        ax.set_title("Appliances Repaired")
-
-    image = render(draw)
+    image = bar_chart(["Kettle", "Toaster", "Blender", "Mixer"], [70, 45, 120, 30], "Appliances Repaired",
+                      labelled=True)
     run = maestro.ask(image, "How many toasters were repaired?")
     assert (run.status, run.answer) == ("done", "45"), run.reason
     more = maestro.ask(image, "how many more blenders than mixers?")

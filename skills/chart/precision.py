@@ -28,17 +28,21 @@ def decimals_of(number: float) -> int:
     return len(text.split(".")[1]) if "." in text else 0
 
 
-def axis_decimals(chart: ChartResult) -> int | None:
-    """The decimals a value measured against the chart's value axis supports; None without a calibrated axis."""
+def _smallest_step(chart: ChartResult) -> float | None:
+    """The smallest step between the value axis's tick labels; None without a calibrated axis."""
     if chart.axis is None or len(chart.axis.ticks) < 2:
         return None
     values = sorted({value for _, value in chart.axis.ticks})
-    steps = [b - a for a, b in zip(values, values[1:], strict=False) if b - a > 0]
-    if not steps:
+    return min((b - a for a, b in zip(values, values[1:], strict=False) if b - a > 0), default=None)
+
+
+def axis_decimals(chart: ChartResult) -> int | None:
+    """The decimals a value measured against the chart's value axis supports; None without a calibrated axis."""
+    step = _smallest_step(chart)
+    if step is None or chart.axis is None:
         return None
-    resolution = min(steps) / STEP_FRACTION
-    from_step = max(0, math.ceil(-math.log10(resolution) - 1e-9))
-    return max(from_step, max(decimals_of(v) for v in values))
+    from_step = max(0, math.ceil(-math.log10(step / STEP_FRACTION) - 1e-9))
+    return max(from_step, max(decimals_of(v) for _, v in chart.axis.ticks))
 
 
 def value_decimals(chart: ChartResult, categories: list[str], series: str | None) -> int | None:
@@ -72,17 +76,13 @@ def measured_reading(chart: ChartResult, value: float) -> float:
     anti-aliasing), trying multiples of the largest power of ten within a tick step down to the largest within
     that error; otherwise rounded to the latter. 148.7 on steps of 100 over 110 px is 150; 14.06 on steps of
     2 over 39 px is 14; 3.5 on steps of 1 over 50 px stays 3.5; 137.4 on steps of 50 over 200 px is 137."""
-    axis = chart.axis
-    if axis is None or len(axis.ticks) < 2 or axis.scale == "nonlinear" or axis.slope == 0:
-        return value
-    values = sorted({tick for _, tick in axis.ticks})
-    steps = [b - a for a, b in zip(values, values[1:], strict=False) if b - a > 0]
-    if not steps:
+    axis, step = chart.axis, _smallest_step(chart)
+    if axis is None or step is None or axis.scale == "nonlinear" or axis.slope == 0:
         return value
     error = MEASURE_PIXELS * abs(axis.slope)
     # Never coarser than the error itself: rounding to a unit larger than two pixels would add error of its own.
     finest = 10.0 ** math.floor(math.log10(error) + 1e-9)
-    unit = 10.0 ** math.floor(math.log10(min(steps)) + 1e-9)
+    unit = 10.0 ** math.floor(math.log10(step) + 1e-9)
     while unit >= finest * (1 - 1e-9):
         nearest = round(value / unit) * unit
         if abs(value - nearest) <= error:
