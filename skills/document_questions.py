@@ -57,6 +57,10 @@ _GENERIC = re.compile(r"^\s*(?:what(?:'s|\s+is|\s+was|\s+are)|give\s+me|find|tel
 _BARE = re.compile(r"^\s*(?:the\s+)?(?P<label>[a-z][a-z0-9 #./-]{1,30}?)\s*\?\s*$", re.IGNORECASE)
 _WHO_TIME = re.compile(r"\bwho\s+(?:was|is)\s+the\s+(?P<label>cashier|operator|salesperson|staff|server|waiter)\b|"
                        r"\bwhat\s+time\b", re.IGNORECASE)
+#: "What time was this receipt printed?", "time of purchase?": the time the document was issued.
+_ISSUE_TIME = re.compile(r"\bwhat\s+time\b.{0,40}\b(?:printed|issued|purchased?|bought|paid|made|placed|ordered|"
+                         r"transaction|sale)\b|\btime\s+of\s+(?:the\s+)?(?:purchase|transaction|sale|issue|payment|"
+                         r"order)\b", re.IGNORECASE)
 #: Words that ask about the text itself, not a field: those questions go to transcription.
 _NOT_A_LABEL = frozenset(["text", "word", "words", "writing", "written", "title", "sign", "letter", "letters",
                           "message", "caption", "answer", "colour", "color", "image", "picture", "object", "shown",
@@ -91,6 +95,8 @@ def document_field(question: str) -> DocumentQuestion | None:
         match = pattern.search(text)
         if match:
             return DocumentQuestion(field, match.group(0))
+    if issued := _ISSUE_TIME.search(text):
+        return DocumentQuestion("issue time", issued.group(0))
     special = _WHO_TIME.search(text)
     if special:
         return DocumentQuestion(special.group("label").lower() if special.group("label") else "time",

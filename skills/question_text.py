@@ -19,7 +19,7 @@ _INSTRUCTION = re.compile(
     r"(?:^|(?<=[.!?:\n]))[ \t]*(?:please[ \t]+)?(?:answer[ \t]+(?:with|using|in|by|the[ \t]+question[ \t]+"
     r"(?:with|using))|respond|reply|put[ \t]+your[ \t]+answer|give[ \t]+your[ \t]+answer|"
     r"(?:choose|select|pick)[ \t]+(?:the|one|from|an?)\b)(?:e\.g\.|i\.e\.|[^.!?\n]|\.(?=\S))*[.!?]?", re.IGNORECASE)
-_OPTION_START = re.compile(r"(?:^|\n)[ \t]*\(?A[.):][ \t]|[ \t]\(A\)[ \t]", re.MULTILINE)
+_OPTION_START = re.compile(r"(?:^|\n)[ \t]*\(?A[.):][ \t]|[ \t]\(A\)[ \t]|(?<=[?:])[ \t]+A[.)][ \t]", re.MULTILINE)
 
 
 def task_text(question: str) -> tuple[str, str]:

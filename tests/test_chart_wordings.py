@@ -111,3 +111,17 @@ def test_a_difference_between_two_series_is_never_one_value(maestro: Maestro) ->
     image = grouped_bars(["Q1", "Q2", "Q3"], {"2022": [40, 55, 35], "2023": [45, 70, 30]}, "Orders per Quarter")
     run = maestro.ask(image, "By how much did 2023 beat 2022 in Q2?")
     assert run.answer in (None, "15")  # never 70 or 55, one of the two values
+
+
+def test_how_many_things_a_chart_compares_is_its_number_of_categories(maestro: Maestro) -> None:
+    image = bar_chart(["Oslo", "Rome", "Lima", "Kyiv"], [30, 45, 20, 35], "Rainy Days per City")
+    assert maestro.ask(image, "How many cities are compared?").answer == "4"
+    # The chart names no countries: its bars are not a count of them.
+    assert maestro.ask(image, "How many countries are shown?").status == "abstained"
+
+
+def test_where_one_series_is_above_the_other_is_the_one_such_category(maestro: Maestro) -> None:
+    image = grouped_bars(["Q1", "Q2", "Q3", "Q4"], {"North": [40, 60, 30, 70], "South": [60, 80, 50, 40]},
+                         "Sales by Region")
+    run = maestro.ask(image, "In which quarter was North higher than South?")
+    assert (run.status, run.answer) == ("done", "Q4"), run.reason

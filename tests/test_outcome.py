@@ -13,6 +13,7 @@ from agents.loop import run
 from agents.outcome import abstention, abstention_reason, settle
 from agents.policies.base import ScriptedPolicy
 from agents.policies.keyword import KeywordPolicy
+from agents.policies.router import RouterPolicy
 from agents.registry import load_registry
 from skills.answer_form import answer_form
 from storage.trace import Step
@@ -95,6 +96,13 @@ def test_no_default_skill_answers_a_question_nothing_recognises(registry, image)
     # Only the text fallback looked (agents.policies.fallback): it reads, and settles no span of a blank image.
     assert [(s.kind, s.skill) for s in result.steps] == [("search", "OCR"), ("answer", None)]
     assert "names nothing the skills recognise" in result.reason and "VLM expert" in result.reason
+
+
+def test_the_router_says_when_only_the_fallback_looked(registry, image) -> None:
+    result = run("Why do people like sunsets?", image, registry=registry,
+                 policy=RouterPolicy(registry, explore=False, use_embeddings=False))
+    assert result.status == "abstained"
+    assert result.reason.startswith("the question names nothing the skills recognise"), result.reason
 
 
 def test_a_cancelled_run_stops_between_turns(registry, image) -> None:

@@ -108,7 +108,13 @@ class RouterPolicy:
             if decision is not None:
                 decision.skill_reason = f"{FALLBACK_REASON}; {decision.skill_reason}"
         if decision is None:
-            return answered if answered is not None else abstain_turn(ctx, needs_expert_hint(ctx.registry))
+            if answered is not None:
+                return answered
+            # Only the fallback looked: the question and the image named no skill, which the reason says first.
+            only_fallback = bool(searches) and all(FALLBACK_REASON in (s.routing.get("skill_reason") or "")
+                                                   for s in searches)
+            return abstain_turn(ctx, needs_expert_hint(ctx.registry),
+                                lead="the question names nothing the skills recognise" if only_fallback else None)
         expert, skill = decision.expert or "", decision.skill or ""
         think = (f"The question needs the {skill} skill ({decision.skill_reason}); "
                  f"{expert} is the expert for it ({decision.expert_reason}).")

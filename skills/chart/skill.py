@@ -19,7 +19,7 @@ from PIL import Image
 from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
 from skills.chart.choices import MIN_CONFIDENCE, decide
-from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
+from skills.chart.confidence import CLEAR_GAP_SHARE, count_confidence, extreme_confidence, values_confidence
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.precision import formatted, read_value, value_decimals
 from skills.common import conclude
@@ -50,6 +50,14 @@ _DIFFERENCE = re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer
 _CHANGE = re.compile(r"\b(?:gap|difference|differ\w*|change[ds]?|growth|gr[eo]w\w*|increase[ds]?|decrease[ds]?|"
                      r"drop(?:ped|s)?|rise|rose|fell|fall|jump(?:ed)?|gain(?:ed)?|lost|loss|improve\w*)\b")
 #: Month and weekday names: a chart prints "Apr" where a question says "April", and the other way round.
+#: "How many fruits are compared?", "How many countries are shown?": the number of categories the chart names.
+_HOW_MANY_SHOWN = re.compile(r"\bhow many (?!people|persons|users|students|customers|visitors|votes|respondents|"
+                             r"units|times)(?P<noun>[a-z]+s) (?:are |were )?(?:compared|shown|listed|included|represented|"
+                             r"displayed|plotted|in (?:the|this) (?:chart|graph|plot)|on (?:the|this) (?:chart|graph))\b")
+#: "In which quarter was 2022 revenue higher than 2023?": where one series is above (below) the other.
+_SERIES_ABOVE = re.compile(r"\b(?:in )?(?:which|what) \w+\b.*\b(?:higher|more|greater|larger|bigger|above|"
+                           r"exceed\w*|beat|outperform\w*|lower|less|fewer|smaller|below)\b(?: than)?")
+_SERIES_BELOW = re.compile(r"\b(?:lower|less|fewer|smaller|below)\b")
 _CALENDAR = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
              "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
@@ -123,8 +131,12 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     one_series = series[0] if series else None
     named_series = one_series or (chart.series[0] if len(chart.series) == 1 else None)
     categories = _mentioned(chart.categories, text)
-    if re.search(r"\bhow many (categories|bars|slices|points|groups|items)\b", text):
+    shown = _HOW_MANY_SHOWN.search(text)
+    if re.search(r"\bhow many (categories|bars|slices|points|groups|items)\b", text) or \
+            (shown and not categories and not series and _names_the_categories(shown.group("noun"), chart)):
         return str(len(chart.categories)), count_confidence(chart)
+    if len(series) == 2 and _SERIES_ABOVE.search(text):
+        return _where_series_above(chart, series, text)
     # "Which …", "What's the biggest category?", or a bare "smallest country on this chart?"
     asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text)
     if asks_which and _CHANGE.search(text):
@@ -169,6 +181,45 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
         decimals += 1  # the mean of printed whole numbers may fall between them
     answer = formatted(value, decimals)
     return answer, values_confidence(chart, used, named_series)
+
+
+def _names_the_categories(noun: str, chart: ChartResult) -> bool:
+    """Whether ``noun`` ("fruits", "months") is what the chart's categories are: printed in its title or on an
+    axis ("Favourite Fruit Survey"), or the categories are all months, weekdays or years. "How many countries are
+    shown?" on a chart of months is no count of its bars."""
+    singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
+    printed = {_norm(t) for t in chart.texts} - {_norm(c) for c in chart.categories}
+    if any(re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", t) for t in printed):
+        return True
+    names = [_norm(c) for c in chart.categories]
+    kinds = {"months": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in _CALENDAR[:12]),
+             "days": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in _CALENDAR[12:]),
+             "years": lambda n: re.fullmatch(r"(?:19|20)\d\d", n) is not None}
+    test = kinds.get(noun)
+    return bool(names) and test is not None and all(test(n) for n in names)
+
+
+def _where_series_above(chart: ChartResult, series: list[str], text: str) -> tuple[str | None, float | None]:
+    """The one category where the first series named is above (below) the second: "In which quarter was 2022
+    revenue higher than 2023?". Near ties (within the gap that tells an extreme apart) or two such categories:
+    no answer."""
+    first, second = series
+    lower = bool(_SERIES_BELOW.search(text))
+    span = max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
+    found: list[str] = []
+    for category in chart.categories:
+        a, b = read_value(chart, category, first), read_value(chart, category, second)
+        if a is None or b is None:
+            return None, None
+        if abs(a - b) < CLEAR_GAP_SHARE * span:
+            if (a < b) == lower or a == b:
+                return None, None  # too close to call, and it could be the answer
+            continue
+        if (a < b) == lower:
+            found.append(category)
+    if len(found) != 1:
+        return None, None
+    return found[0], values_confidence(chart, found, first)
 
 
 def _measured(chart: ChartResult, categories: list[str]) -> bool:

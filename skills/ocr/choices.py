@@ -5,8 +5,8 @@ has its answer among the options, not in the form of a transcription. ``choose_p
 only for questions about the text itself, never its meaning ("What does the sign prohibit?" is about meaning: a
 sign reading PARKING does not prohibit parking), in one of two ways:
 
-- the question asks for one part of the text (``printed_answer``: a title, a distance, an exit number, a price):
-  the option that is that span, up to case, spacing and punctuation; no option or several: no answer;
+- the question asks for one part of the text (``printed_answer``: a title, a distance, an exit number, a price;
+  or the hours and facts of ``opening_hours`` and ``scene_facts``): the option that is that span, up to case, spacing and punctuation; no option or several: no answer;
 - the question asks what is printed ("What is written on the label?", "Which word appears on the sign?"): the one
   option whose words are printed (similarity ``PRESENT`` or more; over two or three consecutive lines too) while
   every other option has a word printed nowhere (``WORD_ABSENT``). An option printed as part of another printed
@@ -26,7 +26,9 @@ from difflib import SequenceMatcher
 from PIL import Image
 
 from skills.answer_form import parse_options
+from skills.ocr.opening_hours import hours_answer
 from skills.ocr.printed import PRESENT, TITLE_QUESTION, PrintedAnswer, best_match, printed_answer, span_score
+from skills.ocr.scene_facts import scene_fact
 from skills.question_text import task_text
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
@@ -65,6 +67,10 @@ def choose_printed_option(question: str, lines: list[OcrLine], image: Image.Imag
     if not options or not lines or _NEGATES.search(task) or (_DATA.search(task) and not TITLE_QUESTION.search(task)):
         return None
     span = printed_answer(question, lines, image)
+    if span is None or span.answer is None:
+        # "Which days does this apply? A. Weekends B. Mon - Fri": the hours or a stated fact, as an option.
+        stated = hours_answer(question, lines, image) or scene_fact(question, lines, image)
+        span = stated if stated is not None and stated.answer is not None else span
     if span is not None and span.answer is not None:
         return _option_for_span(span, options)
     if not _ASKS_PRINTED.search(task) or _ATTRIBUTE.search(task):

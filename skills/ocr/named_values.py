@@ -17,7 +17,7 @@ from skills.ocr.printed import PrintedAnswer, chosen, near_named
 from skills.question_text import task_text
 from vision_tools.documents.labels import MONEY_WORDS, find_label_value
 from vision_tools.documents.layout import Layout
-from vision_tools.documents.patterns import TIME
+from vision_tools.documents.patterns import QUANTITY, TIME
 from vision_tools.text import OcrLine
 
 _EVENT = r"(board(?:ing|s)?|depart(?:ure|s)?|leav(?:e|es|ing)|arriv(?:e|es|al)|gates? clos(?:e|es|ing)|" \
@@ -31,6 +31,10 @@ _STEMS = (("board", "boarding"), ("depart", "departure"), ("leav", "departure"),
 #: "How much fat does this milk have?", "How much protein per 100 g?", "What's the salt content?"
 _AMOUNT_Q = re.compile(r"\bhow much (?P<noun>[a-z]{3,})\b|\b(?:what(?:'s| is) the )(?P<noun2>[a-z]{3,}) content\b",
                        re.I)
+#: "How much oil is in the bottle?", "How much juice does the carton hold?": the pack's content, a weight or volume.
+_CONTAINER = re.compile(r"\b(?:in|inside)\s+(?:the|this|a|each|one)\s+(?:bottle|can|jar|pack|packet|box|bag|carton|"
+                        r"tin|tub|tube|jug|container|package|pouch|sachet)\b|\b(?:bottle|can|jar|pack|packet|box|"
+                        r"bag|carton|tin|tub|container|package)\s+(?:hold|holds|contain|contains)\b", re.I)
 _NOT_A_NAME = frozenset(["does", "did", "is", "was", "are", "were", "will", "would", "do", "can", "should", "more",
                          "less", "longer", "bigger", "smaller", "money", "time", "this", "that", "the"])
 _AMOUNT = re.compile(r"(?<![\w.,/])\d+(?:[.,]\d+)?\s?(?:%|kcal|kj|mg|g|kg|ml|cl|l)(?![\w%])", re.I)
@@ -52,6 +56,8 @@ def named_value(question: str, lines: list[OcrLine], image: Image.Image) -> Prin
         return _time_of(next(g for g in event.groups() if g), lines, image)
     noun = _amount_name(stem)
     if noun is not None:
+        if _CONTAINER.search(stem):  # "How much oil is in the bottle?": the bottle's volume, not the acidity's %
+            return near_named(noun, lines, image, QUANTITY, f"amount of {noun}")
         return near_named(noun, lines, image, _AMOUNT, f"amount of {noun}")
     return None
 

@@ -27,7 +27,7 @@ from vision_tools.text import OcrLine
 from vision_tools.text.chars import char_scores
 from vision_tools.text.ocr import order_lines
 
-_STOP = frozenset(["a", "an", "the", "is", "are", "to", "of", "for", "on", "in", "at", "it", "this", "that", "what",
+STOP_WORDS = frozenset(["a", "an", "the", "is", "are", "to", "of", "for", "on", "in", "at", "it", "this", "that", "what",
                    "which", "how", "far", "away", "does", "do", "sign", "says", "say", "according", "distance",
                    "many", "km", "kilometres", "kilometers", "miles", "mile", "give", "gives", "shown", "written",
                    "printed", "there", "from", "me", "tell", "please", "board", "much", "cost", "costs", "price"])
@@ -47,8 +47,8 @@ _ABOUT_CONTENT = re.compile(r"\b(?:mentions?|contains?|includes?|lists?)\b", re.
 TITLE_QUESTION = re.compile(r"\b(title|titled|heading|headline|caption)\b"
                             r"|\bname of (?:the|this) (?:chart|graph|plot|figure|diagram)\b"
                             r"|\b(?:chart|graph|plot|figure|diagram) (?:is )?called\b", re.I)
-_DISTANCE_Q = re.compile(r"\bhow far\b|\bdistance\b|\bhow many (?:km|kilomet\w+|miles?|mi|metres?|meters?)\b", re.I)
-_DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
+DISTANCE_Q = re.compile(r"\bhow far\b|\bdistance\b|\bhow many (?:km|kilomet\w+|miles?|mi|metres?|meters?)\b", re.I)
+DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
 #: "How much does it weigh?", "net weight?", "How heavy is the pack?", "How many ml is the bottle?"
 _QUANTITY_Q = re.compile(r"\bweigh|\bweight\b|\bheavy\b|\bvolume\b|\bcapacity\b|\bhow many (?:ml|millilit\w+|"
                          r"lit(?:re|er)s?|l|cl|g|grams?|kg|kilograms?|oz|ounces?|lbs?|pounds?)\b", re.I)
@@ -63,6 +63,9 @@ _PERCENT_WORDS = frozenset(["percentage", "percent", "what", "how", "much", "the
 #: "What year is this wine?", "Vintage?", "Which year was the shop founded?"
 _YEAR_Q = re.compile(r"\b(?:what|which)\s+year\b|\bvintage\b|\byear\b.{0,30}\b(?:founded|established|built|made)\b",
                      re.I)
+#: Question words that name no printed thing a year could stand beside.
+_YEAR_WORDS = frozenset(["year", "was", "were", "did", "when", "photo", "picture", "image", "taken", "made", "this",
+                         "which", "what", "vintage"])
 _YEAR = re.compile(r"(?<![\w./:-])(?:19|20)\d{2}(?![\w./:-])")
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
 _PHONE = re.compile(r"\+?\(?\d[\d\s().-]{5,}\d")
@@ -102,7 +105,7 @@ def asks_for_span(question: str, yesno: bool = False) -> bool:
     """Whether ``question`` may ask about one part of the printed text (cheap: its words only)."""
     if yesno:
         return bool(_PRINTED_YESNO.search(question))
-    return any(p.search(question) for p in (TITLE_QUESTION, _DISTANCE_Q, _QUANTITY_Q, _PERCENT_Q, _YEAR_Q, _PHONE_Q,
+    return any(p.search(question) for p in (TITLE_QUESTION, DISTANCE_Q, _QUANTITY_Q, _PERCENT_Q, _YEAR_Q, _PHONE_Q,
                                             _NAMED_NUMBER, _PRICE_Q, _WHICH_NUMBER, _WHICH_NOUN))
 
 
@@ -119,13 +122,13 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         return _yes_no(question, lines, image) if _PRINTED_YESNO.search(question) else None
     if TITLE_QUESTION.search(question):
         return _title(lines, image)
-    lines = _row_lines(lines)  # the engine splits a row at wide gaps ("UNIVERSITY 55" | "km")
+    lines = row_lines(lines)  # the engine splits a row at wide gaps ("UNIVERSITY 55" | "km")
     text = " ".join(line.text for line in lines)
     beside = _named_beside(question, lines, image)
     if beside is not None:
         return beside
-    if _DISTANCE_Q.search(question):
-        return near_named(question, lines, image, _DISTANCE, "distance")
+    if DISTANCE_Q.search(question):
+        return near_named(question, lines, image, DISTANCE, "distance")
     if _QUANTITY_Q.search(question):
         return _unique(lines, image, _QUANTITY, "quantity", lambda s: True)
     if _PERCENT_Q.search(question):
@@ -135,7 +138,12 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         # the year of what the question asks about.
         bare = [(m.group(0), line) for line in lines for m in _YEAR.finditer(line.text)
                 if line.text.strip(" .,:;") == m.group(0)]
-        return chosen(bare, image, "year printed on a line of its own")
+        # Or on the line naming what the question asks about: "Harvest 2022" for "What year was the harvest?".
+        subject = [w for w in words_of(question) if w not in STOP_WORDS and w not in _YEAR_WORDS and len(w) > 2]
+        on_its_line = [(m.group(0), line) for line in lines for m in _YEAR.finditer(line.text)
+                       if subject and all(fuzzy_in(w, line.text) for w in subject)]
+        return chosen(on_its_line or bare, image, "year printed on the line naming " + " ".join(subject)
+                      if on_its_line else "year printed on a line of its own")
     if _PHONE_Q.search(question):
         return _unique(lines, image, _PHONE, "phone number", lambda s: sum(c.isdigit() for c in s) >= 6)
     named = _NAMED_NUMBER.search(question)
@@ -165,17 +173,17 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
 def _percentage(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
     """The percentage on the one line that prints every word the question names ("alcohol" as "vol"), never the
     only percentage printed whatever it is about ("30% OFF" for "What percentage of the shoppers wear hats?")."""
-    named = [w for w in _words(question) if w not in _PERCENT_WORDS and w not in _STOP and len(w) > 2]
+    named = [w for w in words_of(question) if w not in _PERCENT_WORDS and w not in STOP_WORDS and len(w) > 2]
     if not named:
         return PrintedAnswer(None, 0.0, "percentage", missing="the question does not say what the percentage is of")
     def names(line: OcrLine, word: str) -> bool:
-        return any(_fuzzy_in(spelling, line.text) for spelling in _PERCENT_NAMES.get(word, (word,)))
+        return any(fuzzy_in(spelling, line.text) for spelling in _PERCENT_NAMES.get(word, (word,)))
     hits = [(m.group(0).strip(), line) for line in lines for m in _PERCENT.finditer(line.text)
             if all(names(line, w) for w in named)]
     return chosen(hits, image, f"percentage on the line naming {' '.join(named)}")
 
 
-def _row_lines(lines: list[OcrLine]) -> list[OcrLine]:
+def row_lines(lines: list[OcrLine]) -> list[OcrLine]:
     """Each visual row as one line: its pieces joined left to right, their boxes united, their least score."""
     rows = []
     for row in order_lines(lines):
@@ -213,10 +221,10 @@ def _yes_no(question: str, lines: list[OcrLine], image: Image.Image | None) -> P
 def best_match(target: str, lines: list[OcrLine]) -> tuple[float, OcrLine]:
     """How closely ``target``'s words are printed (difflib ratio of the best window of as many words in one line,
     case and punctuation ignored) and the line where; ``lines`` must not be empty."""
-    words = _words(target)
+    words = words_of(target)
     best, best_line = 0.0, lines[0]
     for line in lines:
-        tokens = _words(line.text)
+        tokens = words_of(line.text)
         for start in range(max(1, len(tokens) - len(words) + 1)):
             window = "".join(tokens[start:start + len(words)])
             ratio = SequenceMatcher(None, "".join(words), window, autojunk=False).ratio()
@@ -264,18 +272,19 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
     if pattern.search(question):
         return None  # the question quotes such a span itself ("What would 3 coffees at $3.00 cost?"): not a look-up
     hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text)]
-    named = [w for w in _words(question) if w not in _STOP and len(w) > 2]
+    named = [w for w in words_of(question) if w not in STOP_WORDS and len(w) > 2]
     if named and hits:
-        lined = [(span, line) for span, line in hits if any(_fuzzy_in(w, line.text) for w in named)]
+        lined = [(span, line) for span, line in hits if any(fuzzy_in(w, line.text) for w in named)]
         if lined:
             return chosen(lined, image, f"the {what} on the line naming {' '.join(named)}")
-        naming = [i for i, line in enumerate(lines) if any(_fuzzy_in(w, line.text) for w in named)]
+        naming = [i for i, line in enumerate(lines) if any(fuzzy_in(w, line.text) for w in named)]
         if naming:
             # Every named word printed, and between the naming line and the span's own line nothing but other
             # bare values ("NET WT 500 g"): no other name the span could belong to ("AIRPORT / HOTEL / 500 m").
-            every = all(any(_fuzzy_in(w, line.text) for line in lines) for w in named)
+            every = all(any(fuzzy_in(w, line.text) for line in lines) for w in named)
             bare = [(span, line) for span, line in hits if _bare(line.text, span)
-                    and _only_values_between(lines, naming[-1], lines.index(line))]
+                    and (_only_values_between(lines, naming[-1], lines.index(line))
+                         or _is_headline(lines, naming, {id(h) for _, h in hits}))]
             if every and len({span for span, _ in hits}) == 1 and bare:
                 # The one such span, on a line of its own ("Price: $6.49" under the product's name): the whole
                 # label's, so the named thing's.
@@ -297,7 +306,7 @@ def _named_beside(question: str, lines: list[OcrLine], image: Image.Image | None
     question quotes none."""
     if not _ASKS_WHAT_HAS.search(question):
         return None
-    for pattern, what in ((_DISTANCE, "distance"), (_PRICE, "price")):
+    for pattern, what in ((DISTANCE, "distance"), (_PRICE, "price")):
         found = list(pattern.finditer(question))
         quoted = {_squeezed(m.group(0)) for m in found}
         if len(quoted) != 1:
@@ -329,19 +338,39 @@ _SPAN_LABELS = frozenset(["price", "only", "now", "each", "per", "net", "wt", "w
 
 
 def _only_values_between(lines: list[OcrLine], named: int, span: int) -> bool:
-    """Whether the span's line comes after the naming line with only bare values (weights, prices, distances)
-    between them."""
+    """Whether the span's line comes after the naming line with only values or details between them: bare values
+    (weights, prices, distances), a labelled detail ("Single origin: Colombia") or a line carrying a number
+    ("250 g · Roasted 2024", "Acidity 0.3%"). A line of words alone may name another thing the span is for."""
     if span <= named:
         return False
-    return all(_bare(line.text, "") or any(_bare(line.text, m.group(0)) for p in (_PRICE, _QUANTITY, _DISTANCE)
-                                            for m in p.finditer(line.text))
+    return all(_bare(line.text, "") or any(_bare(line.text, m.group(0)) for p in (_PRICE, _QUANTITY, DISTANCE)
+                                            for m in p.finditer(line.text)) or _DETAIL.search(line.text)
                for line in lines[named + 1:span])
+
+
+def _is_headline(lines: list[OcrLine], naming: list[int], spans: set[int]) -> bool:
+    """Whether the one line naming the thing is the label's headline: taller than every other line of words by a
+    clear margin ("Sunrise Honey" over "Raw wildflower"), so the whole label, and its one price or weight, is about
+    that thing."""
+    if len(naming) != 1:
+        return False
+    height = lines[naming[0]].box.height
+    # Other names compete for the headline; bare values ("340 g") are the named thing's own.
+    others = [line.box.height for i, line in enumerate(lines)
+              if i != naming[0] and id(line) not in spans and not _bare(line.text, "")]
+    return bool(others) and height >= HEADLINE_MARGIN * max(others)
+
+
+#: How much taller than every other line (but the value's own) a label's headline is.
+HEADLINE_MARGIN = 1.15
+#: A detail of the named thing rather than another thing's name: a label with its value, or a number.
+_DETAIL = re.compile(r"^[^:]{2,30}:\s*\S|\d")
 
 
 def _bare(text: str, span: str) -> bool:
     """Whether ``text`` prints ``span`` with no other word than a label of it."""
     rest = text.replace(span, " ") if span else text
-    return all(word in _SPAN_LABELS for word in _words(rest) if not word.isdigit())
+    return all(word in _SPAN_LABELS for word in words_of(rest) if not word.isdigit())
 
 
 def _unique(lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str], what: str,
@@ -373,9 +402,9 @@ def span_score(image: Image.Image | None, line: OcrLine, span: str) -> float:
     return line.confidence if score is None else score
 
 
-def _words(text: str) -> list[str]:
+def words_of(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
-def _fuzzy_in(word: str, text: str) -> bool:
-    return any(SequenceMatcher(None, word, token, autojunk=False).ratio() >= 0.8 for token in _words(text))
+def fuzzy_in(word: str, text: str) -> bool:
+    return any(SequenceMatcher(None, word, token, autojunk=False).ratio() >= 0.8 for token in words_of(text))

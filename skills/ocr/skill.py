@@ -22,7 +22,9 @@ from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, 
 from skills.ocr.choices import choose_printed_option
 from skills.ocr.field_evidence import evidence_factor, field_features
 from skills.ocr.named_values import asks_for_named_value, named_value
+from skills.ocr.opening_hours import asks_about_hours, hours_answer
 from skills.ocr.printed import PrintedAnswer, asks_for_span, printed_answer
+from skills.ocr.scene_facts import asks_for_scene_fact, scene_fact
 from skills.question_text import task_text
 from skills.runner import ask_expert
 from vision_tools.documents import DocumentReading, FieldAnswer, read_document
@@ -92,8 +94,14 @@ def run(ctx: SkillContext) -> SkillResult:
     about_text = bool(_LOOKS_OF_THE_TEXT.search(task_text(ctx.question)[0] or ctx.question))
     # "What colour is the price printed in?" asks about the print, not for the price.
     spans_asked = not document and not _field_read(field) and not about_text
+    # A printed label "Opening hours" has a row under it, but only the hours module reads every day's row.
+    hours = not document and not about_text and asks_about_hours(ctx.question, yesno)
     span = ctx.trace.call("ocr.named_value", named_value, ctx.question, lines, ctx.image) \
         if spans_asked and not yesno and asks_for_named_value(ctx.question) else None
+    if span is None and hours:
+        span = ctx.trace.call("ocr.opening_hours", hours_answer, ctx.question, lines, ctx.image, yesno=yesno)
+    if span is None and spans_asked and asks_for_scene_fact(ctx.question, yesno):
+        span = ctx.trace.call("ocr.scene_fact", scene_fact, ctx.question, lines, ctx.image, yesno=yesno)
     if span is None and spans_asked and asks_for_span(ctx.question, yesno):
         span = ctx.trace.call("ocr.printed_span", printed_answer, ctx.question, lines, ctx.image, yesno=yesno)
     if span is not None and not getattr(ctx.expert, "neural", False):

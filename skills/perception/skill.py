@@ -18,8 +18,9 @@ from typing import NamedTuple
 from PIL import Image
 
 from skills.base import SkillContext, SkillResult
-from skills.common import colours_in, conclude, shape_in
+from skills.common import COLOUR_WORDS, colours_in, conclude, shape_in
 from skills.evidence import EXPERTS_DOC, drawing_view, weighed
+from skills.question_text import task_text
 from skills.targets import asks_about_whole_image, asks_background, attribute_object
 from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
@@ -40,7 +41,9 @@ _WHERE_OBJECT = re.compile(r"\bwhere (?:is|are) (?:the |a |an )?(?P<object>[a-z]
 #: "What shape is the red object?", "What kind of shape is the blue one?"
 _SHAPE_OF = re.compile(r"\bshape\s+(?:is|of)\s+(?:the|this|that)\s+(?P<object>[a-z][a-z -]{0,40}?)\s*(?:\?|$|\.|,)",
                        re.I)
-_SHAPE_Q = re.compile(r"\b(?:what|which)\s+(?:kind of |type of |sort of )?shape\b", re.I)
+_SHAPE_Q = re.compile(r"\b(?:what|which)\s+(?:kind of |type of |sort of )?shape\b"
+                      r"|^\W*what(?:'s|\s+is)\s+(?:the\s+)?(?:" + "|".join(COLOUR_WORDS) + r")\s+(?:shape|object|"
+                      r"figure|thing)\s*\??\s*$", re.I)
 #: "There is one coloured shape in this picture. What colour is it?": the pronoun's antecedent, a shape of some kind.
 _PRONOUN = frozenset(["it", "this", "that", "they", "them"])
 _ANTECEDENT = re.compile(r"\b(?:one|a|an|the|single|only)\s+(?P<object>(?:[a-z]+\s+){0,2}?(?:"
@@ -58,7 +61,8 @@ _QUERY_BOX = re.compile(r"\[\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(
 
 
 def run(ctx: SkillContext) -> SkillResult:
-    question = ctx.question
+    # The task alone: the options of "Which shape is red? A. square B. circle" name no target to look for.
+    question = task_text(ctx.question)[0] or ctx.question
     box = query_box(ctx.query, ctx.image.size)
     if box is not None:
         return _zoom_into(ctx, box)
@@ -71,11 +75,11 @@ def run(ctx: SkillContext) -> SkillResult:
         return conclude(ctx, [], None, missing=(
             f"the tools cannot locate {what} — they find colours, shapes and quoted text; configure a VLM expert "
             f"(see {EXPERTS_DOC})"))
-    return _look_at(ctx, target)
+    return _look_at(ctx, target, question)
 
 
-def _look_at(ctx: SkillContext, target: str) -> SkillResult:
-    question, trace = ctx.question, ctx.trace
+def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
+    trace = ctx.trace
     # The shape and colour tools read a drawing under grain through its degrained copy; text is read as printed.
     kind, image = drawing_view(ctx)
     shape = shape_in(target)
@@ -221,6 +225,8 @@ def _target(question: str, named: str | None) -> str | None:
         return " ".join(words) or (colours[0] if colours else None)
     colours, shape = colours_in(question), shape_in(question)
     colour = colours[0] if colours and not colour_asked else None
+    if shape is None and colour is not None and _SHAPE_Q.search(question):
+        return f"{colour} shape"  # "What shape is blue?": the blue blob, whatever its shape
     words = [w for w in (colour, shape) if w]
     if not words and re.search(r"\blabel\b", question, re.I) and colours:
         words = [colours[0]]

@@ -22,6 +22,8 @@ from vision_tools.documents.labels import find_label_value, label_words
 from vision_tools.documents.layout import Layout
 from vision_tools.documents.patterns import amounts_in, dates_in
 from vision_tools.documents.result import FieldAnswer
+from vision_tools.documents.times import FIELD as ISSUE_TIME
+from vision_tools.documents.times import find_issue_time
 from vision_tools.documents.totals import find_total
 from vision_tools.image.loading import shrink
 from vision_tools.text import OcrResult, read_text_cached
@@ -72,6 +74,8 @@ class DocumentReading:
             answer = find_company(self.layout)
         elif key == "address":
             answer = find_address(self.layout)
+        elif key == ISSUE_TIME:
+            answer = find_issue_time(self.layout, self.looks_like_document)
         else:
             answer = find_label_value(self.layout, key)
         return answer.draw(self.preview, self.preview_scale)
