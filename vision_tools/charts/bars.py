@@ -152,7 +152,9 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
 
     series_of, series = _series(bars, legend, palette, grouped)
     span = _span(axis)
-    zero = axis.value_at(base) if axis else 0.0
+    # The zero line is the spine's: under a bottom spine the bars' last row is the spine's (``base`` is that row
+    # already); a left spine covers the horizontal bars' first column, so their base is one column further left.
+    zero = axis.value_at(base if vertical or not _left_spine(rgb, bars) else base - 1) if axis else 0.0
     numbers = [t for t in free if t.number is not None and id(t) not in label_ids]
     table: dict[str, dict[str, float]] = {}
     categories: list[str] = []
@@ -385,6 +387,21 @@ def _spine_top(rgb: np.ndarray, ticks: list[Text], lo: float, base: float) -> fl
             best = (run, bottom - start - run)
     tick_span = max(t.cy for t in ticks) - min(t.cy for t in ticks)
     return float(best[1]) if best is not None and best[0] >= 0.8 * tick_span else None
+
+
+def _left_spine(rgb: np.ndarray, bars: list[Rect]) -> bool:
+    """Whether a dark line runs just left of most horizontal bars (the value axis's spine drawn over their start)."""
+    dark = 0
+    for bar in bars:
+        if bar.x0 < 1:
+            continue
+        row = (bar.y0 + bar.y1) // 2
+        dark += int(rgb[row, bar.x0 - 1].astype(int).sum() < SPINE_DARKNESS)
+    return dark > len(bars) / 2
+
+
+#: The summed RGB under which a pixel counts as a drawn axis line (black or dark grey spines).
+SPINE_DARKNESS = 3 * 110
 
 
 def _span(axis: AxisFit | None) -> float:
