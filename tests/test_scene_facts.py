@@ -191,3 +191,20 @@ def shapes() -> Image.Image:
 def test_a_shape_is_named_by_its_colour(maestro, question: str, answer: str) -> None:
     run = maestro.ask(shapes(), question)
     assert (run.status, run.answer) == ("done", answer), run.reason
+
+
+def test_a_signs_colour_is_the_colour_around_its_words(maestro) -> None:
+    green = card([("Millbrook  8 km", 48), ("Ashby  15 km", 48)], size=(700, 400), paper=(0, 110, 60), ink="white",
+                 font=BOLD, wall=(140, 170, 200))
+    assert maestro.ask(green, "What colour is the sign?").answer == "green"
+    assert maestro.ask(green, "what's the background color of the sign").answer == "green"
+
+
+def test_a_white_disc_in_a_red_ring_is_no_one_colour(maestro) -> None:
+    sign = Image.new("RGB", (600, 600), (200, 205, 210))
+    draw = ImageDraw.Draw(sign)
+    draw.ellipse((60, 60, 540, 540), fill=(200, 20, 30))
+    draw.ellipse((140, 140, 460, 460), fill="white")
+    draw.text((190, 210), "40", fill="black", font=ImageFont.truetype(BOLD, 150))
+    run = maestro.ask(sign, "What colour is the sign?")
+    assert run.status == "abstained", run.answer

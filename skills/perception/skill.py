@@ -25,7 +25,8 @@ from skills.targets import asks_about_whole_image, asks_background, attribute_ob
 from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
 from vision_tools.image import Box, name_background, name_colour
-from vision_tools.text import read_text
+from vision_tools.text import read_text, read_text_cached
+from vision_tools.text.panel import panel_colour
 from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region, quadrant
 
 #: Candidates a colour question compares, and the share of the best match's score that makes one a rival.
@@ -49,6 +50,9 @@ _PRONOUN = frozenset(["it", "this", "that", "they", "them"])
 _ANTECEDENT = re.compile(r"\b(?:one|a|an|the|single|only)\s+(?P<object>(?:[a-z]+\s+){0,2}?(?:"
                          + "|".join(sorted(GENERIC_SHAPE_WORDS)) + r"|" + "|".join(sorted(SEARCHABLE_SHAPES))
                          + r")s?)\b", re.I)
+#: Boards that carry text: their colour is the colour around their words.
+_PANELS = frozenset(["sign", "signs", "label", "board", "plate", "notice", "poster", "sticker", "banner", "placard",
+                     "signboard", "nameplate", "plaque", "tag"])
 #: Words that name a findable region when a colour comes with them ("the yellow label").
 _REGION_NOUNS = frozenset(["label", "sign", "box", "region", "area", "patch", "shape", "object", "mark", "marker",
                            "spot", "blob", "tag", "sticker", "board", "panel", "button", "block", "figure"])
@@ -67,6 +71,8 @@ def run(ctx: SkillContext) -> SkillResult:
     if box is not None:
         return _zoom_into(ctx, box)
     named = _named_object(question)
+    if _COLOUR_Q.search(question) and _names_a_panel(named):
+        return _panel_colour(ctx)
     if _COLOUR_Q.search(question) and asks_about_whole_image(question, named):
         return _whole_image_colour(ctx)
     target = _target(question, named)
@@ -189,6 +195,25 @@ def _whole_image_colour(ctx: SkillContext) -> SkillResult:
     confidence = 0.5 + 0.45 * min(1.0, (ranked[0] - ranked[1]) / 0.3)
     return conclude(ctx, [result], top, confidence=round(confidence, 3),
                     note="The question is about the image as a whole: the colour covering most of it.")
+
+
+def _names_a_panel(named: str | None) -> bool:
+    """Whether ``named`` is a board text is printed on ("the sign", "the parking sign", "the sign background"),
+    named without a colour of its own ("the green sign" is found by its colour instead)."""
+    if not named:
+        return False
+    words = [w for w in named.lower().split() if w != "background"]
+    return bool(words) and words[-1] in _PANELS and not colours_in(named)
+
+
+def _panel_colour(ctx: SkillContext) -> SkillResult:
+    """The colour around the sign's words (``vision_tools.text.panel``)."""
+    lines = ctx.trace.call("ocr.read_text", read_text_cached, ctx.image)
+    panel = ctx.trace.call("text.panel_colour", panel_colour, ctx.image, lines.lines)
+    if panel.name is None:
+        return conclude(ctx, [lines, panel], None, missing=f"the sign's colour is unclear: {panel.missing}")
+    return conclude(ctx, [lines, panel], panel.name, confidence=round(min(0.95, 0.5 + 0.45 * panel.fraction), 3),
+                    note="A sign's colour is the colour around its words.")
 
 
 def _named_object(question: str) -> str | None:
