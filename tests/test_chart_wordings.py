@@ -125,3 +125,39 @@ def test_where_one_series_is_above_the_other_is_the_one_such_category(maestro: M
                          "Sales by Region")
     run = maestro.ask(image, "In which quarter was North higher than South?")
     assert (run.status, run.answer) == ("done", "Q4"), run.reason
+
+
+def test_fewer_than_the_day_before_is_measured_against_the_day_before(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.plot(["Mon", "Tue", "Wed", "Thu", "Fri"], [300, 350, 400, 380, 500], marker="o")
+        ax.set_ylim(0, 600)
+        ax.set_title("Visitors per day")
+
+    run = maestro.ask(render(draw), "Which day had fewer visitors than the day before? A. Tue B. Thu C. Fri")
+    assert run.answer in ("B", None)  # never A, the fewest of the options
+    assert (run.status, run.answer) == ("done", "B"), run.reason
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("In Q2, which region had higher sales?", "South"),
+    ("In how many quarters did North sell more than South?", "1"),
+    ("Were South's sales higher in Q3 than in Q1?", "No"),
+])
+def test_comparisons_between_series_and_categories(maestro: Maestro, question: str, answer: str) -> None:
+    image = grouped_bars(["Q1", "Q2", "Q3", "Q4"], {"North": [40, 60, 30, 70], "South": [60, 80, 50, 40]},
+                         "Sales by Region")
+    run = maestro.ask(image, question)
+    assert (run.status, run.answer) == ("done", answer), run.reason
+
+
+def test_a_yes_no_comparison_of_two_bars_is_read_from_their_values(maestro: Maestro) -> None:
+    image = bar_chart(["Mon", "Tue", "Wed", "Thu"], [120, 80, 150, 95], "Deliveries", labelled=True)
+    assert maestro.ask(image, "Were there more deliveries on Wednesday than on Monday?").answer == "Yes"
+    assert maestro.ask(image, "were there fewer deliveries on thursday than on tuesday").answer == "No"
+
+
+def test_a_bar_chart_asked_about_an_increase_is_still_read_as_bars(maestro: Maestro) -> None:
+    # "increase" is a line chart's word; the parser asked for a line finds none and reads what the pixels show.
+    image = bar_chart(["2021", "2022", "2023"], [31, 44, 62], "Registrations (thousands)", labelled=True)
+    run = maestro.ask(image, "By how much did registrations increase from 2022 to 2023?")
+    assert (run.status, run.answer) == ("done", "18"), run.reason

@@ -22,6 +22,10 @@ CANNOT = re.compile(r"\bcannot\b|\bcan't\b|\bcan not\b|\bimpossible\b|\bnot poss
                     r"(?:determined|inferred|assessed|known)\b|\bneed(?:s)? (?:more )?data\b", re.IGNORECASE)
 _SUPERLATIVE = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|peak|top|lowest|smallest|least|fewest|"
                           r"minimum|larger|higher|greater|bigger|more|smaller|lower|less|fewer)\b")
+#: "Which day had fewer visitors than the day before?": a comparative measured against what follows "than".
+_THAN = re.compile(r"\b(?P<word>larger|higher|greater|bigger|more|smaller|lower|less|fewer)\b[^?]*?\bthan\s+"
+                   r"(?P<ref>[^?]+)")
+_BEFORE = re.compile(r"\b(?:before|previous|preceding|prior)\b")
 _HIGH_WORDS = {"highest", "largest", "biggest", "greatest", "most", "maximum", "peak", "top", "larger", "higher",
                "greater", "bigger", "more"}
 _TREND_ASK = re.compile(r"\btrend\b|\bhow does\b.*\bchange\b|\bpattern\b|\bchanged? over\b|\bover time\b|"
@@ -162,6 +166,9 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
     word = _SUPERLATIVE.search(q)
     if word is None:
         return {}
+    than = _THAN.search(q)
+    if than is not None:  # "fewer visitors than the day before": against another value, not among the options
+        return _judge_against(than.group("ref"), than.group("word") in _HIGH_WORDS, options, facts, value_of)
     values: dict[str, Reading | None] = {}
     for letter, text in options.items():
         plain = _plain_option(text)
@@ -203,6 +210,35 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
             spread = abs(top - bottom) / max(abs(top), abs(bottom), 1e-9)
             out[letter] = Verdict("false", best.trust, f"they differ by {spread:.0%}") if spread > 0.1 else \
                 Verdict.unknown("they are close", "data")
+    return out
+
+
+def _judge_against(ref: str, high: bool, options: dict[str, str], facts: ChartFacts,
+                   value_of: Callable[[Mention], Reading | None]) -> dict[str, Verdict]:
+    """Each option against what "than" names: the category before it in time ("than the day before"), or the one
+    category it names ("than on Monday"). Anything else ("than usual") is not judged."""
+    ordered = facts.in_time_order()
+    named = [m for m in find_mentions(ref, facts) if m.kind == "category"]
+    before = bool(_BEFORE.search(ref))
+    if not before and len(named) != 1:
+        return {}
+    out: dict[str, Verdict] = {}
+    for letter, text in options.items():
+        mentions = find_mentions(_plain_option(text), facts)
+        if len(mentions) != 1 or mentions[0].kind != "category":
+            return {}
+        name = mentions[0].name
+        if before:
+            at = ordered.index(name) if name in ordered else -1
+            if at <= 0 or not facts.complete:
+                out[letter] = Verdict.unknown(f"no value before {name} is shown to compare with", "data")
+                continue
+            other = Mention(0, 0, "category", ordered[at - 1])
+        else:
+            other = named[0]
+        a, b = value_of(mentions[0]), value_of(other)
+        out[letter] = Verdict.unknown(f"{name} or {other.name} has no usable value", "data") if a is None or \
+            b is None else compare(a, b, high, f"{name} against {other.name}")
     return out
 
 

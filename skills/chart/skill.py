@@ -19,7 +19,8 @@ from PIL import Image
 from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
 from skills.chart.choices import MIN_CONFIDENCE, decide
-from skills.chart.confidence import CLEAR_GAP_SHARE, count_confidence, extreme_confidence, values_confidence
+from skills.chart.comparisons import compare_values
+from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.precision import formatted, read_value, value_decimals
 from skills.common import conclude
@@ -39,7 +40,7 @@ _LOW = re.compile(rf"\b({_LOW_WORDS})\b", re.I)
 #: A bare superlative and a noun: "smallest country on this chart?"
 _SUPERLATIVE_FIRST = re.compile(rf"(?:the )?(?:{_HIGH_WORDS}|{_LOW_WORDS}) (?!value|number|amount)\w+")
 #: "Which …" / "What's the biggest category?": the question asks for a category, not a value.
-_ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat(?: s| is| was| are| were)?(?: the)?(?: \w+)? (?:category|categories|slice|"
+_ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat(?:s| s| is| was| are| were)?(?: the)?(?: \w+)? (?:category|categories|slice|"
                          r"bar|month|day|year|item|country|city|product|group|segment|region|team|brand|company|"
                          r"sector|department|quarter|week|person|fruit|type|kind)\b")
 #: "What is the difference between …", "How much bigger is France than Poland?", "By how much …"
@@ -54,10 +55,6 @@ _CHANGE = re.compile(r"\b(?:gap|difference|differ\w*|change[ds]?|growth|gr[eo]w\
 _HOW_MANY_SHOWN = re.compile(r"\bhow many (?!people|persons|users|students|customers|visitors|votes|respondents|"
                              r"units|times)(?P<noun>[a-z]+s) (?:are |were )?(?:compared|shown|listed|included|represented|"
                              r"displayed|plotted|in (?:the|this) (?:chart|graph|plot)|on (?:the|this) (?:chart|graph))\b")
-#: "In which quarter was 2022 revenue higher than 2023?": where one series is above (below) the other.
-_SERIES_ABOVE = re.compile(r"\b(?:in )?(?:which|what) \w+\b.*\b(?:higher|more|greater|larger|bigger|above|"
-                           r"exceed\w*|beat|outperform\w*|lower|less|fewer|smaller|below)\b(?: than)?")
-_SERIES_BELOW = re.compile(r"\b(?:lower|less|fewer|smaller|below)\b")
 _CALENDAR = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
              "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
@@ -73,6 +70,9 @@ def run(ctx: SkillContext) -> SkillResult:
     # A multiple-choice question may be about any kind of chart: the parser detects the kind itself.
     kind = None if form.kind == "choice" else _KIND_FOR_LEVEL2.get(ctx.level2.id)
     chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=kind)
+    if not chart.found and kind is not None:
+        # The sub-skill's kind came from the question's words ("increase" is a line chart's); the pixels decide.
+        chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=None)
     if form.kind == "choice" and form.options:
         return _choose(ctx, chart, form)
     if not chart.found:
@@ -135,8 +135,9 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     if re.search(r"\bhow many (categories|bars|slices|points|groups|items)\b", text) or \
             (shown and not categories and not series and _names_the_categories(shown.group("noun"), chart)):
         return str(len(chart.categories)), count_confidence(chart)
-    if len(series) == 2 and _SERIES_ABOVE.search(text):
-        return _where_series_above(chart, series, text)
+    compared = compare_values(chart, text, categories, series)
+    if compared is not None:
+        return compared
     # "Which …", "What's the biggest category?", or a bare "smallest country on this chart?"
     asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text)
     if asks_which and _CHANGE.search(text):
@@ -160,7 +161,7 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
         named_series = None
     elif _DIFFERENCE.search(text):
         return None, None  # a difference with one side the table does not name: never the one value it has
-    elif re.search(r"\b(sum|total|combined|altogether)\b", text):
+    elif re.search(r"\b(sum|total|combined|altogether|together)\b", text):
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
         value = None if any(v is None for v in values) else sum(v for v in values if v is not None)
@@ -197,29 +198,6 @@ def _names_the_categories(noun: str, chart: ChartResult) -> bool:
              "years": lambda n: re.fullmatch(r"(?:19|20)\d\d", n) is not None}
     test = kinds.get(noun)
     return bool(names) and test is not None and all(test(n) for n in names)
-
-
-def _where_series_above(chart: ChartResult, series: list[str], text: str) -> tuple[str | None, float | None]:
-    """The one category where the first series named is above (below) the second: "In which quarter was 2022
-    revenue higher than 2023?". Near ties (within the gap that tells an extreme apart) or two such categories:
-    no answer."""
-    first, second = series
-    lower = bool(_SERIES_BELOW.search(text))
-    span = max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
-    found: list[str] = []
-    for category in chart.categories:
-        a, b = read_value(chart, category, first), read_value(chart, category, second)
-        if a is None or b is None:
-            return None, None
-        if abs(a - b) < CLEAR_GAP_SHARE * span:
-            if (a < b) == lower or a == b:
-                return None, None  # too close to call, and it could be the answer
-            continue
-        if (a < b) == lower:
-            found.append(category)
-    if len(found) != 1:
-        return None, None
-    return found[0], values_confidence(chart, found, first)
 
 
 def _measured(chart: ChartResult, categories: list[str]) -> bool:

@@ -1,0 +1,93 @@
+"""Questions that compare values of a chart's table rather than read one:
+
+- "Were there more visitors on Sunday than on Friday?": Yes or No from the two categories' values;
+- "Which sold more, Q2 or Q3?": the higher (lower) of the two categories named;
+- "In Q2, which region had higher sales?": the series higher (lower) in the one category named;
+- "In which quarter was North higher than South?": the one category where one series is above (below) the other;
+- "In how many quarters did North sell more than South?": how many categories that is.
+
+Two values closer than the gap that tells an extreme apart (``CLEAR_GAP_SHARE`` of the largest value) are too close
+to call from the pixels, and the question is then not answered.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skills.chart.confidence import CLEAR_GAP_SHARE, values_confidence
+from skills.chart.precision import read_value
+from vision_tools.charts import ChartResult
+
+_COMPARATIVE = re.compile(r"\b(?:higher|more|greater|larger|bigger|above|exceed\w*|beat|outperform\w*|outsold|"
+                          r"lower|less|fewer|smaller|below)\b")
+_LOWER = re.compile(r"\b(?:lower|less|fewer|smaller|below)\b")
+_YESNO = re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had)\b")
+_WHICH = re.compile(r"\b(?:which|what)\b")
+_HOW_MANY = re.compile(r"\bhow many\b")
+
+Answer = tuple[str | None, float | None]
+
+
+def compare_values(chart: ChartResult, text: str, categories: list[str], series: list[str]) -> Answer | None:
+    """The comparison's answer and confidence; (None, None) when the table cannot settle it; None when ``text``
+    (normalised: lower case, words) compares nothing."""
+    if not _COMPARATIVE.search(text):
+        return None
+    lower = bool(_LOWER.search(text))
+    named_series = series[0] if len(series) == 1 else None
+    if _YESNO.match(text) and len(categories) == 2 and len(series) <= 1:
+        return _yes_no(chart, [(categories[0], named_series), (categories[1], named_series)], lower)
+    if _YESNO.match(text) and len(categories) == 1 and len(series) == 2:
+        return _yes_no(chart, [(categories[0], series[0]), (categories[0], series[1])], lower)
+    if _WHICH.search(text) and len(categories) == 2 and len(series) <= 1 and not _HOW_MANY.search(text):
+        return _pick(chart, {c: (c, named_series) for c in categories}, lower)
+    if _WHICH.search(text) and len(categories) == 1 and not series and len(chart.series) == 2:
+        return _pick(chart, {s: (categories[0], s) for s in chart.series}, lower)
+    if len(series) == 2 and not categories and (_WHICH.search(text) or _HOW_MANY.search(text)):
+        return _where_above(chart, series, lower, count=bool(_HOW_MANY.search(text)))
+    return None
+
+
+def _span(chart: ChartResult) -> float:
+    return max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
+
+
+def _yes_no(chart: ChartResult, sides: list[tuple[str, str | None]], lower: bool) -> Answer:
+    """Whether the first side is above (below) the second."""
+    (a_cat, a_series), (b_cat, b_series) = sides
+    a, b = read_value(chart, a_cat, a_series), read_value(chart, b_cat, b_series)
+    if a is None or b is None or abs(a - b) < CLEAR_GAP_SHARE * _span(chart):
+        return None, None
+    holds = a < b if lower else a > b
+    confidence = values_confidence(chart, [a_cat, b_cat], a_series if a_series == b_series else None)
+    return ("Yes" if holds else "No"), confidence
+
+
+def _pick(chart: ChartResult, sides: dict[str, tuple[str, str | None]], lower: bool) -> Answer:
+    """The name of the side with the higher (lower) value, when it is clearly so."""
+    values = {name: read_value(chart, category, series) for name, (category, series) in sides.items()}
+    read = {name: v for name, v in values.items() if v is not None}
+    if len(read) != len(values) or len(read) < 2:
+        return None, None
+    ranked = sorted(read, key=read.__getitem__, reverse=not lower)
+    if abs(read[ranked[0]] - read[ranked[1]]) < CLEAR_GAP_SHARE * _span(chart):
+        return None, None
+    categories = list(dict.fromkeys(category for category, _ in sides.values()))
+    same_series = {series for _, series in sides.values()}
+    return ranked[0], values_confidence(chart, categories, same_series.pop() if len(same_series) == 1 else None)
+
+
+def _where_above(chart: ChartResult, series: list[str], lower: bool, count: bool) -> Answer:
+    """The one category (or, ``count``, how many) where the first series is above (below) the second."""
+    first, second = series
+    found: list[str] = []
+    for category in chart.categories:
+        a, b = read_value(chart, category, first), read_value(chart, category, second)
+        if a is None or b is None or abs(a - b) < CLEAR_GAP_SHARE * _span(chart):
+            return None, None  # a value missing, or a near tie that could go either way
+        if (a < b) == lower:
+            found.append(category)
+    confidence = values_confidence(chart, chart.categories, None)
+    if count:
+        return str(len(found)), confidence
+    return (found[0], values_confidence(chart, found, first)) if len(found) == 1 else (None, None)
