@@ -20,8 +20,8 @@ from skills.question_text import task_text
 from vision_tools.text import OcrLine
 
 _DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-_DAY = r"(?:mon(?:day)?|tue(?:s(?:day)?)?|wed(?:s|nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|sat(?:urday)?|" \
-       r"sun(?:day)?)\.?"
+_DAY = r"(?:mon(?:days?)?|tue(?:s(?:days?)?)?|wed(?:s|nesdays?)?|thu(?:r(?:s(?:days?)?)?)?|fri(?:days?)?|" \
+       r"sat(?:urdays?)?|sun(?:days?)?)\.?"
 DAY_SPANS = re.compile(rf"\b(?P<first>{_DAY})(?:\s*(?:-|–|—|to|until|till|thru|through)\s*(?P<last>{_DAY}))?(?!\w)"
                    r"|\b(?P<group>weekdays?|weekends?|daily|every ?day|7 days)\b", re.I)
 _CLOCK = r"(?:[01]?\d|2[0-3])(?:[:.][0-5]\d)?\s?(?:[ap]\.?m\.?)|(?:[01]?\d|2[0-3])[:.][0-5]\d|noon|midnight"
@@ -40,6 +40,9 @@ _HOURS_Q = re.compile(r"\b(?:what|which)\s+(?:are\s+the\s+)?(?:\w+\s+)?hours\b|\
 _DAY_Q = re.compile(r"\b(?:which|what)\s+days?\b", re.I)
 #: "Is the shop open on Sunday?", "Are they open Saturdays?"
 _OPEN_YESNO = re.compile(r"^\W*(?:is|are)\b.{0,40}\bopen\b", re.I)
+#: "Does the 2 hour limit apply on Sundays?": a sign's rule holds on the days its rows name, and on no other.
+_APPLIES_YESNO = re.compile(r"^\W*(?:does|do|is|are)\b.{0,60}\b(?:apply|applies|valid|in force|enforced|operate|"
+                            r"operates|in effect)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ def asks_about_hours(question: str, yesno: bool = False) -> bool:
     """Whether ``question`` asks when something opens or closes, or its hours (cheap: its words only)."""
     stem = task_text(question)[0] or question
     if yesno:
-        return bool(_OPEN_YESNO.search(stem))
+        return bool(_OPEN_YESNO.search(stem) or _APPLIES_YESNO.search(stem))
     return any(p.search(stem) for p in (_OPEN_Q, _CLOSE_Q, _HOURS_Q, _DAY_Q))
 
 
@@ -102,6 +105,9 @@ def hours_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
     if _DAY_Q.search(stem) and not yesno:
         return _days_answer(stem, entries, image)
     asked, asked_text = _days_of(stem)
+    if asked is None and yesno:
+        # "Is it open?" asks about now, which no sign settles.
+        return PrintedAnswer(None, 0.0, what, missing="the question names no day to look up in the hours")
     if asked is None:
         if not yesno and (_OPEN_Q.search(stem) or _CLOSE_Q.search(stem)) and not _HOURS_Q.search(stem):
             # "What time does it close?": the days marked closed have no closing time to confuse it with.
@@ -113,6 +119,11 @@ def hours_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
         entry = entries[0]
     else:
         covering = [e for e in entries if e.days is not None and asked <= e.days]
+        if not covering and yesno and _APPLIES_YESNO.search(stem) and all(e.days is not None for e in entries) \
+                and not any(asked & (e.days or frozenset()) for e in entries):
+            # Every row names its days and none names the day asked: the rule does not apply then.
+            listed = ", ".join(e.days_text or "" for e in entries)
+            return chosen([("No", entries[0].line)], image, f"the days the sign names ({listed}) leave out {asked_text}")
         if not covering:
             named = [e for e in entries if e.days is None]
             if len(named) != 1 or len(entries) != 1:

@@ -70,7 +70,7 @@ _YEAR = re.compile(r"(?<![\w./:-])(?:19|20)\d{2}(?![\w./:-])")
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
 _PHONE = re.compile(r"\+?\(?\d[\d\s().-]{5,}\d")
 _PRICE_Q = re.compile(r"\bprice\b|\bcosts?\b|\bhow much\b", re.I)
-_PRICE = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d{1,2})?|\b(?:RM|USD|EUR|GBP)\s?\d[\d,]*(?:\.\d{1,2})?|"
+PRICE = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d{1,2})?|\b(?:RM|USD|EUR|GBP)\s?\d[\d,]*(?:\.\d{1,2})?|"
                     r"\b\d[\d,]*\.\d{2}\s?(?:€|\$|EUR|USD|RM)?(?!\d)", re.I)
 _NAMED_NUMBER = re.compile(r"\b(?P<noun>[a-z]+)(?:'s)?\s+(?:number|no\.?|#)(?!\w)", re.I)
 _WHICH_NUMBER = re.compile(r"\b(?:what|which)\s+(?:\w+\s+)?(?:number|digits?|code)\b|\bnumber (?:is )?(?:written|"
@@ -156,7 +156,7 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         if re.search(rf"\b{re.escape(noun)}\b", text, re.I) is None and not _WHICH_NUMBER.search(question):
             return None  # the noun is not printed: perhaps a document label read elsewhere
     if _PRICE_Q.search(question):
-        return near_named(question, lines, image, _PRICE, "price")
+        return near_named(question, lines, image, PRICE, "price")
     if _WHICH_NUMBER.search(question) or named:
         return _unique(lines, image, _NUMBER, "number", lambda s: True)
     # "Which exit does this sign point to?": a printed word the question names, followed by a number or code.
@@ -173,11 +173,15 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
 def _percentage(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
     """The percentage on the one line that prints every word the question names ("alcohol" as "vol"), never the
     only percentage printed whatever it is about ("30% OFF" for "What percentage of the shoppers wear hats?")."""
-    named = [w for w in words_of(question) if w not in _PERCENT_WORDS and w not in STOP_WORDS and len(w) > 2]
-    if not named:
-        return PrintedAnswer(None, 0.0, "percentage", missing="the question does not say what the percentage is of")
     def names(line: OcrLine, word: str) -> bool:
         return any(fuzzy_in(spelling, line.text) for spelling in _PERCENT_NAMES.get(word, (word,)))
+    asked = [w for w in words_of(question) if w not in _PERCENT_WORDS and w not in STOP_WORDS and len(w) > 2]
+    # Words printed nowhere ("tag", "advertise") name the question's setting, not the percentage's line.
+    named = [w for w in asked if any(names(line, w) for line in lines)]
+    if not named:
+        return PrintedAnswer(None, 0.0, "percentage", missing="the question names nothing printed beside a "
+                                                              "percentage" if asked else
+                             "the question does not say what the percentage is of")
     hits = [(m.group(0).strip(), line) for line in lines for m in _PERCENT.finditer(line.text)
             if all(names(line, w) for w in named)]
     return chosen(hits, image, f"percentage on the line naming {' '.join(named)}")
@@ -306,7 +310,7 @@ def _named_beside(question: str, lines: list[OcrLine], image: Image.Image | None
     question quotes none."""
     if not _ASKS_WHAT_HAS.search(question):
         return None
-    for pattern, what in ((DISTANCE, "distance"), (_PRICE, "price")):
+    for pattern, what in ((DISTANCE, "distance"), (PRICE, "price")):
         found = list(pattern.finditer(question))
         quoted = {_squeezed(m.group(0)) for m in found}
         if len(quoted) != 1:
@@ -343,7 +347,7 @@ def _only_values_between(lines: list[OcrLine], named: int, span: int) -> bool:
     ("250 g · Roasted 2024", "Acidity 0.3%"). A line of words alone may name another thing the span is for."""
     if span <= named:
         return False
-    return all(_bare(line.text, "") or any(_bare(line.text, m.group(0)) for p in (_PRICE, _QUANTITY, DISTANCE)
+    return all(_bare(line.text, "") or any(_bare(line.text, m.group(0)) for p in (PRICE, _QUANTITY, DISTANCE)
                                             for m in p.finditer(line.text)) or _DETAIL.search(line.text)
                for line in lines[named + 1:span])
 

@@ -78,6 +78,13 @@ _CLOSER_YESNO = re.compile(r"^\W*is\s+(?P<a>.+?)\s+(?P<how>closer|nearer|further
 _CLOSER_WHICH = re.compile(r"\b(?:which|what)\b[^?]{0,30}?\b(?P<how>closer|nearer|further|farther|nearest|closest|"
                            r"furthest|farthest)\b(?:\s+away)?[,:]?\s+(?P<a>[^?,]+?)\s+or\s+(?P<b>[^?,]+?)\s*\??\s*$",
                            re.I)
+#: "Which destination on the sign is the nearest?": the place on the row of the shortest (longest) distance.
+_NEAREST_Q = re.compile(r"\b(?:which|what)\b[^?]*\b(?P<how>nearest|closest|furthest|farthest)\b", re.I)
+#: "When does this medicine expire?", "What's the expiry?": a month and year beside an expiry word ("EXP 08/2027").
+_EXPIRY_Q = re.compile(r"\bexpir\w*|\bbest before\b|\buse by\b|\bgood until\b|\bvalid until\b", re.I)
+_EXPIRY_CUE = re.compile(r"\b(?:exp\w*|best before|bb|use by|bbe|valid until)\b", re.I)
+_MONTH_YEAR = re.compile(r"(?<![\d/.-])(?:0?[1-9]|1[0-2])\s?[/.-]\s?(?:20)?\d{2}(?![\d/.-])|\b(?:jan|feb|mar|apr|may|"
+                         r"jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:20)?\d{2}\b", re.I)
 #: "How many destinations are listed on this sign?": the rows that print a place with its distance.
 _PLACES_Q = re.compile(r"\bhow many\s+(?:destinations|places|towns|cities|villages|locations)\b", re.I)
 _TO_METRES = {"km": 1000.0, "kilometre": 1000.0, "kilometer": 1000.0, "mi": 1609.344, "mile": 1609.344, "m": 1.0,
@@ -90,7 +97,7 @@ def asks_for_scene_fact(question: str, yesno: bool = False) -> bool:
     if yesno:
         return bool(_CLOSER_YESNO.search(stem))
     return any(p.search(stem) for p in (_COUNTRY_Q, _WHERE_TO_Q, _WHO_Q, _NAME_Q, _DAY_Q, _WHEN_Q, _CLOSER_WHICH,
-                                        _PLACES_Q))
+                                        _PLACES_Q, _NEAREST_Q, _EXPIRY_Q))
 
 
 def scene_fact(question: str, lines: list[OcrLine], image: Image.Image | None,
@@ -107,6 +114,14 @@ def scene_fact(question: str, lines: list[OcrLine], image: Image.Image | None,
         return None
     if _PLACES_Q.search(stem):
         return _count_places(rows, image)
+    nearest = _NEAREST_Q.search(stem)
+    if nearest is not None and " or " not in stem:
+        return _nearest_place(rows, image, farthest=nearest.group("how").lower().startswith(("fur", "far")))
+    if _EXPIRY_Q.search(stem):
+        hits = [(m.group(0).strip(), row) for row in rows if _EXPIRY_CUE.search(row.text)
+                for m in _MONTH_YEAR.finditer(row.text)]
+        if hits:
+            return chosen(hits, image, "the month and year printed beside the expiry")
     named = [w for w in words_of(stem) if w not in STOP_WORDS and w not in _ASKING and len(w) > 2]
     rules: list[tuple[re.Pattern[str], Callable[[], PrintedAnswer | None]]] = [
         (_COUNTRY_Q, lambda: _country(rows, image)),
@@ -256,3 +271,26 @@ def _count_places(rows: list[OcrLine], image: Image.Image | None) -> PrintedAnsw
     return PrintedAnswer(str(len(places)), round(min(0.97, score), 3),
                          f"rows printing a place with its distance: {', '.join(repr(r.text) for r in places)}",
                          features={"line_confidence": round(score, 3), "span_candidates": 1.0})
+
+
+def _nearest_place(rows: list[OcrLine], image: Image.Image | None, farthest: bool) -> PrintedAnswer | None:
+    """The place on the row of the shortest (longest) distance, among rows of one distance and a place."""
+    places: list[tuple[float, str, OcrLine]] = []
+    for row in rows:
+        found = list(DISTANCE.finditer(row.text))
+        if len(found) != 1:
+            continue
+        unit = found[0].group(2).lower().rstrip("s")
+        factor = _TO_METRES.get(unit) or _TO_METRES.get(unit[:2])
+        name = re.sub(r"[^\w' .&-]", " ", row.text[:found[0].start()] + " " + row.text[found[0].end():])
+        name = " ".join(w for w in name.split() if not re.fullmatch(r"[A-Z]?\d+[A-Z]?", w))  # road numbers (A12)
+        if factor is not None and re.search(r"[A-Za-z]{3,}", name):
+            places.append((float(found[0].group(1).replace(",", ".")) * factor, name, row))
+    if len(places) < 2:
+        return None
+    places.sort(key=lambda place: place[0], reverse=farthest)
+    what = "farthest" if farthest else "nearest"
+    if places[0][0] == places[1][0]:
+        return PrintedAnswer(None, 0.0, f"the {what} place", missing=f"{places[0][1]} and {places[1][1]} are "
+                                                                     "equally far")
+    return chosen([(places[0][1], places[0][2])], image, f"the {what} of {len(places)} places with distances")

@@ -24,6 +24,7 @@ from skills.ocr.field_evidence import evidence_factor, field_features
 from skills.ocr.named_values import asks_for_named_value, named_value
 from skills.ocr.opening_hours import asks_about_hours, hours_answer
 from skills.ocr.printed import PrintedAnswer, asks_for_span, printed_answer
+from skills.ocr.quantities import asks_for_quantity, quantity_answer
 from skills.ocr.scene_facts import asks_for_scene_fact, scene_fact
 from skills.question_text import task_text
 from skills.runner import ask_expert
@@ -102,6 +103,8 @@ def run(ctx: SkillContext) -> SkillResult:
         span = ctx.trace.call("ocr.opening_hours", hours_answer, ctx.question, lines, ctx.image, yesno=yesno)
     if span is None and spans_asked and asks_for_scene_fact(ctx.question, yesno):
         span = ctx.trace.call("ocr.scene_fact", scene_fact, ctx.question, lines, ctx.image, yesno=yesno)
+    if span is None and spans_asked and not yesno and asks_for_quantity(ctx.question):
+        span = ctx.trace.call("ocr.quantity", quantity_answer, ctx.question, lines, ctx.image)
     if span is None and spans_asked and asks_for_span(ctx.question, yesno):
         span = ctx.trace.call("ocr.printed_span", printed_answer, ctx.question, lines, ctx.image, yesno=yesno)
     if span is not None and not getattr(ctx.expert, "neural", False):

@@ -222,6 +222,8 @@ def _named_object(question: str) -> str | None:
     if named is None:
         match = _WHERE_OBJECT.search(question) or _SHAPE_OF.search(question)
         named = match.group("object").strip() if match else None
+    if named is not None and re.fullmatch(r"(?:\w+\s+)+one", named.lower()):
+        named = named[:-3] + "shape"  # "what shape is the red one": the red shape
     if named is not None and named.lower() in _PRONOUN:
         antecedent = _ANTECEDENT.search(question)
         named = antecedent.group("object").lower() if antecedent else named

@@ -179,7 +179,8 @@ def find_region(
 ANY_SHAPE = "shape"
 #: Solidity (blob area over its box, less for thin strokes) below which a blob is a stroke, not a drawn shape.
 MIN_SHAPE_SOLIDITY = 0.3
-GENERIC_SHAPE_WORDS = frozenset(["shape", "object", "thing", "dot", "blob", "item", "figure", "spot", "mark"])
+GENERIC_SHAPE_WORDS = frozenset(["shape", "object", "thing", "dot", "blob", "item", "figure", "spot", "mark", "symbol",
+                                 "icon"])
 
 
 def _parse_target(target: str) -> tuple[str | None, str | None]:
