@@ -83,13 +83,18 @@ def test_hours_rows_are_read_with_their_days() -> None:
                           line("Sunday closed", 3)])
     assert [(sorted(e.days or []), e.span) for e in entries] == [
         ([0, 1, 2, 3, 4], "7:30 - 16:00"), ([5], "10am - 2pm"), ([6], "closed")]
+    # Days listed together share the hours after them; a lunch break is two ranges of one day.
+    shared = read_hours([line("Tue & Thu 14:00 - 16:00", 0), line("Fri 9:00 - 12:30, 14:00 - 18:00", 1)])
+    assert [(sorted(e.days or []), e.opens, e.closes) for e in shared] == [([1, 3], "14:00", "16:00"),
+                                                                          ([4], "9:00", "18:00")]
 
 
 @pytest.mark.parametrize(("lines", "question", "answer"), [
     ([("Sunrise Honey", 50), ("Raw wildflower", 34), ("Product of New Zealand", 32), ("340 g", 40), ("$8.99", 56)],
      "Which country is it from?", "New Zealand"),
-    ([("Sunrise Honey", 50), ("Raw wildflower", 34), ("Product of New Zealand", 32), ("340 g", 40), ("$8.99", 56)],
-     "price of the honey?", "$8.99"),
+    # Between the name and its price only details: a weight, a labelled origin.
+    ([("Sunrise Honey", 50), ("340 g", 40), ("Origin: New Zealand", 32), ("$8.99", 56)], "price of the honey?",
+     "$8.99"),
     ([("Casa Verde", 50), ("Olive Oil", 44), ("Harvest 2023", 32), ("Acidity 0.2%", 32), ("750 ml", 44),
       ("Made in Portugal", 32)], "How much oil is in the bottle?", "750 ml"),
     ([("Casa Verde", 50), ("Olive Oil", 44), ("Harvest 2023", 32), ("Acidity 0.2%", 32), ("750 ml", 44),

@@ -2,7 +2,8 @@
 
 - "Were there more visitors on Sunday than on Friday?": Yes or No from the two categories' values;
 - "Which sold more, Q2 or Q3?": the higher (lower) of the two categories named;
-- "In Q2, which region had higher sales?": the series higher (lower) in the one category named;
+- "In Q2, which region had higher sales?", "Which was higher in Q3, North or South?": the series higher (lower) in
+  the one category named;
 - "In which quarter was North higher than South?": the one category where one series is above (below) the other;
 - "In how many quarters did North sell more than South?": how many categories that is.
 
@@ -43,6 +44,8 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
         return _pick(chart, {c: (c, named_series) for c in categories}, lower)
     if _WHICH.search(text) and len(categories) == 1 and not series and len(chart.series) == 2:
         return _pick(chart, {s: (categories[0], s) for s in chart.series}, lower)
+    if _WHICH.search(text) and len(categories) == 1 and len(series) == 2:  # "Which was higher in Q3, North or South?"
+        return _pick(chart, {s: (categories[0], s) for s in series}, lower)
     if len(series) == 2 and not categories and (_WHICH.search(text) or _HOW_MANY.search(text)):
         return _where_above(chart, series, lower, count=bool(_HOW_MANY.search(text)))
     return None

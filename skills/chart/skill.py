@@ -187,7 +187,10 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
 def _names_the_categories(noun: str, chart: ChartResult) -> bool:
     """Whether ``noun`` ("fruits", "months") is what the chart's categories are: printed in its title or on an
     axis ("Favourite Fruit Survey"), or the categories are all months, weekdays or years. "How many countries are
-    shown?" on a chart of months is no count of its bars."""
+    shown?" on a chart of months is no count of its bars. A chart of several series never: the noun may be the
+    legend's ("How many fruits?" over months of apples, pears and plums)."""
+    if len(chart.series) > 1:
+        return False  # "How many fruits?" may count the legend's series as well as the categories
     singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
     printed = {_norm(t) for t in chart.texts} - {_norm(c) for c in chart.categories}
     if any(re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", t) for t in printed):

@@ -3,9 +3,13 @@ time does it close on Saturday?", "When does the shop open?", "Is it open on Sun
 apply?".
 
 ``read_hours`` turns the rows of a reading into entries: the days a row names ("Mon - Sat", "Sunday", "Weekdays"
-or none) and its hours ("9:00 - 17:30", "7am - 7pm") or "closed". A row of days alone takes the hours printed on the
-row under it ("Mon - Fri" over "7am - 7pm"). ``hours_answer`` picks the one entry the question's days fall in and
-gives the part asked for, exactly as printed; two entries and no day named, or a day no entry covers, give no answer.
+or none) and its hours ("9:00 - 17:30", "9:00 - 12:30, 14:00 - 18:00" with a lunch break) or "closed". A row naming
+two groups of days ("Sat 10am - 4pm, Sun 11am - 3pm") gives one entry per group; a row of days alone takes the hours
+on the row under it ("Mon - Fri" over "7am - 7pm"). ``hours_answer`` picks the one entry the question's days fall in
+and gives the part asked for, exactly as printed. No answer when two entries differ and no day is named, when no
+entry covers the day asked, when the question's subject ("the kitchen") has a time of its own printed apart, or, for
+Yes/No, when the question asks about a time of day or the sign also says "closed" without naming a weekday
+("Closed Christmas Day").
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from skills.ocr.printed import PrintedAnswer, chosen, row_lines
+from skills.ocr.printed import PrintedAnswer, chosen, fuzzy_in, row_lines
 from skills.question_text import task_text
 from vision_tools.text import OcrLine
 
@@ -47,18 +51,25 @@ _APPLIES_YESNO = re.compile(r"^\W*(?:does|do|is|are)\b.{0,60}\b(?:apply|applies|
 
 @dataclass(frozen=True)
 class Hours:
-    """One printed row of hours: the days it names (None: no day named) and its hours, or closed."""
+    """One entry of printed hours: the days it names (None: no day named) and its time ranges, or closed."""
 
     days: frozenset[int] | None
     days_text: str | None
-    opens: str | None
-    closes: str | None
+    ranges: tuple[tuple[str, str], ...]  # (opens, closes) as printed, in reading order
     closed: bool
     line: OcrLine
 
     @property
+    def opens(self) -> str | None:
+        return self.ranges[0][0] if self.ranges else None
+
+    @property
+    def closes(self) -> str | None:
+        return self.ranges[-1][1] if self.ranges else None
+
+    @property
     def span(self) -> str:
-        return "closed" if self.closed else f"{self.opens} - {self.closes}"
+        return "closed" if self.closed else ", ".join(f"{a} - {b}" for a, b in self.ranges)
 
 
 def asks_about_hours(question: str, yesno: bool = False) -> bool:
@@ -70,31 +81,57 @@ def asks_about_hours(question: str, yesno: bool = False) -> bool:
 
 
 def read_hours(lines: list[OcrLine]) -> list[Hours]:
-    """The rows of ``lines`` that print hours or "closed", each with the days it names."""
+    """The entries of hours or "closed" the rows of ``lines`` print, each with the days it names."""
     rows = row_lines(lines)
     entries: list[Hours] = []
     skip = -1
     for i, line in enumerate(rows):
         if i == skip:
             continue
-        days, days_text = _days_of(line.text)
-        hours = _RANGE.search(line.text)
-        closed = hours is None and days is not None and bool(_CLOSED.search(line.text))
-        if hours is None and not closed and days is not None and i + 1 < len(rows):
+        days = _day_groups(line.text)
+        ranges = list(_RANGE.finditer(line.text))
+        if days and not ranges and not _CLOSED.search(line.text) and i + 1 < len(rows):
             below = rows[i + 1]
-            if _days_of(below.text)[0] is None and (hours := _RANGE.search(below.text)) is not None:
+            if not DAY_SPANS.search(below.text) and _RANGE.search(below.text):
                 skip = i + 1  # "Mon - Fri" over "7am - 7pm": one entry over two rows
-        if hours is not None:
-            entries.append(Hours(days, days_text, hours.group("open"), hours.group("close"), False, line))
-        elif closed:
-            entries.append(Hours(days, days_text, None, None, True, line))
+                entries.append(_entry(line.text, line, list(_RANGE.finditer(below.text)), False))
+                continue
+        if len(days) > 1 and ranges:
+            if ranges[0].start() < days[0][0]:
+                continue  # times before the first day: which days they belong to is not printed
+            for k, (start, stop) in enumerate(days):  # "Sat 10am - 4pm, Sun 11am - 3pm": each group its ranges
+                end = days[k + 1][0] if k + 1 < len(days) else len(line.text)
+                part = [r for r in ranges if stop <= r.start() < end]
+                if part or _CLOSED.search(line.text[start:end]):
+                    entries.append(_entry(line.text[start:stop], line, part, not part))
+        elif ranges:
+            entries.append(_entry(line.text, line, ranges, False))
+        elif days and _CLOSED.search(line.text):
+            entries.append(_entry(line.text, line, [], True))
     return entries
+
+
+def _day_groups(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` names groups of days: "Tue & Thu" is one group sharing the hours after it, "Sat 10am - 4pm,
+    Sun 11am - 3pm" two."""
+    groups: list[tuple[int, int]] = []
+    for match in DAY_SPANS.finditer(text):
+        if groups and re.fullmatch(r"\s*(?:&|and|,|/|\+)\s*", text[groups[-1][1]:match.start()], re.I):
+            groups[-1] = (groups[-1][0], match.end())
+        else:
+            groups.append((match.start(), match.end()))
+    return groups
+
+
+def _entry(days_text: str, line: OcrLine, ranges: list[re.Match[str]], closed: bool) -> Hours:
+    days, named = _days_of(days_text)
+    return Hours(days, named, tuple((r.group("open"), r.group("close")) for r in ranges), closed, line)
 
 
 def hours_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
                  yesno: bool = False) -> PrintedAnswer | None:
     """The opening or closing time, the hours, or (``yesno``) whether it is open on the day asked; None when the
-    question asks none of these."""
+    question asks none of these, or names a subject the hours rows do not (another rule may read it)."""
     stem = task_text(question)[0] or question
     if not asks_about_hours(stem, yesno):
         return None
@@ -102,12 +139,14 @@ def hours_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
     what = "opening hours"
     if not entries:
         return None  # no hours printed: a label ("Office hours: by appointment") may still answer
+    entries, apart = _about_subject(stem, lines, entries)
+    if apart is not None:
+        return None if _DAY_Q.search(stem) and not yesno else PrintedAnswer(None, 0.0, what, missing=apart)
     if _DAY_Q.search(stem) and not yesno:
         return _days_answer(stem, entries, image)
     asked, asked_text = _days_of(stem)
-    if asked is None and yesno:
-        # "Is it open?" asks about now, which no sign settles.
-        return PrintedAnswer(None, 0.0, what, missing="the question names no day to look up in the hours")
+    if yesno and (unsure := _yes_no_unsure(stem, asked)) is not None:
+        return PrintedAnswer(None, 0.0, what, missing=unsure)
     if asked is None:
         if not yesno and (_OPEN_Q.search(stem) or _CLOSE_Q.search(stem)) and not _HOURS_Q.search(stem):
             # "What time does it close?": the days marked closed have no closing time to confuse it with.
@@ -133,6 +172,9 @@ def hours_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
             return PrintedAnswer(None, 0.0, what, missing=f"more than one row of hours covers {asked_text}")
         entry = covering[0]
     if yesno:
+        notice = None if entry.closed else _closed_notice(lines)
+        if notice is not None:  # "Closed Christmas Day" under "Open daily": a "Yes" may be the notice's day
+            return PrintedAnswer(None, 0.0, what, missing=f"the sign also says {notice!r}")
         return chosen([("No" if entry.closed else "Yes", entry.line)], image,
                       f"the hours for {entry.days_text or 'every day'}: {entry.span}")
     if entry.closed:
@@ -142,8 +184,49 @@ def hours_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
         return chosen([(entry.closes or "", entry.line)], image, "the closing time printed")
     if _OPEN_Q.search(stem) and not _CLOSE_Q.search(stem) and not _HOURS_Q.search(stem):
         return chosen([(entry.opens or "", entry.line)], image, "the opening time printed")
-    span = _RANGE.search(entry.line.text) or _RANGE.search(entry.span)
-    return chosen([(span.group(0).strip() if span else entry.span, entry.line)], image, "the hours printed")
+    return chosen([(entry.span, entry.line)], image, "the hours printed")
+
+
+#: Question words that name no subject of their own: the hours' vocabulary.
+_HOURS_WORDS = frozenset(["what", "when", "which", "time", "times", "open", "opens", "opening", "close", "closes",
+                          "closing", "closed", "shut", "shuts", "hours", "hour", "day", "days", "does", "do", "is",
+                          "are", "it", "they", "the", "on", "a", "an", "this", "that", "there", "its", "their",
+                          "today", "usually", "normally", "sign", "apply", "applies", "valid", "limit", "and", "to",
+                          "from", "at", "in", "of", "you", "we", "can", "get", "go", "yes", "no", "or"])
+
+
+def _about_subject(stem: str, lines: list[OcrLine], entries: list[Hours]) -> tuple[list[Hours], str | None]:
+    """The entries about the question's subject ("the kitchen", "the cafe"): those naming it, when some do; all,
+    when it is named only where no time is printed (a shop's name over its hours); none, with why, when a row
+    naming it prints a time that is not an entry ("Kitchen closes at 21:00")."""
+    subject = [w for w in re.findall(r"[a-z]+", stem.lower()) if w not in _HOURS_WORDS and len(w) > 2
+               and not DAY_SPANS.fullmatch(w)]
+    if not subject:
+        return entries, None
+    naming = [e for e in entries if any(fuzzy_in(w, e.line.text) for w in subject)]
+    if naming:
+        return naming, None
+    entry_rows = {e.line.text for e in entries}
+    for row in row_lines(lines):
+        if row.text not in entry_rows and any(fuzzy_in(w, row.text) for w in subject) and \
+                (re.search(_CLOCK, row.text, re.I) or DAY_SPANS.search(row.text)):
+            return [], f"{row.text!r} names the {' '.join(subject)} apart from the rows of hours"
+    return entries, None
+
+
+def _yes_no_unsure(stem: str, asked: frozenset[int] | None) -> str | None:
+    """Why a Yes/No about the hours cannot be settled from the days: none named, or a time of day asked."""
+    if asked is None:
+        return "the question names no day to look up in the hours"  # "Is it open?" asks about now
+    if re.search(_CLOCK, stem, re.I):
+        return "the question asks about a time of day, and only the days are looked up"
+    return None
+
+
+def _closed_notice(lines: list[OcrLine]) -> str | None:
+    """A row saying "closed" without a weekday or hours ("Sorry, we're CLOSED", "Closed Christmas Day")."""
+    return next((row.text for row in row_lines(lines) if _CLOSED.search(row.text) and not DAY_SPANS.search(row.text)
+                 and not _RANGE.search(row.text)), None)
 
 
 def _days_answer(stem: str, entries: list[Hours], image: Image.Image | None) -> PrintedAnswer | None:

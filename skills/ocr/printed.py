@@ -142,8 +142,9 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         subject = [w for w in words_of(question) if w not in STOP_WORDS and w not in _YEAR_WORDS and len(w) > 2]
         on_its_line = [(m.group(0), line) for line in lines for m in _YEAR.finditer(line.text)
                        if subject and all(fuzzy_in(w, line.text) for w in subject)]
-        return chosen(on_its_line or bare, image, "year printed on the line naming " + " ".join(subject)
-                      if on_its_line else "year printed on a line of its own")
+        # A vintage on a line of its own comes first: "Gold Medal Wine Awards 2019" names the wine too.
+        return chosen(bare or on_its_line, image, "year printed on a line of its own" if bare
+                      else "year printed on the line naming " + " ".join(subject))
     if _PHONE_Q.search(question):
         return _unique(lines, image, _PHONE, "phone number", lambda s: sum(c.isdigit() for c in s) >= 6)
     named = _NAMED_NUMBER.search(question)
@@ -287,8 +288,7 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
             # bare values ("NET WT 500 g"): no other name the span could belong to ("AIRPORT / HOTEL / 500 m").
             every = all(any(fuzzy_in(w, line.text) for line in lines) for w in named)
             bare = [(span, line) for span, line in hits if _bare(line.text, span)
-                    and (_only_values_between(lines, naming[-1], lines.index(line))
-                         or _is_headline(lines, naming, {id(h) for _, h in hits}))]
+                    and _only_values_between(lines, naming[-1], lines.index(line))]
             if every and len({span for span, _ in hits}) == 1 and bare:
                 # The one such span, on a line of its own ("Price: $6.49" under the product's name): the whole
                 # label's, so the named thing's.
@@ -348,27 +348,17 @@ def _only_values_between(lines: list[OcrLine], named: int, span: int) -> bool:
     if span <= named:
         return False
     return all(_bare(line.text, "") or any(_bare(line.text, m.group(0)) for p in (PRICE, _QUANTITY, DISTANCE)
-                                            for m in p.finditer(line.text)) or _DETAIL.search(line.text)
+                                            for m in p.finditer(line.text)) or _is_detail(line.text)
                for line in lines[named + 1:span])
 
 
-def _is_headline(lines: list[OcrLine], naming: list[int], spans: set[int]) -> bool:
-    """Whether the one line naming the thing is the label's headline: taller than every other line of words by a
-    clear margin ("Sunrise Honey" over "Raw wildflower"), so the whole label, and its one price or weight, is about
-    that thing."""
-    if len(naming) != 1:
-        return False
-    height = lines[naming[0]].box.height
-    # Other names compete for the headline; bare values ("340 g") are the named thing's own.
-    others = [line.box.height for i, line in enumerate(lines)
-              if i != naming[0] and id(line) not in spans and not _bare(line.text, "")]
-    return bool(others) and height >= HEADLINE_MARGIN * max(others)
-
-
-#: How much taller than every other line (but the value's own) a label's headline is.
-HEADLINE_MARGIN = 1.15
-#: A detail of the named thing rather than another thing's name: a label with its value, or a number.
-_DETAIL = re.compile(r"^[^:]{2,30}:\s*\S|\d")
+def _is_detail(text: str) -> bool:
+    """A detail of the named thing rather than another thing's name: a label with its value ("Single origin:
+    Colombia"), or a number with at most one word ("Harvest 2022", "250 g · Roasted 2024"). "Beeswax Candles (pack
+    of 6)" names another product."""
+    if re.match(r"^[^:]{2,30}:\s*\S", text):
+        return True
+    return bool(re.search(r"\d", text)) and len([w for w in re.findall(r"[A-Za-z]{3,}", text)]) <= 1
 
 
 def _bare(text: str, span: str) -> bool:

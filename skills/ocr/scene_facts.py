@@ -41,19 +41,31 @@ from skills.question_text import task_text
 from vision_tools.documents.patterns import TIME
 from vision_tools.text import OcrLine
 
-_COUNTRY_Q = re.compile(r"\b(?:which|what)\s+country\b|\bcountry\s+of\s+origin\b|\borigin\b"
+_COUNTRY_Q = re.compile(r"\b(?:which|what)\s+country\b[^?]*\b(?:from|made|grown|produced|come|comes|origin)\b"
+                        r"|\bcountry\s+of\s+origin\b|\borigin\b"
                         r"|\bwhere\b[^?]{0,40}\b(?:from|made|grown|produced|come|comes)\s*\??\s*$", re.I)
 #: Words a line prints with a product's country ("Product of Greece", "Single origin: Colombia", "Made in Italy").
 _ORIGIN_CUE = re.compile(r"\b(?:origin|product\s+of|produce\s+of|produced\s+in|made\s+in|grown\s+in|imported\s+from|"
-                         r"manufactured\s+in|from|country)\b", re.I)
+                         r"manufactured\s+in|sourced\s+from|harvested\s+in|country)\b", re.I)
 #: Names people print that are not ISO country names.
 _MORE_COUNTRIES = ("England", "Scotland", "Wales", "Northern Ireland", "UK", "U.K.", "USA", "U.S.A.", "Holland",
                    "Great Britain", "Russia", "South Korea", "Vietnam", "Iran", "Syria", "Bolivia", "Venezuela",
                    "Tanzania", "Taiwan", "Ivory Coast", "Czech Republic", "Laos")
 _WHERE_TO_Q = re.compile(r"\bwhere\b[^?]{0,50}\b(?:go|goes|going|head|heading|headed|bound|travel|run|runs)\b", re.I)
-_TO_PLACE = re.compile(r"(?<!welcome )\b(?:to|for|towards)\s+(?P<place>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,3})")
+_TO_PLACE = re.compile(r"(?<!welcome )\b(?:to|for|towards)\s+(?P<place>(?!(?:Platform|Gate|Stand|Bay|Track|Stop|"
+                       r"Via|Departs|Next)\b)[A-Z][\w'.-]*(?:\s+(?!(?:Platform|Gate|Stand|Bay|Track|Stop|Via|"
+                       r"Departs|Next)\b)[A-Z][\w'.-]*){0,2})")
+#: A "to" that says where something moved, not where it goes ("Bus stop moved to Church Street").
+_NOT_BOUND = re.compile(r"\b(?:moved|diverted|relocated|transferred|changed|closed|welcome|return|returned)\b", re.I)
 _WHO_Q = re.compile(r"\bwhose\b|^\W*who\b", re.I)
 _TITLED = re.compile(r"\b(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Sir|Dame|Rev|Capt)\.?\s+[A-Z][\w'-]*\.?(?:\s+[A-Z][\w'-]*){0,3}")
+#: "Whose office is this?": a door plate's owner.
+_WHOSE_PLACE = re.compile(r"\bwhose\s+(?:office|room|desk|door|house|locker|studio|workspace|surgery|clinic)\b", re.I)
+#: "Who is the pharmacist on duty?": the role the question names.
+_ROLE = re.compile(r"^\W*who\s+(?:is|was|are)\s+(?:the|this|our|your)\s+(?P<role>[a-z]{4,})\b", re.I)
+#: The name a role's line prints after a colon or a dash ("Pharmacist on duty: Sarah Jones").
+_AFTER_ROLE = re.compile(r"[:–—-]\s*(?P<name>(?:(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\.?\s+)?[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)"
+                         r"{0,3})\s*$")
 _NAME_Q = re.compile(r"\bname\s+of\s+(?:the\s+|this\s+|that\s+)?(?P<a>[a-z]{3,})\b"
                      r"|\b(?:the|this)\s+(?P<b>[a-z]{3,})(?:'s)?\s+name\b"
                      r"|\bwhat(?:'s|\s+is)\s+(?:the\s+|this\s+)(?P<c>[a-z]{3,})\s+called\b"
@@ -71,7 +83,15 @@ _ASKING = frozenset(["when", "will", "would", "they", "you", "we", "be", "time",
 _NAME_MAX_WORDS = 6
 #: Words a sign prints about a place, never as its name.
 _SIGN_WORDS = frozenset(["closed", "open", "ahead", "only", "no", "entrance", "exit", "works", "diversion", "sale",
-                         "welcome", "this", "way", "next", "left", "right", "private", "keep", "clear", "parking"])
+                         "welcome", "this", "way", "next", "left", "right", "private", "keep", "clear", "parking",
+                         "hours", "opening", "times", "menu", "specials", "today", "info", "information", "toilets",
+                         "staff", "reception", "car", "park"])
+#: Kinds of place: a line naming another kind than the one asked is that place's name ("Station Road" for "What is
+#: this station called?" names a road).
+_PLACE_KINDS = frozenset(["road", "street", "st", "avenue", "ave", "lane", "way", "drive", "square", "station",
+                          "hotel", "cafe", "café", "bakery", "shop", "store", "restaurant", "bar", "pub", "park",
+                          "museum", "school", "hospital", "church", "library", "market", "bridge", "hall", "centre",
+                          "center", "gallery", "theatre", "theater", "cinema", "clinic", "pharmacy"])
 #: "Is Ashford closer than Dover?", "Which is farther, Dover or Canterbury?"
 _CLOSER_YESNO = re.compile(r"^\W*is\s+(?P<a>.+?)\s+(?P<how>closer|nearer|further|farther)(?:\s+away)?\s+than\s+"
                            r"(?P<b>.+?)\s*(?:\?|$|,|\.|\byes\b)", re.I)
@@ -125,8 +145,8 @@ def scene_fact(question: str, lines: list[OcrLine], image: Image.Image | None,
     named = [w for w in words_of(stem) if w not in STOP_WORDS and w not in _ASKING and len(w) > 2]
     rules: list[tuple[re.Pattern[str], Callable[[], PrintedAnswer | None]]] = [
         (_COUNTRY_Q, lambda: _country(rows, image)),
-        (_WHERE_TO_Q, lambda: _destination(rows, named, image)),
-        (_WHO_Q, lambda: _titled_name(rows, image)),
+        (_WHERE_TO_Q, lambda: _destination(lines, named, image)),
+        (_WHO_Q, lambda: _person(stem, rows, image)),
         (_NAME_Q, lambda: _called(stem, rows, image)),
         (_DAY_Q, lambda: _weekday(rows, named, image)),
         (_WHEN_Q, lambda: _time_named(rows, named, image)),
@@ -147,8 +167,10 @@ def _country_pattern() -> re.Pattern[str]:
             name = getattr(country, attr, None)
             if name:
                 names.add(name.split(",")[0])  # "Korea, Republic of" is printed "Korea"
-    spelled = sorted((re.escape(n) for n in names if len(n) > 3 or n.isupper()), key=len, reverse=True)
-    return re.compile(r"(?<![\w.])(?:" + "|".join(spelled) + r")(?![\w])", re.I)
+    spelled = sorted((re.escape(v) for n in names if len(n) > 3 or n.isupper() for v in {n, n.upper()}),
+                     key=len, reverse=True)
+    # Capitalised as a name: "bone china", "jersey", "turkey breast" are not countries.
+    return re.compile(r"(?<![\w.])(?:" + "|".join(spelled) + r")(?![\w])")
 
 
 def _country(rows: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
@@ -161,17 +183,30 @@ def _country(rows: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | 
     return chosen(hits, image, "the country printed as the origin")
 
 
-def _destination(rows: list[OcrLine], named: list[str], image: Image.Image | None) -> PrintedAnswer | None:
-    naming = [row for row in rows if named and any(fuzzy_in(w, row.text) for w in named)]
+def _destination(lines: list[OcrLine], named: list[str], image: Image.Image | None) -> PrintedAnswer | None:
+    # The reader's own lines, not joined rows: "Trains to York" beside "Platform 3" is two lines.
+    naming = [line for line in lines if named and any(fuzzy_in(w, line.text) for w in named)
+              and not _NOT_BOUND.search(line.text)]
     hits = [(m.group("place"), row) for row in naming for m in _TO_PLACE.finditer(row.text)]
     if not hits:
         return None
     return chosen(hits, image, f"the place after 'to' on the line naming {' '.join(named)}")
 
 
-def _titled_name(rows: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
-    hits = [(m.group(0).strip(), row) for row in rows for m in _TITLED.finditer(row.text)]
-    return chosen(hits, image, "the name printed with a title") if hits else None
+def _person(stem: str, rows: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
+    """"Whose office is this?": the one name printed with a title (a door plate). "Who is the pharmacist on
+    duty?": the name after the role on the line naming it ("Pharmacist on duty: Sarah Jones"). A role not
+    printed is no answer: a titled name elsewhere may have another role ("Foreword by Dr. Peter Lang")."""
+    if _WHOSE_PLACE.search(stem):
+        hits = [(m.group(0).strip(), row) for row in rows for m in _TITLED.finditer(row.text)]
+        return chosen(hits, image, "the name printed with a title") if hits else None
+    role = _ROLE.search(stem)
+    if role is None:
+        return None
+    word = role.group("role").lower()
+    hits = [(m.group("name").strip(), row) for row in rows if fuzzy_in(word, row.text)
+            for m in _AFTER_ROLE.finditer(row.text)]
+    return chosen(hits, image, f"the name printed after '{word}'") if hits else None
 
 
 def _called(stem: str, rows: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
@@ -194,15 +229,20 @@ def _reads_as_name(text: str, noun: re.Pattern[str]) -> bool:
     none of the words signs print about a place rather than as its name ("STREET CLOSED")."""
     words = text.split()
     others = [w for w in words if not noun.fullmatch(w.strip(".,:;!"))]
+    plain = [w.strip(".,:;!'’").lower() for w in others]
     return 0 < len(others) < _NAME_MAX_WORDS and not re.search(r"\d", text) \
         and all(w[:1].isupper() or not w[:1].isalpha() for w in words) \
-        and not any(w.strip(".,:;!").lower() in _SIGN_WORDS for w in others)
+        and not any(w in _SIGN_WORDS or w in _PLACE_KINDS for w in plain)
 
 
 def _weekday(rows: list[OcrLine], named: list[str], image: Image.Image | None) -> PrintedAnswer | None:
-    days = [w for w in named if _WEEKDAYS.fullmatch(w) is None]
+    # "Which day is the museum closed?" is not the line saying when it is open.
+    closed = "closed" in named or "shut" in named
+    days = [w for w in named if _WEEKDAYS.fullmatch(w) is None and w not in ("closed", "shut", "open")]
     hits: list[tuple[str, OcrLine]] = []
     for i, row in enumerate(rows):
+        if closed != bool(re.search(r"\b(?:closed|shut)\b", row.text, re.I)):
+            continue
         if days and any(fuzzy_in(w, row.text) for w in days):
             on_row = [(m.group(0).strip(), row) for m in _WEEKDAYS.finditer(row.text)]
             below = rows[i + 1] if i + 1 < len(rows) else None
@@ -217,11 +257,14 @@ def _weekday(rows: list[OcrLine], named: list[str], image: Image.Image | None) -
 def _time_named(rows: list[OcrLine], named: list[str], image: Image.Image | None) -> PrintedAnswer | None:
     if not named:
         return None
-    hits = [(m.group(0).strip(), row) for row in rows if any(fuzzy_in(w, row.text) for w in named)
-            for m in TIME.finditer(row.text)]
+    # The time right after the named word ("Back at 2:30 PM"), never another time on its line ("Popped out at
+    # 2:15 - back in 20 mins") or a line naming something else the question names ("Concert hall bar opens 6 pm").
+    hits = [(m.group(0).strip(), row) for row in rows for m in TIME.finditer(row.text)
+            if any(re.search(rf"\b{re.escape(w)}\w*\W+(?:(?:at|by|around|about|from|after|is|:)\W+)?$",
+                             row.text[:m.start()], re.I) for w in named)]
     if not hits:
         return None
-    return chosen(hits, image, f"the time on the line naming {' '.join(named)}")
+    return chosen(hits, image, f"the time printed after {' or '.join(named)}")
 
 
 def _distance_of(place: str, rows: list[OcrLine]) -> tuple[float, str, OcrLine] | None:
@@ -233,8 +276,9 @@ def _distance_of(place: str, rows: list[OcrLine]) -> tuple[float, str, OcrLine] 
         for match in DISTANCE.finditer(row.text):
             unit = match.group(2).lower().rstrip("s")
             factor = _TO_METRES.get(unit) or _TO_METRES.get(unit[:2])
-            if factor is not None:
-                found.append((float(match.group(1).replace(",", ".")) * factor, match.group(0), row))
+            amount = _amount(match.group(1))
+            if factor is not None and amount is not None:
+                found.append((amount * factor, match.group(0), row))
     return found[0] if len({f[1] for f in found}) == 1 else None
 
 
@@ -267,6 +311,10 @@ def _count_places(rows: list[OcrLine], image: Image.Image | None) -> PrintedAnsw
     places = [row for row in rows if DISTANCE.search(row.text) and re.search(r"[A-Za-z]{3,}", DISTANCE.sub("", row.text))]
     if len(places) < 1:
         return None
+    others = [row.text for row in rows if row not in places and re.search(r"[A-Za-z]{3,}", row.text)]
+    if others:  # "LONDON (M25)" with no distance is a destination too, or a heading: the count is unsure
+        return PrintedAnswer(None, 0.0, "places", missing=f"{others[0]!r} is printed without a distance: it may be "
+                                                          "a destination too")
     score = min(row.confidence for row in places)
     return PrintedAnswer(str(len(places)), round(min(0.97, score), 3),
                          f"rows printing a place with its distance: {', '.join(repr(r.text) for r in places)}",
@@ -284,8 +332,9 @@ def _nearest_place(rows: list[OcrLine], image: Image.Image | None, farthest: boo
         factor = _TO_METRES.get(unit) or _TO_METRES.get(unit[:2])
         name = re.sub(r"[^\w' .&-]", " ", row.text[:found[0].start()] + " " + row.text[found[0].end():])
         name = " ".join(w for w in name.split() if not re.fullmatch(r"[A-Z]?\d+[A-Z]?", w))  # road numbers (A12)
-        if factor is not None and re.search(r"[A-Za-z]{3,}", name):
-            places.append((float(found[0].group(1).replace(",", ".")) * factor, name, row))
+        amount = _amount(found[0].group(1))
+        if factor is not None and amount is not None and re.search(r"[A-Za-z]{3,}", name):
+            places.append((amount * factor, name, row))
     if len(places) < 2:
         return None
     places.sort(key=lambda place: place[0], reverse=farthest)
@@ -294,3 +343,12 @@ def _nearest_place(rows: list[OcrLine], image: Image.Image | None, farthest: boo
         return PrintedAnswer(None, 0.0, f"the {what} place", missing=f"{places[0][1]} and {places[1][1]} are "
                                                                      "equally far")
     return chosen([(places[0][1], places[0][2])], image, f"the {what} of {len(places)} places with distances")
+
+
+def _amount(printed: str) -> float | None:
+    """A printed distance's number: "12", "2,5", "1/2"; None when it is none of these."""
+    whole, _, over = printed.replace(",", ".").partition("/")
+    try:
+        return float(whole) / float(over) if over else float(whole)
+    except (ValueError, ZeroDivisionError):
+        return None

@@ -43,8 +43,8 @@ _WHERE_OBJECT = re.compile(r"\bwhere (?:is|are) (?:the |a |an )?(?P<object>[a-z]
 _SHAPE_OF = re.compile(r"\bshape\s+(?:is|of)\s+(?:the|this|that)\s+(?P<object>[a-z][a-z -]{0,40}?)\s*(?:\?|$|\.|,)",
                        re.I)
 _SHAPE_Q = re.compile(r"\b(?:what|which)\s+(?:kind of |type of |sort of )?shape\b"
-                      r"|^\W*what(?:'s|\s+is)\s+(?:the\s+)?(?:" + "|".join(COLOUR_WORDS) + r")\s+(?:shape|object|"
-                      r"figure|thing)\s*\??\s*$", re.I)
+                      r"|^\W*what(?:'s|\s+is)\s+(?:the\s+)?(?:" + "|".join(COLOUR_WORDS) + r")\s+shape\s*\??\s*$",
+                      re.I)
 #: "There is one coloured shape in this picture. What colour is it?": the pronoun's antecedent, a shape of some kind.
 _PRONOUN = frozenset(["it", "this", "that", "they", "them"])
 _ANTECEDENT = re.compile(r"\b(?:one|a|an|the|single|only)\s+(?P<object>(?:[a-z]+\s+){0,2}?(?:"

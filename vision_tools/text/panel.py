@@ -3,8 +3,8 @@
 A sign is the board its words are painted on, so its colour is the colour around its words: a thin ring of pixels
 just outside each line of text the reader read surely (a third of the line's height wide), never the glyphs
 themselves. Every line's ring must be mostly one palette colour, and all lines must agree; a neutral panel (white,
-gray, black) also needs the rest of the image free of a large coloured part, since a white disc inside a red ring
-is a "red and white" sign, not a white one. Otherwise there is no answer and the colours found are listed.
+gray, black) also needs the image, and the text's surroundings, free of a large coloured part: a white disc inside
+a red ring is a "red and white" sign, and a white name strip on a green board a green one. Otherwise there is no answer and the colours found are listed.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ SURE_LINE = 0.8
 RING = 0.35
 #: Share of a ring's pixels that must have one colour for it to be the line's panel.
 PANEL_SHARE = 0.6
-#: A neutral panel is the sign's colour only while no chromatic colour covers this share of the whole image.
+#: A neutral panel is the sign's colour only while no chromatic colour covers this share of the whole image, or
+#: of the text's surroundings (``NEARBY`` line heights around the lines).
 OTHER_COLOUR_SHARE = 0.12
+NEARBY = 1.5
 
 
 @dataclass
@@ -77,10 +79,24 @@ def panel_colour(image: Image.Image, lines: list[OcrLine]) -> PanelColour:
     name = colours[0]
     fraction = min(share for _, _, share in rings)
     if name not in CHROMATIC:
-        whole = np.bincount(classify_pixels(np.ascontiguousarray(rgb[::4, ::4])).ravel(), minlength=len(NAMES))
-        shares = {NAMES[i]: whole[i] / whole.sum() for i in range(len(NAMES)) if NAMES[i] in CHROMATIC}
-        other = max(shares, key=shares.__getitem__)
-        if shares[other] >= OTHER_COLOUR_SHARE:
-            return PanelColour(None, 0.0, rings, missing=f"the text is on {name}, but {other} covers "
-                                                         f"{shares[other]:.0%} of the image: the sign may be both")
+        # A white strip on a green board is a green sign: look at the whole image and around the text.
+        height_px = float(np.median([line.box.height for line in sure]))
+        x0 = int(max(0, min(line.box.x0 for line in sure) - NEARBY * height_px))
+        y0 = int(max(0, min(line.box.y0 for line in sure) - NEARBY * height_px))
+        x1 = int(min(width, max(line.box.x1 for line in sure) + NEARBY * height_px))
+        y1 = int(min(height, max(line.box.y1 for line in sure) + NEARBY * height_px))
+        for where, region in (("the image", rgb), ("around the text", rgb[y0:y1, x0:x1])):
+            other, share = _main_chromatic(region)
+            if share >= OTHER_COLOUR_SHARE:
+                return PanelColour(None, 0.0, rings, missing=f"the text is on {name}, but {other} covers {share:.0%} "
+                                                             f"of {where}: the sign may be both")
     return PanelColour(name, fraction, rings)
+
+
+def _main_chromatic(region: np.ndarray) -> tuple[str, float]:
+    """The chromatic palette colour covering most of ``region``, and its share."""
+    step = max(1, int(np.sqrt(region.shape[0] * region.shape[1] / 40000)))
+    counts = np.bincount(classify_pixels(np.ascontiguousarray(region[::step, ::step])).ravel(), minlength=len(NAMES))
+    shares = {NAMES[i]: counts[i] / max(1, counts.sum()) for i in range(len(NAMES)) if NAMES[i] in CHROMATIC}
+    other = max(shares, key=shares.__getitem__)
+    return other, float(shares[other])
