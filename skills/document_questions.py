@@ -35,6 +35,11 @@ _TOTAL = re.compile(
     r"\bwhat\s+(?:was|is)\s+the\s+(?:bill|damage|sum)\b|\bprice\s+paid\b|\bbalance\s+due\b|\bamount\s+due\b|"
     r"\bfinal\s+amount\b|\bamount\b.*\b(?:had|have|need|needed)\s+to\s+pay\b",
     re.IGNORECASE)
+#: "How much did each tomato cost?", "How much did the croissant cost?": one item, not the whole purchase.
+_ONE_ITEM = re.compile(r"\bhow\s+much\s+(?:did|does|do|was|were|is|are)\s+(?:each|one|a|an|a\s+single|every|"
+                       r"the|my|our|your|those|these)\s+(?!bill\b|receipt\b|purchase\b|order\b|meal\b|total\b|"
+                       r"shopping\b|groceries\b|transaction\b|sale\b|visit\b|lot\b|whole\b|amount\b|payment\b|"
+                       r"invoice\b|items?\b|things\b|stuff\b)[a-z]+", re.IGNORECASE)
 _DATE = re.compile(r"\bwhen\b|\bdate\b|\bwhat\s+day\b|\bwhich\s+day\b|\bday\s+of\s+(?:the\s+)?purchase\b|"
                    r"\bpurchased\s+on\b|\bbought\s+on\b|\bdated\b", re.IGNORECASE)
 _PLACE = (r"(?:shop|store|business|company|seller|vendor|merchant|restaurant|outlet|retailer|supplier|"
@@ -93,6 +98,8 @@ def document_field(question: str) -> DocumentQuestion | None:
             return DocumentQuestion(label, money.group(0))
     for field, pattern in (("total", _TOTAL), ("address", _ADDRESS), ("company", _COMPANY), ("date", _DATE)):
         match = pattern.search(text)
+        if match and field == "total" and _ONE_ITEM.search(text):
+            continue  # "How much did each tomato cost?" asks an item's price, never the receipt's total
         if match:
             return DocumentQuestion(field, match.group(0))
     if issued := _ISSUE_TIME.search(text):

@@ -32,3 +32,19 @@ def task_text(question: str) -> tuple[str, str]:
     if start is None:
         return text.strip(), ""
     return text[: start.start()].strip(), text[start.start():].strip()
+
+
+_WH = r"(?:what|which|how many|how much|where|when|who|whose|why)"
+#: "How many triangles are there and what colour are they?", "Is there a star? If so, what colour is it?"
+_TWO_THINGS = re.compile(rf"\b{_WH}\b[^?]*?\band\s+(?P<second>{_WH})\b"
+                         rf"|\?\s*(?:if so|if yes|if there is|and)\b[^?]*?\b(?P<then>{_WH})\b", re.IGNORECASE)
+
+
+def asks_two_things(question: str) -> str | None:
+    """The words that ask a second thing when ``question`` asks two ("and what colour", "If so, what"), else None.
+    The options of a multiple-choice question are not looked at."""
+    stem = task_text(question)[0] or question
+    match = _TWO_THINGS.search(stem)
+    if match is None:
+        return None
+    return stem[match.start("second" if match.group("second") else "then"):].strip(" ?")[:60]

@@ -1,7 +1,8 @@
 """Questions that compare values of a chart's table rather than read one:
 
 - "Were there more visitors on Sunday than on Friday?": Yes or No from the two categories' values;
-- "Which sold more, Q2 or Q3?": the higher (lower) of the two categories named;
+- "Which sold more, Q2 or Q3?", "Did more kids choose bananas or apples?": the higher (lower) of the two categories
+  named;
 - "In Q2, which region had higher sales?", "Which was higher in Q3, North or South?": the series higher (lower) in
   the one category named;
 - "In which quarter was North higher than South?": the one category where one series is above (below) the other;
@@ -36,6 +37,9 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
         return None
     lower = bool(_LOWER.search(text))
     named_series = series[0] if len(series) == 1 else None
+    if _YESNO.match(text) and " or " in f" {text} " and len(categories) == 2 and len(series) <= 1:
+        # "Did more kids choose bananas or apples?" asks which, not Yes or No.
+        return _pick(chart, {c: (c, named_series) for c in categories}, lower)
     if _YESNO.match(text) and len(categories) == 2 and len(series) <= 1:
         return _yes_no(chart, [(categories[0], named_series), (categories[1], named_series)], lower)
     if _YESNO.match(text) and len(categories) == 1 and len(series) == 2:

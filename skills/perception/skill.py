@@ -13,6 +13,7 @@ is a drawing (colour blobs on a photograph are not objects). The crops go to a n
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import NamedTuple
 
 from PIL import Image
@@ -25,6 +26,7 @@ from skills.targets import asks_about_whole_image, asks_background, attribute_ob
 from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
 from vision_tools.image import Box, name_background, name_colour
+from vision_tools.image.colour import CHROMATIC
 from vision_tools.text import read_text, read_text_cached
 from vision_tools.text.panel import panel_colour
 from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region, quadrant
@@ -103,6 +105,15 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
                            max_results=MAX_CANDIDATES if _COLOUR_Q.search(question) else 5)
         matches = [(m.box, m.score, None) for m in found.matches]
         crops = [m.crop for m in found.matches[:2] if m.crop is not None]
+        weak = not matches or matches[0][1] < SWEEP_SCORE
+        if weak and shape is not None and _COLOUR_Q.search(question) and not colours_in(target):
+            # "What colour is the small circle?" in a busy photo: the shape search alone finds none among the
+            # clutter, or only a weak likeness; searched colour by colour, one colour holding a clear such shape is
+            # the answer.
+            swept = trace.call("zoom.sweep_colours", sweep_colours, image, shape)
+            if swept is not None:
+                found = swept
+                matches = [(m.box, m.score, m.label.split()[0]) for m in found.matches]
         if not matches and shape is not None:
             # The search looks for vivid blobs; on a coloured or graded ground the shape is told from the ground
             # by segmentation instead.
@@ -153,6 +164,22 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
     outcome = conclude(ctx, results, answer, confidence=weighed(confidence, kind))
     outcome.extra_images = crops
     return outcome
+
+
+#: A colour's shape counts in a sweep from this search score (the needle's own scored 0.93; clutter 0.6).
+SWEEP_SCORE = 0.8
+
+
+def sweep_colours(image: Image.Image, shape: str) -> SearchResult | None:
+    """The search for ``shape`` in each chromatic colour: the one colour holding such shapes scoring at least
+    ``SWEEP_SCORE``, or None when no colour or several do."""
+    held = []
+    for colour in sorted(CHROMATIC):
+        result = find_region(image, f"{colour} {shape}", max_results=3)
+        strong = [m for m in result.matches if m.score >= SWEEP_SCORE]
+        if strong:
+            held.append(replace(result, matches=strong))
+    return held[0] if len(held) == 1 else None
 
 
 class _Pick(NamedTuple):

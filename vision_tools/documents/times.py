@@ -40,7 +40,7 @@ def find_issue_time(layout: Layout, looks_like_document: bool) -> FieldAnswer:
         return FieldAnswer(FIELD, None, 0.0, missing=f"no 'time' label is printed, and the page prints "
                                                      f"{len(spans) or 'no'} time(s) ({found}) rather than one")
     span, placed = hits[0]
-    if not dates_in(placed.text):
+    if not dates_in(layout.row_text(placed.row)):
         # A sale's time is printed with its date; a lone time elsewhere is a notice's ("Collect after 17:00").
         return FieldAnswer(FIELD, None, 0.0, missing=f"the one time printed ({span}) is not beside the date, so it "
                                                      "may not be the time of the sale")

@@ -1,0 +1,91 @@
+"""Wrong answers new users' round 7 got, each now right or an abstention: an either-or question answered Yes/No,
+one part of a two-part question answered alone, a receipt's total given as one item's price, a time beside the date
+missed, and a clutter blob's colour given for a small coloured circle in a busy photo.
+
+Every image is drawn here (the round's own images are not used) and every question goes through the default offline
+agent.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from tests.test_chart_wordings import bar_chart
+from tests.test_scene_facts import receipt
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("did more people choose tea or coffee", "Coffee"),
+    ("Do fewer people drink juice or tea?", "Juice"),
+])
+def test_an_either_or_question_is_answered_with_one_of_the_two(maestro, question: str, answer: str) -> None:
+    image = bar_chart(["Tea", "Coffee", "Juice"], [34, 52, 18], "Favourite Drink", labelled=True)
+    run = maestro.ask(image, question)
+    assert (run.status, run.answer) == ("done", answer), run.reason
+
+
+def shapes() -> Image.Image:
+    image = Image.new("RGB", (760, 480), "white")
+    draw = ImageDraw.Draw(image)
+    draw.polygon([(80, 380), (180, 180), (280, 380)], fill=(240, 140, 20))
+    draw.polygon([(480, 380), (580, 180), (680, 380)], fill=(240, 140, 20))
+    draw.ellipse((320, 200, 440, 320), fill=(30, 80, 200))
+    return image
+
+
+@pytest.mark.parametrize("question", [
+    "how many triangles are there and what colour are they",
+    "Is there a circle in the picture? If so, what colour is it?",
+])
+def test_a_two_part_question_is_not_answered_in_part(maestro, question: str) -> None:
+    run = maestro.ask(shapes(), question)
+    assert run.status == "abstained" and "two things" in run.reason, run.answer
+
+
+def test_one_items_price_is_never_the_total(maestro) -> None:
+    page = receipt(["HILL DELI", "22/03/2025 16:07", "Tomatoes", "3 @ 0.45    1.35", "Bread       2.40",
+                    "TOTAL       3.75", "CASH        5.00", "CHANGE      1.25"])
+    run = maestro.ask(page, "How much did each tomato cost?")
+    assert run.answer != "3.75"
+
+
+def test_a_time_printed_apart_on_the_dates_row_is_the_time_of_sale(maestro) -> None:
+    page = receipt(["HILL DELI", "22/03/2025          16:07", "Soup        4.50", "Bread       2.40",
+                    "TOTAL       6.90", "CASH       10.00", "CHANGE      3.10"])
+    run = maestro.ask(page, "What time was this purchase made?")
+    assert (run.status, run.answer) == ("done", "16:07"), run.reason
+
+
+def busy_photo() -> Image.Image:
+    """A large noisy photo-like ground of muted blobs, and one small saturated red circle."""
+    rng = random.Random(7)
+    image = Image.new("RGB", (2400, 1400), (128, 124, 116))
+    draw = ImageDraw.Draw(image)
+    for _ in range(900):
+        x, y, r = rng.randrange(2400), rng.randrange(1400), rng.randrange(15, 70)
+        tone = rng.randrange(70, 190)
+        fill = (tone + rng.randrange(-12, 20), tone + rng.randrange(-12, 12), tone - rng.randrange(0, 25))
+        if rng.random() < 0.5:
+            draw.ellipse((x - r, y - r, x + r, y + r), fill=fill)
+        else:
+            draw.polygon([(x, y - r), (x + r, y + r), (x - r, y + r // 2)], fill=fill)
+    draw.ellipse((1800, 300, 1870, 370), fill=(225, 25, 30))
+    pixels = np.asarray(image).astype(np.int16) + np.random.default_rng(3).normal(0, 10, (1400, 2400, 3)).astype(np.int16)
+    return Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
+
+
+def test_a_small_coloured_circle_in_a_busy_photo_is_found_by_its_colour(maestro) -> None:
+    run = maestro.ask(busy_photo(), "there's a small coloured circle somewhere, what colour is it?")
+    assert run.answer in ("red", None), run.answer
+    assert (run.status, run.answer) == ("done", "red"), run.reason
