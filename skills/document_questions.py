@@ -40,6 +40,8 @@ _ONE_ITEM = re.compile(r"\bhow\s+much\s+(?:did|does|do|was|were|is|are)\s+(?:eac
                        r"the|my|our|your|those|these)\s+(?!bill\b|receipt\b|purchase\b|order\b|meal\b|total\b|"
                        r"shopping\b|groceries\b|transaction\b|sale\b|visit\b|lot\b|whole\b|amount\b|payment\b|"
                        r"invoice\b|items?\b|things\b|stuff\b)[a-z]+", re.IGNORECASE)
+#: "How much more did the cheddar cost than the milk?": a difference, never the total.
+_COMPARES = re.compile(r"\bhow\s+much\s+(?:more|less|extra|cheaper|dearer)\b|\bthan\b", re.IGNORECASE)
 _DATE = re.compile(r"\bwhen\b|\bdate\b|\bwhat\s+day\b|\bwhich\s+day\b|\bday\s+of\s+(?:the\s+)?purchase\b|"
                    r"\bpurchased\s+on\b|\bbought\s+on\b|\bdated\b", re.IGNORECASE)
 _PLACE = (r"(?:shop|store|business|company|seller|vendor|merchant|restaurant|outlet|retailer|supplier|"
@@ -98,7 +100,7 @@ def document_field(question: str) -> DocumentQuestion | None:
             return DocumentQuestion(label, money.group(0))
     for field, pattern in (("total", _TOTAL), ("address", _ADDRESS), ("company", _COMPANY), ("date", _DATE)):
         match = pattern.search(text)
-        if match and field == "total" and _ONE_ITEM.search(text):
+        if match and field == "total" and (_ONE_ITEM.search(text) or _COMPARES.search(text)):
             continue  # "How much did each tomato cost?" asks an item's price, never the receipt's total
         if match:
             return DocumentQuestion(field, match.group(0))

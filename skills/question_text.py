@@ -36,7 +36,7 @@ def task_text(question: str) -> tuple[str, str]:
 
 _WH = r"(?:what|which|how many|how much|where|when|who|whose|why)"
 #: "How many triangles are there and what colour are they?", "Is there a star? If so, what colour is it?"
-_TWO_THINGS = re.compile(rf"\b{_WH}\b[^?]*?\band\s+(?P<second>{_WH})\b"
+_TWO_THINGS = re.compile(rf"\b{_WH}\b[^?]*?\band\s+(?:(?:at|on|in|for|from|by|to|with)\s+)?(?P<second>{_WH})\b"
                          rf"|\?\s*(?:if so|if yes|if there is|and)\b[^?]*?\b(?P<then>{_WH})\b", re.IGNORECASE)
 
 

@@ -213,3 +213,10 @@ def test_a_white_disc_in_a_red_ring_is_no_one_colour(maestro) -> None:
     draw.text((190, 210), "40", fill="black", font=ImageFont.truetype(BOLD, 150))
     run = maestro.ask(sign, "What colour is the sign?")
     assert run.status == "abstained", run.answer
+
+
+@pytest.mark.parametrize(("text", "answer"), [("Mill Lane", "Mill Lane"), ("Station Road", "Station Road")])
+def test_a_streets_name_ends_in_any_street_word(maestro, text: str, answer: str) -> None:
+    sign = card([(text, 64)], size=(760, 300), paper="white", ink="black", font=BOLD, wall=(150, 80, 60))
+    run = maestro.ask(sign, "What is the name of the street on this sign?")
+    assert (run.status, run.answer) == ("done", answer), run.reason

@@ -86,6 +86,8 @@ def run(ctx: SkillContext) -> SkillResult:
         result.missing = void.why
         return result
     answer, confidence = answer_from_table(chart, ctx.question)
+    if answer in chart.categories and misread_label(answer, chart.categories):
+        answer, confidence = None, None  # "Satt" among "Mon", "Tue", "Sun": a misread label is no answer as printed
     result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown(), confidence=confidence)
     if result.answer is None and not getattr(ctx.expert, "neural", False):
         result.missing = ("the tools could not match the question to a reading of the chart's table (they answer "
@@ -201,6 +203,20 @@ def _names_the_categories(noun: str, chart: ChartResult) -> bool:
              "years": lambda n: re.fullmatch(r"(?:19|20)\d\d", n) is not None}
     test = kinds.get(noun)
     return bool(names) and test is not None and all(test(n) for n in names)
+
+
+def misread_label(name: str, categories: list[str]) -> bool:
+    """Whether ``name`` is a misread label among categories that are days or months: at least two of them are spelled
+    as such ("Mon", "Tue", "Sun") and ``name`` is not ("Satt", "Fi"). A garbled label is no answer as printed."""
+    named = [c for c in categories if _calendar_name(c)]
+    return len(named) >= 2 and not _calendar_name(name)
+
+
+def _calendar_name(text: str) -> bool:
+    """A month or weekday spelled in full or cut short ("Sat", "Sept", "Thurs"), nothing after."""
+    word = text.strip().rstrip(".").lower()
+    return len(word) >= 3 and (any(full.startswith(word) for full in _CALENDAR) or word in ("sept", "tues", "thur",
+                                                                                           "thurs", "weds"))
 
 
 def _measured(chart: ChartResult, categories: list[str]) -> bool:

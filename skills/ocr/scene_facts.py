@@ -81,17 +81,15 @@ _ASKING = frozenset(["when", "will", "would", "they", "you", "we", "be", "time",
                      "who", "whose", "where", "can", "could", "should", "get", "next", "here", "there", "someone",
                      "anyone", "somebody", "people", "person", "sign", "label", "notice", "poster", "plate", "door"])
 _NAME_MAX_WORDS = 6
+_SUPERLATIVE = re.compile(r"\b(?:most|least|highest|lowest|fewest|busiest|quietest|largest|smallest|biggest|best|worst)\b")
 #: Words a sign prints about a place, never as its name.
 _SIGN_WORDS = frozenset(["closed", "open", "ahead", "only", "no", "entrance", "exit", "works", "diversion", "sale",
                          "welcome", "this", "way", "next", "left", "right", "private", "keep", "clear", "parking",
                          "hours", "opening", "times", "menu", "specials", "today", "info", "information", "toilets",
                          "staff", "reception", "car", "park"])
-#: Kinds of place: a line naming another kind than the one asked is that place's name ("Station Road" for "What is
-#: this station called?" names a road).
-_PLACE_KINDS = frozenset(["road", "street", "st", "avenue", "ave", "lane", "way", "drive", "square", "station",
-                          "hotel", "cafe", "café", "bakery", "shop", "store", "restaurant", "bar", "pub", "park",
-                          "museum", "school", "hospital", "church", "library", "market", "bridge", "hall", "centre",
-                          "center", "gallery", "theatre", "theater", "cinema", "clinic", "pharmacy"])
+#: The words a street's name ends in: one kind of place for "What's the name of this street/road?".
+_STREET_WORDS = frozenset(["street", "road", "lane", "avenue", "way", "drive", "close", "crescent", "terrace",
+                           "boulevard", "place", "row", "st", "rd", "ave"])
 #: "Is Ashford closer than Dover?", "Which is farther, Dover or Canterbury?"
 _CLOSER_YESNO = re.compile(r"^\W*is\s+(?P<a>.+?)\s+(?P<how>closer|nearer|further|farther)(?:\s+away)?\s+than\s+"
                            r"(?P<b>.+?)\s*(?:\?|$|,|\.|\byes\b)", re.I)
@@ -214,7 +212,9 @@ def _called(stem: str, rows: list[OcrLine], image: Image.Image | None) -> Printe
     noun = next((g for g in match.groups() if g), "").lower() if match else ""
     if not noun or noun in _NOT_A_PLACE:
         return None
-    spelled = re.compile(rf"\b{re.escape(noun)}(?:s|es|'s)?\b", re.I)
+    # A street's name ends in any of a street's words ("Harrow Lane" for "the name of the street").
+    kinds = _STREET_WORDS if noun in _STREET_WORDS else {noun}
+    spelled = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in sorted(kinds)) + r")(?:s|es|'s)?\.?(?!\w)", re.I)
     naming = [row for row in rows if spelled.search(row.text)]
     if not naming:
         return None
@@ -225,17 +225,23 @@ def _called(stem: str, rows: list[OcrLine], image: Image.Image | None) -> Printe
 
 
 def _reads_as_name(text: str, noun: re.Pattern[str]) -> bool:
-    """A short line of capitalised words besides the noun ("Hartley's Bakery", "CORNER CAFE"), with no digits and
-    none of the words signs print about a place rather than as its name ("STREET CLOSED")."""
+    """A short line of capitalised words ending in the noun ("Hartley's Bakery", "CORNER CAFE", "Station Road" for
+    a street), with no digits and none of the words signs print about a place rather than as its name ("STREET
+    CLOSED", "Cafe Hours"). Ending in another word, the noun names part of another place ("Station Road" is no
+    station's name)."""
     words = text.split()
-    others = [w for w in words if not noun.fullmatch(w.strip(".,:;!"))]
+    if not words or not noun.fullmatch(words[-1].strip(".,:;!")):
+        return False
+    others = words[:-1]
     plain = [w.strip(".,:;!'’").lower() for w in others]
     return 0 < len(others) < _NAME_MAX_WORDS and not re.search(r"\d", text) \
         and all(w[:1].isupper() or not w[:1].isalpha() for w in words) \
-        and not any(w in _SIGN_WORDS or w in _PLACE_KINDS for w in plain)
+        and not any(w in _SIGN_WORDS for w in plain)
 
 
 def _weekday(rows: list[OcrLine], named: list[str], image: Image.Image | None) -> PrintedAnswer | None:
+    if _SUPERLATIVE.search(" ".join(named)):
+        return None  # "On which day were there the most visitors?" compares values, which no line states
     # "Which day is the museum closed?" is not the line saying when it is open.
     closed = "closed" in named or "shut" in named
     days = [w for w in named if _WEEKDAYS.fullmatch(w) is None and w not in ("closed", "shut", "open")]
@@ -244,10 +250,10 @@ def _weekday(rows: list[OcrLine], named: list[str], image: Image.Image | None) -
         if closed != bool(re.search(r"\b(?:closed|shut)\b", row.text, re.I)):
             continue
         if days and any(fuzzy_in(w, row.text) for w in days):
-            on_row = [(m.group(0).strip(), row) for m in _WEEKDAYS.finditer(row.text)]
+            on_row = [(m.group(0).strip(), row) for m in _WEEKDAYS.finditer(row.text) if not m.group("group")]
             below = rows[i + 1] if i + 1 < len(rows) else None
             if not on_row and below is not None:  # "Office hours:" over "Tue 10:00-12:00"
-                on_row = [(m.group(0).strip(), below) for m in _WEEKDAYS.finditer(below.text)]
+                on_row = [(m.group(0).strip(), below) for m in _WEEKDAYS.finditer(below.text) if not m.group("group")]
             hits += on_row
     if not hits:
         return None

@@ -1,6 +1,7 @@
-"""Wrong answers new users' round 7 got, each now right or an abstention: an either-or question answered Yes/No,
+"""Wrong answers new users got in rounds 7 and 8, each now right or an abstention: an either-or question answered Yes/No,
 one part of a two-part question answered alone, a receipt's total given as one item's price, a time beside the date
-missed, and a clutter blob's colour given for a small coloured circle in a busy photo.
+missed, a clutter blob's colour given for a small coloured circle in a busy photo; a misread day label ("Satt"), a
+difference between two items answered with the total, and date and time asked together.
 
 Every image is drawn here (the round's own images are not used) and every question goes through the default offline
 agent.
@@ -89,3 +90,26 @@ def test_a_small_coloured_circle_in_a_busy_photo_is_found_by_its_colour(maestro)
     run = maestro.ask(busy_photo(), "there's a small coloured circle somewhere, what colour is it?")
     assert run.answer in ("red", None), run.answer
     assert (run.status, run.answer) == ("done", "red"), run.reason
+
+
+# Round 8's wrong answers.
+def test_a_misread_day_label_is_no_answer() -> None:
+    from skills.chart.skill import misread_label
+
+    labels = ["Mon", "Tue", "ed", "Thu", "Fi", "Satt", "Sun"]  # as the recogniser read a chart's tilted ticks
+    assert [name for name in labels if misread_label(name, labels)] == ["ed", "Fi", "Satt"]
+    assert not misread_label("Apple", ["Apple", "Pear", "Plum"])
+
+
+def test_a_difference_between_two_items_is_never_the_total(maestro) -> None:
+    page = receipt(["HILL DELI", "22/03/2025 16:07", "Milk        1.85", "Cheddar     4.75", "TOTAL       6.60",
+                    "CASH       10.00", "CHANGE      3.40"])
+    run = maestro.ask(page, "How much more did the cheddar cost than the milk?")
+    assert run.answer != "6.60"
+
+
+def test_date_and_time_asked_together_is_two_things() -> None:
+    from skills.question_text import asks_two_things
+
+    assert asks_two_things("On what date and at what time was this purchase made?") == "what time was this purchase made"
+    assert asks_two_things("What is the date on the receipt?") is None
