@@ -280,11 +280,9 @@ def _distance_of(place: str, rows: list[OcrLine]) -> tuple[float, str, OcrLine] 
         if best_match(place, [row])[0] < PRESENT:
             continue
         for match in DISTANCE.finditer(row.text):
-            unit = match.group(2).lower().rstrip("s")
-            factor = _TO_METRES.get(unit) or _TO_METRES.get(unit[:2])
-            amount = _amount(match.group(1))
-            if factor is not None and amount is not None:
-                found.append((amount * factor, match.group(0), row))
+            metres = _metres(match)
+            if metres is not None:
+                found.append((metres, match.group(0), row))
     return found[0] if len({f[1] for f in found}) == 1 else None
 
 
@@ -334,13 +332,11 @@ def _nearest_place(rows: list[OcrLine], image: Image.Image | None, farthest: boo
         found = list(DISTANCE.finditer(row.text))
         if len(found) != 1:
             continue
-        unit = found[0].group(2).lower().rstrip("s")
-        factor = _TO_METRES.get(unit) or _TO_METRES.get(unit[:2])
+        metres = _metres(found[0])
         name = re.sub(r"[^\w' .&-]", " ", row.text[:found[0].start()] + " " + row.text[found[0].end():])
         name = " ".join(w for w in name.split() if not re.fullmatch(r"[A-Z]?\d+[A-Z]?", w))  # road numbers (A12)
-        amount = _amount(found[0].group(1))
-        if factor is not None and amount is not None and re.search(r"[A-Za-z]{3,}", name):
-            places.append((amount * factor, name, row))
+        if metres is not None and re.search(r"[A-Za-z]{3,}", name):
+            places.append((metres, name, row))
     if len(places) < 2:
         return None
     places.sort(key=lambda place: place[0], reverse=farthest)
@@ -351,10 +347,14 @@ def _nearest_place(rows: list[OcrLine], image: Image.Image | None, farthest: boo
     return chosen([(places[0][1], places[0][2])], image, f"the {what} of {len(places)} places with distances")
 
 
-def _amount(printed: str) -> float | None:
-    """A printed distance's number: "12", "2,5", "1/2"; None when it is none of these."""
-    whole, _, over = printed.replace(",", ".").partition("/")
+def _metres(distance: re.Match[str]) -> float | None:
+    """A printed distance (a ``DISTANCE`` match: "12 km", "2,5 km", "1/2 mi") in metres; None when its number or
+    unit is none of these."""
+    unit = distance.group(2).lower().rstrip("s")
+    factor = _TO_METRES.get(unit) or _TO_METRES.get(unit[:2])
+    whole, _, over = distance.group(1).replace(",", ".").partition("/")
     try:
-        return float(whole) / float(over) if over else float(whole)
+        amount = float(whole) / float(over) if over else float(whole)
     except (ValueError, ZeroDivisionError):
         return None
+    return None if factor is None else amount * factor
