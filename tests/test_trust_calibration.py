@@ -177,3 +177,18 @@ def test_the_shipped_calibration_loads_and_answering_needs_no_scikit_learn() -> 
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parent.parent)
     assert done.returncode == 0, done.stderr
+
+
+def test_ece_by_chance_tells_a_small_sets_noise_from_a_real_miscalibration() -> None:
+    from agents.trust.report import Scored, ece, ece_by_chance
+
+    rng = np.random.default_rng(7)
+    p = rng.uniform(0.7, 1.0, 110)
+    honest = [Scored(float(q), bool(hit), True) for q, hit in zip(p, rng.random(110) < p, strict=True)]
+    chance = ece_by_chance(honest)
+    assert chance is not None and 0.02 < chance["mean"] < chance["p95"] < 0.1  # ~110 answers: noise alone is visible
+    overconfident = [Scored(0.99, i % 2 == 0, True) for i in range(110)]  # says 0.99, right half the time
+    assert ece(overconfident) > 10 * ece_by_chance(overconfident)["p95"]
+    assert ece_by_chance([Scored(None, False, False)]) is None
+    bigger = [Scored(float(q), True, True) for q in rng.uniform(0.7, 1.0, 2000)]
+    assert ece_by_chance(bigger)["mean"] < chance["mean"]  # the noise shrinks with the number of items

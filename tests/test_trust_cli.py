@@ -39,6 +39,8 @@ def test_eval_reports_ece_and_calibrate_refits_from_its_folder(tmp_path: Path) -
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert all(r["evidence"] and r["candidate_correct"] is not None for r in rows if r["candidate"])
     assert "ECE" in done.stdout
+    chance = trust["ece_by_chance"]  # what a perfectly calibrated P would show on these 40: the noise to judge by
+    assert 0.0 <= chance["mean"] <= chance["p95"] <= 1.0 and "chance alone on this many" in done.stdout
 
     fitted = maestro("calibrate", str(out), home=home)
     assert fitted.returncode == 0, fitted.stderr

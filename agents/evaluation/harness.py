@@ -283,7 +283,8 @@ def trust_summary(rows: list[dict[str, Any]], out: Path | None = None) -> dict[s
 
     scored = report.from_rows(rows)
     data = report.summary(scored)
-    trust = {"ece": data["ece"], "reliability": data["reliability"], "risk_coverage": data["risk_coverage"],
+    trust = {"ece": data["ece"], "ece_by_chance": data["ece_by_chance"], "reliability": data["reliability"],
+             "risk_coverage": data["risk_coverage"],
              "calibration": sorted({str(r["calibration"]) for r in rows if r.get("calibration")})}
     if out is not None and any(i.probability is not None for i in scored):
         trust["plots"] = [str(p) for p in report.plot({"all items": scored}, out)]

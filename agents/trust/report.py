@@ -47,10 +47,26 @@ def ece(items: Sequence[Scored], bins: int = BINS) -> float | None:
         return None
     p = np.array([i.probability for i in scored], dtype=float)
     y = np.array([1.0 if i.correct else 0.0 for i in scored])
+    return round(_ece(p, y, bins), 4)
+
+
+def _ece(p: np.ndarray, y: np.ndarray, bins: int) -> float:
     index = np.minimum((p * bins).astype(int), bins - 1)
     total = sum(float((index == b).sum() * abs(p[index == b].mean() - y[index == b].mean()))
                 for b in range(bins) if (index == b).any())
-    return round(total / len(p), 4)
+    return total / len(p)
+
+
+def ece_by_chance(items: Sequence[Scored], draws: int = 2000, seed: int = 0) -> dict[str, float] | None:
+    """The ECE a perfectly calibrated P would still show on this many items: each item's outcome drawn as right with
+    its own P, ``draws`` times. Its mean and 95th percentile tell a real miscalibration from the noise of a small
+    set (on ~100 answers, ECE ≈ 0.04 is chance alone). None when no item has a probability."""
+    p = np.array([i.probability for i in items if i.probability is not None], dtype=float)
+    if not len(p):
+        return None
+    rng = np.random.default_rng(seed)
+    drawn = [_ece(p, (rng.random(len(p)) < p).astype(float), BINS) for _ in range(draws)]
+    return {"mean": round(float(np.mean(drawn)), 4), "p95": round(float(np.percentile(drawn, 95)), 4)}
 
 
 def reliability(items: Sequence[Scored], bins: int = BINS) -> list[dict[str, Any]]:
@@ -91,7 +107,8 @@ def operating_point(items: Sequence[Scored]) -> dict[str, Any]:
 
 def summary(items: Sequence[Scored]) -> dict[str, Any]:
     """Everything above, as one JSON-ready dict."""
-    return {**operating_point(items), "ece": ece(items), "reliability": reliability(items),
+    return {**operating_point(items), "ece": ece(items), "ece_by_chance": ece_by_chance(items),
+            "reliability": reliability(items),
             "risk_coverage": risk_coverage(items)}
 
 
@@ -99,7 +116,7 @@ def format_tables(title: str, data: dict[str, Any]) -> str:
     """The summary as plain-text tables (what ``maestro calibrate`` prints)."""
     precision = "-" if data["precision"] is None else f"{data['precision']:.3f}"
     lines = [f"== {title}: {data['items']} items, answered {data['answered']} (coverage {data['coverage']:.3f}), "
-             f"precision {precision}, ECE {data['ece'] if data['ece'] is not None else '-'}",
+             f"precision {precision}, ECE {data['ece'] if data['ece'] is not None else '-'}{_chance(data)}",
              f"{'P bin':>10}{'n':>6}{'mean P':>9}{'right':>8}"]
     lines += [f"{r['bin']:>10}{r['n']:>6}{r['mean_p']:>9.3f}{r['right']:>8.3f}" for r in data["reliability"]]
     lines.append(f"{'P >=':>10}{'answered':>10}{'coverage':>10}{'precision':>11}")
@@ -107,6 +124,13 @@ def format_tables(title: str, data: dict[str, Any]) -> str:
         shown = "-" if r["precision"] is None else f"{r['precision']:.3f}"
         lines.append(f"{r['threshold']:>10.2f}{r['answered']:>10}{r['coverage']:>10.3f}{shown:>11}")
     return "\n".join(lines)
+
+
+def _chance(data: dict[str, Any]) -> str:
+    chance = data.get("ece_by_chance")
+    if not chance:
+        return ""
+    return f" (perfectly calibrated on this many: {chance['mean']}, 95 % below {chance['p95']})"
 
 
 def plot(groups: Mapping[str, Sequence[Scored]], folder: Path, stem: str = "") -> list[Path]:
