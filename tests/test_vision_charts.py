@@ -176,6 +176,35 @@ def test_line_chart_two_series(charts: dict[str, Image.Image]) -> None:
     assert result.extreme(True, "Sales") == "Apr"
 
 
+@pytest.mark.parametrize("kind", ["line", "bar"])
+def test_short_day_labels_the_row_reading_clips_are_read_again_alone(kind: str) -> None:
+    # A week of visitors at 1100x660: read as one row, "Wed" came out "ed" (at 0.92), "Fri" as "Fi" or "F".
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    values = [120, 140, 100, 160, 180, 240, 220]
+    fig, ax = plt.subplots(figsize=(11, 6.6), dpi=100)
+    if kind == "line":
+        ax.plot(days, values, marker="o", color="#8e44ad", linewidth=2.5)
+    else:
+        ax.bar(days, values, color="#8e44ad")
+    ax.set_title("Daily visitors (week 32)", fontsize=16)
+    ax.set(xlabel="Day", ylabel="Visitors", ylim=(0, 280))
+    ax.tick_params(labelsize=14)
+    ax.grid(True, alpha=0.6)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    result = parse_chart(Image.open(buffer).convert("RGB"))
+    assert result.kind == kind
+    assert sorted(result.categories) == sorted(days)
+    for day, truth in zip(days, values, strict=True):
+        assert _close(result.value(day), truth, 0.02), (day, result.value(day))
+
+
 def test_pie_percentages_printed_and_cross_checked(charts: dict[str, Image.Image]) -> None:
     result = parse_chart(charts["pie"])
     assert result.kind == "pie"

@@ -9,6 +9,7 @@ label that happens to line up with the ticks, or a misread tick, does not bend t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -221,6 +222,32 @@ def merge_words(row: list[Text]) -> list[Text]:
                 continue
         merged.append(t)
     return merged
+
+
+def reread_doubtful(labels: list[Text], pitch: float, reread: Callable[[Box], list[Text]],
+                    doubt: float = 0.97) -> list[Text]:
+    """Each level label read with a confidence under ``doubt`` read again alone, in a crop one category wide: in a
+    whole row the recogniser at times clips or merges short words ("Wed" read "ed", "Thu" read "4l"), which it
+    reads whole on their own, and a clipped word can still score 0.92. The second reading replaces the first only
+    when it is more confident."""
+    out = []
+    # The row's band, not the word's own box: a word found alone in a small crop has a tighter box than its row.
+    top, bottom = float(np.median([t.box.y0 for t in labels])), float(np.median([t.box.y1 for t in labels]))
+    for t in labels:
+        if t.confidence >= doubt or t.box.width < 4:  # a slanted label's box is its tick: no crop to read
+            out.append(t)
+            continue
+        half = max(pitch / 2 - 1, t.box.width / 2 + 0.5 * t.height)
+        y0, y1 = min(top, t.box.y0), max(bottom, t.box.y1)
+        # Two margins: how much blank the recogniser sees around a short word sways it ("Fri" or "Fi").
+        words = [w for pad in (0.0, 0.15, 0.4)
+                 for row in rows_of(reread(Box(t.cx - half, y0 - pad * (y1 - y0), t.cx + half, y1 + pad * (y1 - y0))))
+                 for w in merge_words(row) if w.text.strip()]
+        # The crop's margins can reach an axis title or a tick number: only a word on the label's own row counts.
+        better = [w for w in words if abs(w.cx - t.cx) < 0.4 * max(pitch, t.box.width)
+                  and abs(w.cy - (y0 + y1) / 2) < 0.35 * (y1 - y0) and w.confidence > t.confidence]
+        out.append(max(better, key=lambda w: w.confidence) if better else t)
+    return out
 
 
 def anchor_slanted(labels: list[Text], text_h: float) -> list[Text]:

@@ -20,6 +20,7 @@ from vision_tools.charts.axes import (
     merge_words,
     reconcile,
     replace_region,
+    reread_doubtful,
     rows_of,
     split_by_gaps,
 )
@@ -140,6 +141,8 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
 
     if reread is not None and len(labels) < slots:
         labels = labels + _read_missing(bars, labels, vertical, base, pitch, text_h, rgb, reread)
+    if reread is not None and vertical and len(labels) >= 2:
+        labels = reread_doubtful(labels, pitch, reread)
     label_ids = {id(t) for t in labels}
     groups = _assign(bars, labels, vertical)
     orphans = [t.text for t in labels if t not in groups]

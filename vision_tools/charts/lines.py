@@ -23,6 +23,7 @@ from vision_tools.charts.axes import (
     merge_words,
     reconcile,
     replace_region,
+    reread_doubtful,
     rows_of,
     split_by_gaps,
 )
@@ -242,6 +243,8 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
     if reread is not None and len(labels) >= 3:
         labels = labels + _read_gaps(labels, bottom, text_h, rgb.shape, reread,
                                      (min(t.x0 for t in traces), max(t.x1 for t in traces)))
+    if reread is not None and len(labels) >= 2:
+        labels = reread_doubtful(labels, float(np.median(np.diff(sorted(t.cx for t in labels)))), reread)
     used |= {id(t) for t in labels}
     xs = sorted(t.cx for t in labels)
     pitch = float(np.median(np.diff(xs))) if len(xs) > 1 else 4 * text_h
