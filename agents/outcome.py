@@ -150,6 +150,8 @@ def describe(evidence: Evidence) -> str:
     """An evidence kind in a user's words."""
     what = FORM_WORDS.get(evidence.form, "an answer")
     lone = " that nothing else printed on the image confirms" if evidence.unchecked else ""
+    if evidence.rule is not None:
+        lone = f" by the rule for {evidence.rule}, which has no labelled record of its own yet"
     if evidence.source == "tools":
         return f"{what} read by the {evidence.skill or 'vision'} tools{lone}"
     who = "the orchestrator's own reading" if evidence.source == "orchestrator" else \

@@ -48,3 +48,22 @@ def asks_two_things(question: str) -> str | None:
     if match is None:
         return None
     return stem[match.start("second" if match.group("second") else "then"):].strip(" ?")[:60]
+
+
+#: "If the monthly income is $3000, how much goes to rent?", "if i get a latte and a croissant how much is that",
+#: "If two people split the total evenly…", "How much is a 20% tip?": a calculation from a premise the question
+#: states, which no printed span or single reading answers.
+_CALCULATION = re.compile(r"\bif\s+(?:i|we|you|they|he|she|someone|everyone|each|two|three|four|\d|(?:the|my|our)\s+"
+                          r"[\w\s]{1,30}?\s(?:is|was|were|are|costs?|pays?)\s+[$£€\d])"
+                          r"|\bsplit\b|\beach\s+(?:pay|owe|get)s?\b|\bper\s+(?:person|head)\b|\bevenly\b"
+                          r"|\bhow\s+much\s+(?:would|will|do|does|did|are|is)\s+(?:two|three|four|five|six|[2-9]|\d{2,})\s"
+                          r"|(?<![\d.])\d+(?:\.\d+)?\s?%\s+(?:tip|gratuity|service|of\s+(?:the|my|our|a|\$|£|€|\d))\b",
+                          re.IGNORECASE)
+
+
+def asks_to_calculate(question: str) -> str | None:
+    """The words that set a calculation from a premise ("if the monthly income is $3000", "split evenly", "a 20% tip
+    on the subtotal"), else None: the tools read values, and their one reading is not what such a question asks."""
+    stem = task_text(question)[0] or question
+    match = _CALCULATION.search(stem)
+    return None if match is None else stem[match.start():].strip(" ?")[:60]

@@ -15,7 +15,7 @@ from typing import Any
 from PIL import Image
 
 from skills.base import PairedExpert, SkillContext, SkillResult, ToolTrace
-from skills.question_text import asks_two_things, task_text
+from skills.question_text import asks_to_calculate, asks_two_things, task_text
 from skills.spec import Level2Spec, LoadedSkill
 from storage.trace import ModelCall, ToolCall
 from vision_tools.image import Box
@@ -57,13 +57,18 @@ def run_skill(skill: LoadedSkill, *, query: str, question: str, image: Image.Ima
     ctx = SkillContext(query=query, question=question, image=image, expert=expert, spec=skill.spec,
                        level2=choice.level2, trace=trace, template=skill.spec.template)
     result = skill.module.run(ctx) if skill.module is not None else generic_run(ctx)
-    two = asks_two_things(question)
-    if two is not None and result.answer is not None and not getattr(expert, "neural", False):
+    if result.answer is not None and not getattr(expert, "neural", False):
         # "How many triangles are there and what colour are they?": a tool settles one part; "2" alone at P 0.99
-        # would answer a question nobody asked.
-        result.missing = f"the question asks two things ({two}), and the tools settle one at a time"
-        result.observation += f"\nNo answer: {result.missing}."
-        result.answer, result.confidence = None, None
+        # would answer a question nobody asked. "If two people split the total evenly…": the total is no answer.
+        two, calculation = asks_two_things(question), asks_to_calculate(question)
+        if two is not None:
+            result.missing = f"the question asks two things ({two}), and the tools settle one at a time"
+        elif calculation is not None:
+            result.missing = (f"the question asks for a calculation from what it states ({calculation}); the tools "
+                              "read the printed values but do not calculate from a premise")
+        if two is not None or calculation is not None:
+            result.observation += f"\nNo answer: {result.missing}."
+            result.answer, result.confidence = None, None
     return result, choice
 
 

@@ -20,3 +20,21 @@ def trust_source(data_dir: Path, *sources: tuple[str, str], forms: tuple[str, ..
                 for source, check in sources for form in forms for _ in range(60)]
     data_dir.mkdir(parents=True, exist_ok=True)
     return fit(examples).save(data_dir / "calibration.json")
+
+
+def rated_rules(data_dir: Path) -> Path:
+    """Write ``data_dir/calibration.json``: the shipped calibration plus 60 rated answers, all right, in each form,
+    of the reading rules that keep a record of their own (``skills.ocr.printed.own_record``) — what a team's ratings
+    of those rules' answers teach. Tests whose subject is what a rule reads use it; without it the rules abstain."""
+    from agents.trust.calibration import Calibration, load
+    from agents.trust.evidence import RULE, UNCHECKED
+
+    shipped = load(None)
+    assert shipped is not None
+    examples = [Labelled(Evidence(answer="x", form=form, skill="OCR", level2=None, source="tools", check="verified",
+                                  score=0.95, ocr=0.95, detail=f"{RULE}rated in tests{UNCHECKED}"), True)
+                for form in FORMS for _ in range(60)]
+    rules = fit(examples)
+    merged = Calibration({**shipped.groups, **rules.groups}, shipped.delta, dict(shipped.meta))
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return merged.save(data_dir / "calibration.json")

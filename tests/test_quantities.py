@@ -12,12 +12,17 @@ from PIL import Image
 
 from agents.config import Settings
 from agents.runtime import Maestro
+from tests.calibrations import rated_rules
 from tests.test_scene_facts import BOLD, SANS, card, receipt
 
 
 @pytest.fixture(scope="module")
 def maestro(tmp_path_factory) -> Maestro:
-    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+    # What the rules read is the subject here: a data directory whose ratings have certified the reading rules
+    # (on the shipped calibration alone they abstain: test_scene_facts.py shows both).
+    home = tmp_path_factory.mktemp("home")
+    rated_rules(home)
+    return Maestro.open(Settings.resolve(data_dir=home))
 
 
 def test_a_measure_is_read_in_the_units_asked(maestro) -> None:

@@ -33,8 +33,11 @@ FUZZY_SAME = 0.85
 TEXT_FORMS = ("text", "free")
 #: OCR lines read at least this surely count as "the tools read text here" (for a contradiction).
 SURE_LINE = 0.8
-#: Suffix of a field's detail when nothing else on the page confirms the value (``FieldAnswer.unchecked``).
+#: Suffix of a field's detail when nothing else on the page confirms the value (``FieldAnswer.unchecked``), or
+#: when the reading rule keeps a record of its own (``skills.ocr.printed.own_record``).
 UNCHECKED = ", unchecked"
+#: Prefix of a reading rule's detail (``skills.ocr.printed.RULE``).
+RULE = "rule: "
 
 
 @dataclass(frozen=True)
@@ -72,12 +75,23 @@ class Evidence:
         # The field read is the same evidence whatever form the question asked it in ("What's the store name?" is
         # free text, "Which shop issued this?" text): one record per field, so a field shown below the target is
         # not answered through another form's coarser pool.
+        if self.rule is not None:
+            # A reading rule's answers are judged by that rule's labelled examples, then by those of all such rules
+            # together (a rule shown below the target is kept out of that pool), never by OCR's pooled record.
+            return [f"{head}|*|{self.skill}|{self.detail}", f"{head}|*|{self.skill}|{RULE}*"]
         field = f"{head}|*|{self.skill}|{self.level2}|{self.detail}"
         if self.unchecked:
             # One reading nothing else confirms never borrows the record of confirmed ones: it answers once its own
             # labelled examples certify the target.
             return [field]
         return ([field] if self.detail else []) + kinds
+
+    @property
+    def rule(self) -> str | None:
+        """The reading rule that keeps a record of its own (``skills.ocr.printed.own_record``), if one answered."""
+        if self.detail and self.detail.startswith(RULE):
+            return self.detail[len(RULE):].removesuffix(UNCHECKED)
+        return None
 
     @property
     def unchecked(self) -> bool:

@@ -54,7 +54,8 @@ def value_decimals(chart: ChartResult, categories: list[str], series: str | None
         if mark.category.casefold() not in wanted or (series is not None and mark.series != series):
             continue
         if mark.source in ("label", "printed") and mark.printed is not None:
-            found.append(decimals_of(mark.printed))
+            # The value as the label gives it in the axis's units ("41.7M" over an axis of millions is 41.7).
+            found.append(decimals_of(mark.value))
         elif mark.source == "axis":
             decimals = axis_decimals(chart)
             if decimals is not None:

@@ -52,6 +52,7 @@ _CHANGE = re.compile(r"\b(?:gap|difference|differ\w*|change[ds]?|growth|gr[eo]w\
                      r"drop(?:ped|s)?|rise|rose|fell|fall|jump(?:ed)?|gain(?:ed)?|lost|loss|improve\w*)\b")
 #: Month and weekday names: a chart prints "Apr" where a question says "April", and the other way round.
 #: "How many fruits are compared?", "How many countries are shown?": the number of categories the chart names.
+_HOW_MANY = re.compile(r"\bhow many\b")
 _HOW_MANY_SHOWN = re.compile(r"\bhow many (?!people|persons|users|students|customers|visitors|votes|respondents|"
                              r"units|times)(?P<noun>[a-z]+s) (?:are |were )?(?:compared|shown|listed|included|represented|"
                              r"displayed|plotted|in (?:the|this) (?:chart|graph|plot)|on (?:the|this) (?:chart|graph))\b")
@@ -164,10 +165,17 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     elif _DIFFERENCE.search(text):
         return None, None  # a difference with one side the table does not name: never the one value it has
     elif re.search(r"\b(sum|total|combined|altogether|together)\b", text):
+        if len(categories) == 1 and re.search(r"\b(sum|combined|altogether|together|and|or|plus)\b", text):
+            # "satisfied or very satisfied combined": a second part the labels did not match is no sum of one
+            # ("the total sales in March" is March's value).
+            return None, None
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
-        value = None if any(v is None for v in values) else sum(v for v in values if v is not None)
-    elif re.search(r"\b(average|mean)\b", text) and len(categories) != 1:  # not "the average temperature in April"
+        value = None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
+    elif re.search(r"\b(average|mean)\b", text) and len(categories) != 1 and not _HOW_MANY.search(text) \
+            and not any(re.search(r"\b(average|mean|avg)\b", _norm(t)) for t in chart.texts):
+        # Not "the average temperature in April", nor "how many months have an average temperature below zero?"
+        # on a chart of average temperatures: there "average" names what is plotted, not a mean to take.
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
         average = True
@@ -183,6 +191,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     if average and decimals is not None and not _measured(chart, used):
         decimals += 1  # the mean of printed whole numbers may fall between them
     answer = formatted(value, decimals)
+    if chart.kind == "pie" and not average and re.search(r"\b(percent|percentage|share)\b|%", question, re.I):
+        answer += "%"  # a pie's values are shares in percent: "What percent goes to food?" is "20%", as printed
     return answer, values_confidence(chart, used, named_series)
 
 

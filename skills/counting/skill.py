@@ -127,6 +127,12 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
     # Blobs no shape fits may hide the counted kind; a zero is the least sure count of all.
     confidence = (0.9 if not unclassified else 0.7) * (1.0 if found.count else 0.95)
     if traced is None:
+        if unclassified >= 3 and unclassified > found.count:
+            # More pieces no shape fits than shapes counted: overlapping shapes cut into lenses and crescents (a
+            # Venn diagram read as "1 circle"), or clutter; the count would be of the pieces that happen to fit.
+            return conclude(ctx, [kind, found], None, missing=(
+                f"{unclassified} pieces of the drawing fit no shape (overlapping or broken shapes), more than the "
+                f"{found.count} counted; the count cannot be trusted"))
         return conclude(ctx, [kind, found], found.answer, confidence=weighed(confidence, kind))
     if traced.count == found.count:
         return conclude(ctx, [kind, traced, found], found.answer, confidence=weighed(0.95, kind),

@@ -28,6 +28,7 @@ from vision_tools.diagrams import (
     count_overlapping_shapes,
     grid_shape,
     highlighted_letter,
+    line_colours,
 )
 
 _ROWS = re.compile(r"\brows?\b", re.IGNORECASE)
@@ -65,6 +66,13 @@ def _measure(ctx: SkillContext, level2: str) -> tuple[_DiagramResult, str | None
         colours = named[:2] if len(named) >= 2 else ["blue", "red"]
         crossings = trace.call("diagram.count_line_crossings", count_line_crossings, image,
                                colours[0], colours[1])
+        if len(named) < 2:
+            drawn = trace.call("diagram.line_colours", line_colours, image)
+            if set(drawn) - {"blue", "red"}:
+                # Four lines of four colours: "where two lines cross" is every pair's crossings, not blue and red's.
+                return crossings, None, (f"the question names no two lines, and lines of {len(drawn)} colours "
+                                         f"({', '.join(drawn)}) are drawn; the tools count where two named lines "
+                                         "cross")
         if crossings.absent:
             return crossings, None, f"no {' or '.join(crossings.absent)} line was found in the image"
         return crossings, crossings.answer, None

@@ -357,6 +357,11 @@ def reconcile(measured: float | None, printed: float | None, span: float) -> tup
         return float(measured), "axis", None  # type: ignore[arg-type]
     if measured is None:
         return printed, "label", None
-    if abs(printed - measured) <= max(0.05 * abs(measured), 0.02 * abs(span)):
+    tolerance = max(0.05 * abs(measured), 0.02 * abs(span))
+    if abs(printed - measured) <= tolerance:
         return printed, "label", None
+    for scale in (1e3, 1e6, 1e9):
+        # "41.7M" over an axis of millions (ticks 0, 10, 20…): the label in the axis's own units.
+        if abs(printed / scale - measured) <= tolerance:
+            return printed / scale, "label", None
     return measured, "axis", f"printed {printed:g} disagrees with measured {measured:.4g}; kept the measurement"

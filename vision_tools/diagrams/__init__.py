@@ -9,7 +9,7 @@ from vision_tools.diagrams.common import HUE_RANGES, as_rgb_array, ink_mask, ink
 from vision_tools.diagrams.contact import circles_touch
 from vision_tools.diagrams.grid import grid_shape
 from vision_tools.diagrams.letters import TOOL_FOR_CATEGORY, highlighted_letter
-from vision_tools.diagrams.lines import count_line_crossings
+from vision_tools.diagrams.lines import count_line_crossings, line_colours
 from vision_tools.diagrams.results import (
     Circle,
     ContactResult,
@@ -22,6 +22,6 @@ from vision_tools.diagrams.shapes import count_nested_squares, count_overlapping
 
 __all__ = [
     "HUE_RANGES", "TOOL_FOR_CATEGORY", "Circle", "ContactResult", "CountResult", "CrossingResult", "GridResult",
-    "LetterResult", "as_rgb_array", "circles_touch", "count_line_crossings", "count_nested_squares",
+    "LetterResult", "as_rgb_array", "circles_touch", "count_line_crossings", "line_colours", "count_nested_squares",
     "count_overlapping_shapes", "grid_shape", "highlighted_letter", "ink_mask", "ink_strength", "stretch_faint_ink",
 ]

@@ -17,6 +17,7 @@ from PIL import Image
 
 from vision_tools.diagrams import config
 from vision_tools.diagrams.common import (
+    HUE_RANGES,
     annotate,
     as_rgb_array,
     background_colour,
@@ -222,3 +223,12 @@ def count_line_crossings(
     result = CrossingResult(len(points), points, boxes, name_a, name_b, touches=touches, undecided=undecided)
     result.annotated = annotate(rgb, points=points, caption=caption)
     return result
+
+
+def line_colours(image: Image.Image) -> list[str]:
+    """The hues (``HUE_RANGES`` names) that draw something line-sized in ``image``: at least a stroke a fifth of the
+    image's short side long. "How many points where two lines cross?" is a question about two lines only when two
+    colours are drawn."""
+    rgb = as_rgb_array(image)
+    least = 4 * min(rgb.shape[:2]) // 5
+    return [name for name in HUE_RANGES if name != "pink" and int(_clean(colour_mask(rgb, name)).sum()) >= least]
