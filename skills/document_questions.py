@@ -36,10 +36,17 @@ _TOTAL = re.compile(
     r"\bfinal\s+amount\b|\bamount\b.*\b(?:had|have|need|needed)\s+to\s+pay\b",
     re.IGNORECASE)
 #: "How much did each tomato cost?", "How much did the croissant cost?": one item, not the whole purchase.
+_WHOLE = (r"(?!bill\b|receipt\b|purchase\b|order\b|meal\b|total\b|shopping\b|groceries\b|transaction\b|sale\b|"
+          r"visit\b|lot\b|whole\b|amount\b|payment\b|invoice\b|items?\b|things\b|stuff\b|everything\b|all\b|"
+          r"it\b|this\b|that\b|the\b|my\b|our\b|your\b|an?\b|each\b|those\b|these\b)")
 _ONE_ITEM = re.compile(r"\bhow\s+much\s+(?:did|does|do|was|were|is|are)\s+(?:each|one|a|an|a\s+single|every|"
-                       r"the|my|our|your|those|these)\s+(?!bill\b|receipt\b|purchase\b|order\b|meal\b|total\b|"
-                       r"shopping\b|groceries\b|transaction\b|sale\b|visit\b|lot\b|whole\b|amount\b|payment\b|"
-                       r"invoice\b|items?\b|things\b|stuff\b)[a-z]+", re.IGNORECASE)
+                       rf"the|my|our|your|those|these)\s+{_WHOLE}[a-z]+"
+                       # "How much did I pay for the bread?", "How much did I spend on milk?"
+                       rf"|\b(?:pay|paid|spend|spent)\s+(?:for|on)\s+(?:(?:the|my|our|a|an|each|those|these)\s+)?{_WHOLE}"
+                       r"[a-z]+"
+                       # "What did the cheddar cost?"
+                       rf"|\bwhat\s+(?:did|does|do)\s+(?:the|a|an|each|one|my|our)\s+{_WHOLE}[a-z]+(?:\s+[a-z]+)?\s+"
+                       r"cost\b", re.IGNORECASE)
 #: "How much more did the cheddar cost than the milk?": a difference, never the total.
 _COMPARES = re.compile(r"\bhow\s+much\s+(?:more|less|extra|cheaper|dearer)\b|\bthan\b", re.IGNORECASE)
 _DATE = re.compile(r"\bwhen\b|\bdate\b|\bwhat\s+day\b|\bwhich\s+day\b|\bday\s+of\s+(?:the\s+)?purchase\b|"

@@ -36,8 +36,15 @@ def task_text(question: str) -> tuple[str, str]:
 
 _WH = r"(?:what|which|how many|how much|where|when|who|whose|why)"
 #: "How many triangles are there and what colour are they?", "Is there a star? If so, what colour is it?"
-_TWO_THINGS = re.compile(rf"\b{_WH}\b[^?]*?\band\s+(?:(?:at|on|in|for|from|by|to|with)\s+)?(?P<second>{_WH})\b"
-                         rf"|\?\s*(?:if so|if yes|if there is|and)\b[^?]*?\b(?P<then>{_WH})\b", re.IGNORECASE)
+_FIELD = r"(?:date|time|total|price|name|address|amount|phone(?:\s+number)?|day|hours?)"
+_TWO_THINGS = re.compile(rf"\b{_WH}\b[^?]*?\band\s+(?:(?:at|on|in|for|from|by|to|with|until|till)\s+)?"
+                         rf"(?P<second>{_WH})\b"
+                         rf"|\?\s*(?:if so|if yes|if there is|and)\b[^?]*?\b(?P<then>{_WH})\b"
+                         # "Is it open on Sunday? What time does it close?": a second question after the first
+                         rf"|\?\s+(?P<next>(?:and\s+)?{_WH}\b[^?]*\w)"
+                         # "Open on Sunday, and until when?", "the date and total"
+                         r"|\band\s+(?P<until>(?:until|till)\s+(?:when|what))\b"
+                         rf"|\b{_FIELD}\s+and\s+(?:the\s+)?(?P<pair>{_FIELD})\b", re.IGNORECASE)
 
 
 def asks_two_things(question: str) -> str | None:
@@ -47,7 +54,8 @@ def asks_two_things(question: str) -> str | None:
     match = _TWO_THINGS.search(stem)
     if match is None:
         return None
-    return stem[match.start("second" if match.group("second") else "then"):].strip(" ?")[:60]
+    part = next(name for name in ("second", "then", "next", "until", "pair") if match.group(name))
+    return stem[match.start(part):].strip(" ?")[:60]
 
 
 #: "If the monthly income is $3000, how much goes to rent?", "if i get a latte and a croissant how much is that",

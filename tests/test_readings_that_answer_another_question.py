@@ -164,3 +164,52 @@ def test_a_venn_diagram_is_not_one_circle(maestro: Maestro) -> None:
     run = maestro.ask(base.convert("RGB"), "how many circles are there?")
     assert run.answer not in ("1", "2"), run.reason
     assert run.status != "done" or run.answer == "3"
+
+
+@pytest.mark.parametrize("question", ["How much did I pay for the bread?", "What did the cheddar cost?",
+                                      "How much did I spend on milk?", "How much did we pay for the olives?"])
+def test_an_items_price_asked_in_other_words_is_never_the_total(question: str) -> None:
+    from skills.document_questions import document_field
+
+    assert document_field(question) is None  # an item's price; the receipt's total is no answer to it
+    assert document_field("How much did I pay?").field == "total"
+    assert document_field("How much did we pay for the meal?").field == "total"
+
+
+@pytest.mark.parametrize(("question", "second"), [
+    ("Is it open Sunday? What time does it close?", "What time does it close"),
+    ("Open on Sunday, and until when?", "until when"),
+    ("What are the date and total on this receipt?", "total on this receipt"),
+    ("Who is the pharmacist on duty and until what time?", "what time"),
+])
+def test_a_second_question_in_other_words_is_seen(question: str, second: str) -> None:
+    from skills.question_text import asks_two_things
+
+    assert asks_two_things(question) == second
+    assert asks_two_things("What time does it open on Saturday?") is None
+
+
+def test_the_year_something_was_founded_is_beside_founded_not_the_vintage() -> None:
+    from skills.ocr.printed import printed_answer
+    from vision_tools.image import Box
+    from vision_tools.text import OcrLine
+
+    lines = [OcrLine(text, Box(0, 40 * i, 320, 40 * i + 30), 0.99)
+             for i, text in enumerate(["CHATEAU MERLE", "2016", "Founded 1890", "750 ml"])]
+    assert printed_answer("What year was the winery founded?", lines, None).answer == "1890"
+    assert printed_answer("what year is this wine", lines, None).answer == "2016"
+
+
+def test_a_name_that_holds_a_comparative_does_not_turn_the_comparison(maestro: Maestro) -> None:
+    answers = {"Less than 1 hour": 12, "1-2 hours": 30, "More than 2 hours": 21}
+
+    def bars(ax) -> None:  # noqa: ANN001
+        bar = ax.bar(list(answers), list(answers.values()), color="#7d3c98")
+        ax.bar_label(bar)
+        ax.set_title("Time spent on homework (pupils)")
+
+    chart = _figure_png(bars)
+    run = maestro.ask(chart, "Did more pupils answer 1-2 hours than less than 1 hour?")
+    assert (run.status, run.answer) in (("done", "Yes"), ("abstained", None)), (run.answer, run.reason)
+    run = maestro.ask(chart, "Was 1-2 hours higher than more than 2 hours, or not?")
+    assert run.answer in ("Yes", None), run.reason

@@ -33,9 +33,17 @@ Answer = tuple[str | None, float | None]
 def compare_values(chart: ChartResult, text: str, categories: list[str], series: list[str]) -> Answer | None:
     """The comparison's answer and confidence; (None, None) when the table cannot settle it; None when ``text``
     (normalised: lower case, words) compares nothing."""
-    if not _COMPARATIVE.search(text):
+    # A name may hold a comparative ("Lower School", "Less than 1 hour"): only the question's own words compare.
+    asking = text
+    for name in sorted((*chart.categories, *chart.series), key=len, reverse=True):
+        plain = " ".join(re.sub(r"[^a-z0-9%.]+", " ", name.lower()).split())
+        if plain:
+            asking = re.sub(rf"(?<![a-z0-9]){re.escape(plain)}(?![a-z0-9])", " ", asking)
+    if not _COMPARATIVE.search(asking):
         return None
-    lower = bool(_LOWER.search(text))
+    lower = bool(_LOWER.search(asking))
+    if _YESNO.match(text) and re.search(r"\bor not\b|\bor no\b", text):
+        text = re.sub(r",?\s*\bor not\b|,?\s*\bor no\b", "", text)  # "…higher than Q2, or not?" is Yes or No
     named_series = series[0] if len(series) == 1 else None
     if _YESNO.match(text) and " or " in f" {text} " and len(categories) == 2 and len(series) <= 1:
         # "Did more kids choose bananas or apples?" asks which, not Yes or No.

@@ -66,7 +66,9 @@ _YEAR_Q = re.compile(r"\b(?:what|which)\s+year\b|\bvintage\b|\byear\b.{0,30}\b(?
 #: Question words that name no printed thing a year could stand beside.
 _YEAR_WORDS = frozenset(["year", "was", "were", "did", "when", "photo", "picture", "image", "taken", "made", "this",
                          "which", "what", "vintage"])
-_YEAR = re.compile(r"(?<![\w./:-])(?:19|20)\d{2}(?![\w./:-])")
+#: What happened in the year asked: its line is the one naming it ("Founded 1890", "Est. 1890").
+_YEAR_EVENT = re.compile(r"\b(founded|established|est\b\.?|built|opened|since)", re.I)
+_YEAR = re.compile(r"(?<![\w./:-])(?:1[7-9]|20)\d{2}(?![\w./:-])")
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
 _PHONE = re.compile(r"\+?\(?\d[\d\s().-]{5,}\d")
 _PRICE_Q = re.compile(r"\bprice\b|\bcosts?\b|\bhow much\b", re.I)
@@ -160,6 +162,13 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         subject = [w for w in words_of(question) if w not in STOP_WORDS and w not in _YEAR_WORDS and len(w) > 2]
         on_its_line = [(m.group(0), line) for line in lines for m in _YEAR.finditer(line.text)
                        if subject and all(fuzzy_in(w, line.text) for w in subject)]
+        event = _YEAR_EVENT.search(question)
+        if event:
+            # "What year was the winery founded?": the year beside "Founded" (or "Est."), never the vintage.
+            bare = []
+            said = event.group(1)[:3].lower()
+            on_its_line = [(m.group(0), line) for line in lines for m in _YEAR.finditer(line.text)
+                           if any(e.group(1)[:3].lower() == said for e in _YEAR_EVENT.finditer(line.text))]
         # A vintage on a line of its own comes first: "Gold Medal Wine Awards 2019" names the wine too.
         return chosen(bare or on_its_line, image, "year printed on a line of its own" if bare
                       else "year printed on the line naming " + " ".join(subject))
