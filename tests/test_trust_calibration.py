@@ -192,3 +192,22 @@ def test_ece_by_chance_tells_a_small_sets_noise_from_a_real_miscalibration() -> 
     assert ece_by_chance([Scored(None, False, False)]) is None
     bigger = [Scored(float(q), True, True) for q in rng.uniform(0.7, 1.0, 2000)]
     assert ece_by_chance(bigger)["mean"] < chance["mean"]  # the noise shrinks with the number of items
+
+
+def test_ratings_of_a_reading_rule_are_laid_over_the_shipped_calibration() -> None:
+    from agents.trust.evidence import RULE, UNCHECKED
+
+    def printed(n: int, right: bool = True) -> list[Labelled]:
+        return [Labelled(Evidence(answer="x", form="text", skill="OCR", level2="Scene Text QA", source="tools",
+                                  check="verified", score=0.95, ocr=0.99), right) for _ in range(n)]
+
+    rule = Evidence(answer="13:00", form="free", skill="OCR", level2="Text Recognition", source="tools",
+                    check="verified", score=0.97, ocr=0.99, detail=f"{RULE}opening hours{UNCHECKED}")
+    shipped = fit(printed(300))
+    assert rule.rule == "opening hours" and shipped.decide(rule, 0.95).why == "too_few"  # never OCR's pooled record
+    rated = [Labelled(rule, True) for _ in range(60)] + printed(20, right=False)  # a few bad ratings of printed text
+    merged = fit(rated).on(shipped)
+    assert merged.decide(rule, 0.95).answer  # the rule's own 60 clean ratings certify it
+    printed_text = printed(1)[0].evidence
+    assert merged.decide(printed_text, 0.95).answer  # 20 ratings do not override a kind fit on 300 answers
+    assert merged.meta["on"] == shipped.version

@@ -28,11 +28,15 @@ def calibrate_command(
                                                               "<data-dir>/calibration.json.")] = None,
         plots: Annotated[Path | None, typer.Option("--plots", help="Folder for the PNG plots (default "
                                                                   "<data-dir>/calibration-plots).")] = None,
+        on_shipped: Annotated[bool | None, typer.Option(
+            "--on-shipped/--alone", help="Lay the fit over the shipped calibration (kinds the new examples do not "
+                                         "cover as well keep the shipped fit) or fit alone. Default: over the "
+                                         "shipped one when learning from ratings only.")] = None,
         data_dir: DataDir = None, registry: RegistryOpt = None, db: DbOpt = None) -> None:
     """Fit P(correct) per kind of evidence and the thresholds for the registry's target precision."""
     from agents.registry import load_registry
     from agents.trust.calibrate import calibrate, gather
-    from agents.trust.calibration import FILENAME
+    from agents.trust.calibration import FILENAME, load
     from storage import open_store
 
     if not folders and not from_ratings:
@@ -44,6 +48,7 @@ def calibrate_command(
     target = load_registry(resolved.registry_path, resolved.skills_paths).orchestrator.target_precision
     with open_store(resolved.data_dir, resolved.db_url) as store:
         examples = gather(folders or [], store, from_ratings)
+    base = load(None) if (on_shipped if on_shipped is not None else not folders) else None
     result = calibrate(examples, target=target, split=split, out=out or resolved.data_dir / FILENAME,
-                       plots=plots or resolved.data_dir / "calibration-plots")
+                       plots=plots or resolved.data_dir / "calibration-plots", base=base)
     typer.echo(result.text())

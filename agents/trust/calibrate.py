@@ -51,14 +51,17 @@ def gather(folders: Sequence[Path], store: Store | None, ratings: bool) -> list[
 
 
 def calibrate(examples: Sequence[Labelled], *, target: float, split: str = "tuning", out: Path | None = None,
-              plots: Path | None = None) -> Calibrated:
-    """Fit on ``examples`` (their tuning split unless ``split == "all"``), report, and save to ``out``."""
+              plots: Path | None = None, base: Calibration | None = None) -> Calibrated:
+    """Fit on ``examples`` (their tuning split unless ``split == "all"``), laid over ``base`` when given
+    (``Calibration.on``), report, and save to ``out``."""
     if split not in ("tuning", "all"):
         raise ValueError(f"split must be 'tuning' or 'all'; got {split!r}")
     chosen = [e for e in examples if split == "all" or e.split == "tuning"]
     if not any(e.evidence is not None for e in chosen):
         raise ValueError("no labelled answers to fit on: give evaluation folders with candidates, or rated runs")
     calibration = fit(chosen, meta={"split": split, "target": target})
+    if base is not None:
+        calibration = calibration.on(base)
     result = Calibrated(calibration)
     by_section: dict[str, list[report.Scored]] = {}
     for example in examples:

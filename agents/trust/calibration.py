@@ -142,6 +142,16 @@ class Calibration:
                 return Decision(round(group.predict(evidence), 4), None, key, False, "worse")
         return Decision(None, None, None, False, "too_few")
 
+    def on(self, base: Calibration) -> Calibration:
+        """This calibration laid over ``base``: a kind fit here replaces base's only when it rests on at least as
+        many labelled answers, and base's other kinds stay. A team's ratings of the reading rules' answers add those
+        kinds to the shipped calibration without refitting its kinds from fewer examples."""
+        groups = dict(base.groups)
+        for key, group in self.groups.items():
+            if key not in groups or group.n >= groups[key].n:
+                groups[key] = group
+        return Calibration(groups, self.delta, {**self.meta, "on": base.version})
+
     def to_json(self) -> str:
         body = {"format": FORMAT, "features": list(FEATURES), "delta": self.delta, "meta": self.meta,
                 "groups": {k: g.to_dict() for k, g in sorted(self.groups.items())}}
