@@ -213,3 +213,27 @@ def test_a_name_that_holds_a_comparative_does_not_turn_the_comparison(maestro: M
     assert (run.status, run.answer) in (("done", "Yes"), ("abstained", None)), (run.answer, run.reason)
     run = maestro.ask(chart, "Was 1-2 hours higher than more than 2 hours, or not?")
     assert run.answer in ("Yes", None), run.reason
+
+
+def test_a_grid_of_filled_squares_is_not_read_as_nested_outlines(maestro: Maestro) -> None:
+    image = Image.new("RGB", (540, 440), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    colours = [(230, 200, 40), (40, 90, 220), (220, 40, 40), (40, 160, 70)]
+    for row in range(4):
+        for col in range(5):
+            x, y = 12 + 104 * col, 12 + 104 * row
+            draw.rectangle((x, y, x + 91, y + 91), fill=colours[(row * 3 + col * 2) % 4])
+    run = maestro.ask(image, "how many squares total in the grid?")
+    assert run.status != "done" or run.answer == "20", (run.answer, run.reason)
+
+
+def test_shapes_with_drop_shadows_are_not_counted_twice(maestro: Maestro) -> None:
+    image = Image.new("RGB", (900, 500), (235, 228, 215))
+    draw = ImageDraw.Draw(image)
+    shapes = [((80, 120, 230, 270), (220, 60, 50)), ((330, 140, 470, 280), (40, 120, 210)),
+              ((600, 100, 760, 260), (50, 160, 80))]
+    for (x0, y0, x1, y1), colour in shapes:
+        draw.ellipse((x0 + 14, y0 + 16, x1 + 14, y1 + 16), fill=(60, 55, 50))  # the shadow, offset down-right
+        draw.ellipse((x0, y0, x1, y1), fill=colour, outline=(20, 20, 20), width=5)
+    run = maestro.ask(image, "how many coloured shapes are there in total")
+    assert run.status != "done" or run.answer == "3", (run.answer, run.reason)

@@ -169,6 +169,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
             # "satisfied or very satisfied combined": a second part the labels did not match is no sum of one
             # ("the total sales in March" is March's value).
             return None, None
+        if not categories and chart.kind == "pie":
+            return None, None  # every slice of a pie sums to 100 %: no reading answers "how many in total"
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
         value = None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)

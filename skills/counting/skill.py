@@ -127,6 +127,13 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
     # Blobs no shape fits may hide the counted kind; a zero is the least sure count of all.
     confidence = (0.9 if not unclassified else 0.7) * (1.0 if found.count else 0.95)
     if traced is None:
+        stacked = _stacked(found.detections)
+        if stacked:
+            # A shape drawn over another of another colour, nearly the same box: a shadow, a thick rim or a blot
+            # under it is counted as a second shape (19 for 7 shapes with drop shadows).
+            return conclude(ctx, [kind, found], None, missing=(
+                f"{stacked} counted shape(s) lie on another of another colour (a shadow, a rim, an overlap); the "
+                "count cannot tell one shape from two"))
         if unclassified >= 3 and unclassified > found.count:
             # More pieces no shape fits than shapes counted: overlapping shapes cut into lenses and crescents (a
             # Venn diagram read as "1 circle"), or clutter; the count would be of the pieces that happen to fit.
@@ -168,6 +175,12 @@ def _detected(ctx: SkillContext, result: detection.CountResult, label: str, sure
                         note=f"Every {label} detection is weak (score below {sure}).")
     return conclude(ctx, [result], str(strong), confidence=0.9 if weak == 0 else 0.55,
                     note=f"{weak} weak detection(s) (score below {sure}) not counted." if weak else "")
+
+
+def _stacked(detections: list[detection.Detection]) -> int:
+    """How many counted shapes share most of their box (IoU over 0.6) with one of another colour."""
+    return sum(1 for i, a in enumerate(detections)
+               if any(b.colour != a.colour and a.box.iou(b.box) > 0.6 for j, b in enumerate(detections) if j != i))
 
 
 def _one_size(traced: diagrams.CountResult) -> bool:

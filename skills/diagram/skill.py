@@ -97,6 +97,10 @@ def _measure(ctx: SkillContext, level2: str) -> tuple[_DiagramResult, str | None
                              shape="circle" if shape == "ellipse" else shape)
     if counted.count == 0:
         return counted, None, f"no complete {shape} outline was found in the image"
+    if counted.doubtful > 1:
+        # A grid of filled squares read as nested outlines: 7 kept and 6 doubtful is no count of 20.
+        return counted, None, (f"{counted.doubtful} candidate {shape} outlines were doubtful beside the "
+                               f"{counted.count} kept; the count cannot be trusted")
     return counted, counted.answer, None
 
 
