@@ -15,6 +15,7 @@ from agents.config import Settings
 from agents.policies.fallback import FALLBACK_REASON
 from agents.runtime import Maestro
 from storage.trace import Run
+from tests.calibrations import rated_rules
 
 BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 SERIF = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
@@ -23,6 +24,14 @@ SERIF = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
 @pytest.fixture(scope="module")
 def maestro(tmp_path_factory) -> Maestro:
     return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+@pytest.fixture(scope="module")
+def rated(tmp_path_factory) -> Maestro:
+    """A data directory whose ratings certified the reading rules (a value beside its name is one of them)."""
+    home = tmp_path_factory.mktemp("rated")
+    rated_rules(home)
+    return Maestro.open(Settings.resolve(data_dir=home))
 
 
 def board(lines: list[tuple[str, int]], size: tuple[int, int] = (520, 760), ground=(95, 140, 175)) -> Image.Image:
@@ -123,17 +132,17 @@ def gate_board() -> Image.Image:
     ("what time is boarding?", "09:10"),
     ("When does the flight depart?", "09:45"),
 ])
-def test_a_time_is_the_one_printed_with_the_event_asked(maestro, question: str, answer: str) -> None:
-    run = maestro.ask(gate_board(), question)
+def test_a_time_is_the_one_printed_with_the_event_asked(rated, question: str, answer: str) -> None:
+    run = rated.ask(gate_board(), question)
     assert (run.status, run.answer) == ("done", answer), run.reason
 
 
-def test_an_amount_is_the_one_printed_beside_the_named_nutrient(maestro) -> None:
+def test_an_amount_is_the_one_printed_beside_the_named_nutrient(rated) -> None:
     label = board([("Hill Dairy", 48), ("Semi Skimmed", 40), ("1.7% fat", 44), ("Salt 0.1 g", 44)],
                   size=(560, 520), ground=(230, 230, 220))
-    assert maestro.ask(label, "How much fat does this milk have?").answer == "1.7%"
-    assert maestro.ask(label, "what's the salt content").answer == "0.1 g"
-    sugar = maestro.ask(label, "How much sugar is in it?")
+    assert rated.ask(label, "How much fat does this milk have?").answer == "1.7%"
+    assert rated.ask(label, "what's the salt content").answer == "0.1 g"
+    sugar = rated.ask(label, "How much sugar is in it?")
     assert sugar.status == "abstained"  # sugar is not printed: no amount is taken for it
 
 
