@@ -226,6 +226,10 @@ def test_a_signs_colour_is_the_colour_around_its_words(maestro) -> None:
                  font=BOLD, wall=(140, 170, 200))
     assert maestro.ask(green, "What colour is the sign?").answer == "green"
     assert maestro.ask(green, "what's the background color of the sign").answer == "green"
+    # A part of the sign, or what is behind it, is not the colour around its words.
+    for question in ("What colour is the border of the sign?", "what colour is the wall behind the sign",
+                     "What colour is the text on the sign?"):
+        assert maestro.ask(green, question).answer != "green", question
 
 
 def test_a_white_disc_in_a_red_ring_is_no_one_colour(maestro) -> None:

@@ -73,7 +73,7 @@ def run(ctx: SkillContext) -> SkillResult:
     if box is not None:
         return _zoom_into(ctx, box)
     named = _named_object(question)
-    if _COLOUR_Q.search(question) and _names_a_panel(named):
+    if _COLOUR_Q.search(question) and _names_a_panel(named) and not _PART_OF_PANEL.search(question):
         return _panel_colour(ctx)
     if _COLOUR_Q.search(question) and asks_about_whole_image(question, named):
         return _whole_image_colour(ctx)
@@ -222,6 +222,13 @@ def _whole_image_colour(ctx: SkillContext) -> SkillResult:
     confidence = 0.5 + 0.45 * min(1.0, (ranked[0] - ranked[1]) / 0.3)
     return conclude(ctx, [result], top, confidence=round(confidence, 3),
                     note="The question is about the image as a whole: the colour covering most of it.")
+
+
+#: A part of the sign or something beside it ("the border of the sign", "the wall behind the sign", "the text on
+#: the sign"): not the colour around its words.
+_PART_OF_PANEL = re.compile(r"\b(?:borders?|edges?|frame|outline|rim|trim|stripes?|band|ring|wall|behind|under|"
+                            r"above|below|next to|beside|post|pole|text|letters?|lettering|writing|words?|font|"
+                            r"arrows?|symbols?|icons?|logo|numbers?|digits?|circle|triangle|square)\b", re.IGNORECASE)
 
 
 def _names_a_panel(named: str | None) -> bool:
