@@ -237,3 +237,16 @@ def test_shapes_with_drop_shadows_are_not_counted_twice(maestro: Maestro) -> Non
         draw.ellipse((x0, y0, x1, y1), fill=colour, outline=(20, 20, 20), width=5)
     run = maestro.ask(image, "how many coloured shapes are there in total")
     assert run.status != "done" or run.answer == "3", (run.answer, run.reason)
+
+
+def test_the_lower_of_two_green_signs_is_not_the_largest_green_region(maestro: Maestro) -> None:
+    image = Image.new("RGB", (700, 700), (150, 175, 200))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(SANS, 44)
+    draw.rectangle((330, 40, 360, 700), fill=(110, 110, 110))  # the pole
+    for (x0, y, x1, text) in ((80, 120, 640, "1200 MAPLE AVE"), (170, 330, 530, "HARBOR ST")):
+        draw.rectangle((x0, y, x1, y + 90), fill=(20, 120, 60))
+        draw.text((x0 + 40, y + 18), text, font=font, fill="white")
+    run = maestro.ask(image, "what is the name of the street on the lower green sign?")
+    assert run.answer != "1200 MAPLE AVE", run.reason
+    assert run.status != "done" or run.answer == "HARBOR ST"

@@ -70,6 +70,9 @@ _COMBINES = re.compile(r"\b(?:or|and|plus)\b[^?]{0,60}\b(?:combined|together|alt
                        r"|\b(?:combined|sum of|total of)\b[^?]{0,60}\b(?:and|or|plus)\b", re.IGNORECASE)
 #: Matches scoring at least this share of the best are candidates for the object that carries the text.
 CARRIER_SHARE = 0.6
+#: Words that pick one of several objects by place or size ("the lower green sign", "the small white plate").
+_WHICH_ONE = re.compile(r"\b(?:top|bottom|upper|lower|left|right|first|second|third|last|middle|small|smaller|"
+                        r"smallest|big|bigger|biggest|large|larger|largest|under|above|below|other)\b", re.IGNORECASE)
 _OBJECT_RE = re.compile(r"\b(" + "|".join(COLOUR_WORDS) + r")\s+(?:label|sign|sticker|banner|tag|card|note|board|"
                         r"plate|box|button|poster)\b", re.IGNORECASE)
 
@@ -79,6 +82,8 @@ def run(ctx: SkillContext) -> SkillResult:
     # that differ for real, which the learned router can tell apart.
     backend = (getattr(ctx.expert, "options", None) or {}).get("ocr_backend", "rapidocr")
     located = _locate_named_object(ctx)
+    if isinstance(located, str):
+        return SkillResult(observation=f"No answer: {located}.", missing=located)
     if located is not None:
         search, box = located
         result = ctx.trace.call("ocr.read_text", read_text, ctx.image, region=box, backend=backend)
@@ -260,8 +265,9 @@ def _evidence(lines: list[OcrLine]) -> str:
                      for i, line in enumerate(lines)) or "(no text found)"
 
 
-def _locate_named_object(ctx: SkillContext) -> tuple[SearchResult, Box] | None:
-    """For "the text on the <colour> <label|sign|...>": the object's region, found by a tiled colour search."""
+def _locate_named_object(ctx: SkillContext) -> tuple[SearchResult, Box] | str | None:
+    """For "the text on the <colour> <label|sign|...>": the object's region, found by a tiled colour search; or
+    what is missing when several such objects could be meant ("the lower green sign" among two green signs)."""
     match = _OBJECT_RE.search(ctx.question)
     if not match:
         return None
@@ -270,5 +276,15 @@ def _locate_named_object(ctx: SkillContext) -> tuple[SearchResult, Box] | None:
         return None
     # A label or banner carries text: of the solid matches the largest, not a letter printed in its colour.
     best = search.matches[0].score
-    carrier = max((m for m in search.matches if m.score >= CARRIER_SHARE * best), key=lambda m: m.box.area)
+    solid = [m for m in search.matches if m.score >= CARRIER_SHARE * best]
+    carrier = max(solid, key=lambda m: m.box.area)
+    rivals = [m for m in solid if m is not carrier and m.box.area >= 0.3 * carrier.box.area
+              and m.box.iou(carrier.box) < 0.3]
+    where = _WHICH_ONE.search(ctx.question)
+    what = f"{match.group(1).lower()} {match.group(0).split()[-1].lower()}"
+    if rivals:
+        return f"{len(rivals) + 1} {what}s could be meant, and the colour search cannot tell which is asked about"
+    if where:
+        return (f"the question picks the {what} by its place or size ('{where.group(0)}'), which the colour search "
+                "cannot tell")
     return search, carrier.box
