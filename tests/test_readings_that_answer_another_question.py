@@ -250,3 +250,31 @@ def test_the_lower_of_two_green_signs_is_not_the_largest_green_region(maestro: M
     run = maestro.ask(image, "what is the name of the street on the lower green sign?")
     assert run.answer != "1200 MAPLE AVE", run.reason
     assert run.status != "done" or run.answer == "HARBOR ST"
+
+
+def test_a_step_chart_has_no_one_value_at_a_step(maestro: Maestro) -> None:
+    def steps(ax) -> None:  # noqa: ANN001
+        ax.step([0, 1, 2, 3, 4, 6], [2, 3.5, 5, 8, 12, 12], where="post", color="#7b6fb0", linewidth=2.5)
+        ax.set_yticks([0, 2, 3.5, 5, 8, 12], ["€0", "€2", "€3.50", "€5", "€8", "€12"])
+        ax.set(xlim=(0, 6), ylim=(0, 14), xlabel="Hours parked", ylabel="Price", title="Parking price by length of stay")
+        ax.grid(True, alpha=0.4)
+
+    chart = _figure_png(steps)
+    for question in ("what is the price at 3 hours", "whats the price for parking less than 1 hour"):
+        run = maestro.ask(chart, question)
+        assert run.status != "done" or run.answer in ("8", "€8", "2", "€2"), (question, run.answer)
+
+
+def test_a_bar_whose_label_was_not_read_is_no_answer(maestro: Maestro) -> None:
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    temps = [-3, -2, 1, 6, 11, 15, 17, 16, 11, 6, 1, -2]
+
+    def bars(ax) -> None:  # noqa: ANN001
+        bar = ax.bar(months, temps, color=["#4a90d9" if t < 0 else "#e07b39" for t in temps])
+        ax.bar_label(bar)
+        ax.axhline(0, color="black", linewidth=1)
+        ax.set_title("Oslo - average monthly temperature")
+
+    run = maestro.ask(_figure_png(bars), "which month is warmest?")
+    assert run.answer is None or not run.answer.startswith("Bar "), run.answer
+    assert run.status != "done" or run.answer == "Jul"

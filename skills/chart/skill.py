@@ -126,14 +126,29 @@ def _choose(ctx: SkillContext, chart: ChartResult, form: AnswerForm) -> SkillRes
     return result
 
 
+#: The names the parser gives marks whose labels it could not read: never an answer "as printed".
+_PLACEHOLDER = re.compile(r"^(?:Bar|Slice) \d+$")
+
+
 def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, float | None]:
     """The answer a parsed chart settles for ``question`` and how sure it is (``skills.chart.confidence``), or
-    (None, None) when it needs reasoning beyond the table."""
+    (None, None) when it needs reasoning beyond the table, or the answer is a mark whose label was not read
+    ("Bar 5" for the warmest month)."""
+    answer, confidence = _from_table(chart, question)
+    if answer is not None and _PLACEHOLDER.match(answer):
+        return None, None
+    return answer, confidence
+
+
+def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | None]:
     text = _norm(question)
     series = _mentioned(chart.series, text) if len(chart.series) > 1 else []
     one_series = series[0] if series else None
     named_series = one_series or (chart.series[0] if len(chart.series) == 1 else None)
     categories = _mentioned(chart.categories, text)
+    if any(re.search(rf"\b(?:less|more|fewer) than {re.escape(_norm(c))}\b|\b(?:under|over|up to|at least|at most)"
+                     rf" {re.escape(_norm(c))}\b", text) for c in categories if _norm(c).replace(".", "").isdigit()):
+        return None, None  # "parking less than 1 hour": a range of the axis, not the mark at its tick "1"
     shown = _HOW_MANY_SHOWN.search(text)
     if re.search(r"\bhow many (categories|bars|slices|points|groups|items)\b", text) or \
             (shown and not categories and not series and _names_the_categories(shown.group("noun"), chart)):

@@ -175,6 +175,8 @@ def value_row(trace: _Trace, x: float, near: int, far: int) -> float | None:
         if ok.sum() >= 3:
             slope, intercept = np.polyfit(cols[ok], rows[ok], 1)
             estimates.append(slope * x + intercept)
+    if len(estimates) == 2 and abs(estimates[0] - estimates[1]) > max(4.0, 0.6 * near):
+        return None  # a step at this column (flat before, flat after at another level): no one value is drawn here
     if estimates:
         return float(np.mean(estimates))
     window = trace.centre[max(0, xi - 2):xi + 3]
