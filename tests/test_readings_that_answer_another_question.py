@@ -278,3 +278,32 @@ def test_a_bar_whose_label_was_not_read_is_no_answer(maestro: Maestro) -> None:
     run = maestro.ask(_figure_png(bars), "which month is warmest?")
     assert run.answer is None or not run.answer.startswith("Bar "), run.answer
     assert run.status != "done" or run.answer == "Jul"
+
+
+def test_a_count_of_the_ones_bigger_than_another_is_not_a_count_of_all(maestro: Maestro) -> None:
+    image = Image.new("RGB", (900, 400), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(SANS, 28)
+    for (cx, r), name in zip([(100, 60), (260, 90), (440, 45), (600, 70), (780, 30)], "ABCDE", strict=True):
+        draw.ellipse((cx - r, 200 - r, cx + r, 200 + r), outline=(30, 60, 200), width=5)
+        draw.text((cx - 9, 310), name, font=font, fill="black")
+    run = maestro.ask(image, "how many circles are bigger than circle D?")
+    assert run.answer != "5", run.reason
+    assert run.status != "done" or run.answer == "1"
+
+
+def test_a_table_drawn_as_a_grid_is_no_chart_to_total(maestro: Maestro) -> None:
+    image = Image.new("RGB", (760, 420), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(SANS, 26)
+    rows = [["Product", "Jan", "Feb", "Mar"], ["Pens", "120", "95", "140"], ["Folders", "60", "45", "75"],
+            ["Staplers", "20", "35", "30"]]
+    draw.text((20, 15), "Stationery sales (units)", font=font, fill="black")
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            x, y = 20 + 180 * c, 70 + 80 * r
+            draw.rectangle((x, y, x + 180, y + 80), outline="black", width=2,
+                           fill=(120, 150, 200) if r == 0 else (235, 240, 250) if r % 2 else "white")
+            draw.text((x + 20, y + 25), cell, font=font, fill="black")
+    run = maestro.ask(image, "total folders sold jan to mar?")
+    assert run.status != "done" or run.answer == "180", run.answer

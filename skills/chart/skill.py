@@ -146,6 +146,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     one_series = series[0] if series else None
     named_series = one_series or (chart.series[0] if len(chart.series) == 1 else None)
     categories = _mentioned(chart.categories, text)
+    if not categories and any(_PLACEHOLDER.match(c) for c in chart.categories):
+        return None, None  # a mark without its label: a total, a mean or an extreme over all of them is unsure
     if any(re.search(rf"\b(?:less|more|fewer) than {re.escape(_norm(c))}\b|\b(?:under|over|up to|at least|at most)"
                      rf" {re.escape(_norm(c))}\b", text) for c in categories if _norm(c).replace(".", "").isdigit()):
         return None, None  # "parking less than 1 hour": a range of the axis, not the mark at its tick "1"

@@ -44,6 +44,11 @@ _TRACED = ("circle", "pentagon", "hexagon", "triangle", "square", "rectangle")
 _SURE_FACE, _SURE_PERSON, _SURE_YOLO = 0.95, 0.85, 0.5
 
 
+#: "How many circles are bigger than circle D?": a count of the ones that meet a comparison, not of all of them.
+_COMPARED = re.compile(r"\b(?:bigger|larger|smaller|taller|shorter|longer|wider|narrower|heavier|lighter|higher|"
+                       r"lower|darker)\s+than\b", re.IGNORECASE)
+
+
 def run(ctx: SkillContext) -> SkillResult:
     question, image, trace = ctx.question, ctx.image, ctx.trace
     options = getattr(ctx.expert, "options", None) or {}
@@ -51,6 +56,10 @@ def run(ctx: SkillContext) -> SkillResult:
         label = "face" if _FACES.search(question) else "person"
         result = trace.call("counting.detect_objects", detection.detect_objects, image, label)
         return _detected(ctx, result, label, _SURE_FACE if label == "face" else _SURE_PERSON)
+    if _COMPARED.search(question):
+        return conclude(ctx, [], None, missing=(
+            f"the question counts only the things that are {_COMPARED.search(question).group(0)} something else; "
+            "the Counting tools count every such thing and do not compare their sizes"))
     if _TIMES.search(question):
         return conclude(ctx, [], None, missing=(
             "'how many times' asks how often something happens (lines crossing, a pattern repeating), not how many "
