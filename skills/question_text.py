@@ -63,7 +63,9 @@ def asks_two_things(question: str) -> str | None:
 #: states, which no printed span or single reading answers.
 _CALCULATION = re.compile(r"\bif\s+(?:i|we|you|they|he|she|someone|everyone|each|two|three|four|\d|(?:the|my|our)\s+"
                           r"[\w\s]{1,30}?\s(?:is|was|were|are|costs?|pays?)\s+[$£€\d])"
-                          r"|\bsplit\b|\beach\s+(?:pay|owe|get)s?\b|\bper\s+(?:person|head)\b|\bevenly\b"
+                          # not "usage per person" (a measure): a bill shared out is split, divided or each one's
+                          r"|\bsplit\b|\beach\s+(?:pay|owe|get)s?\b|\b(?:divided|shared)\s+(?:between|among|by)\b"
+                          r"|\bevenly\b"
                           r"|\bhow\s+much\s+(?:would|will|do|does|did|are|is)\s+(?:two|three|four|five|six|[2-9]|\d{2,})\s"
                           r"|(?<![\d.])\d+(?:\.\d+)?\s?%\s+(?:tip|gratuity|service|of\s+(?:the|my|our|a|\$|£|€|\d))\b",
                           re.IGNORECASE)

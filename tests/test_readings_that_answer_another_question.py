@@ -307,3 +307,9 @@ def test_a_table_drawn_as_a_grid_is_no_chart_to_total(maestro: Maestro) -> None:
             draw.text((x + 20, y + 25), cell, font=font, fill="black")
     run = maestro.ask(image, "total folders sold jan to mar?")
     assert run.status != "done" or run.answer == "180", run.answer
+
+
+def test_a_measure_per_person_is_no_bill_to_split() -> None:
+    assert asks_to_calculate("Which labeled country has the highest water usage per person?") is None
+    assert asks_to_calculate("What was the GDP per head in 2020?") is None
+    assert asks_to_calculate("the bill divided between 4 people, how much is that?") is not None
