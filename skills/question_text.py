@@ -61,8 +61,9 @@ def asks_two_things(question: str) -> str | None:
 #: "If the monthly income is $3000, how much goes to rent?", "if i get a latte and a croissant how much is that",
 #: "If two people split the total evenly…", "How much is a 20% tip?": a calculation from a premise the question
 #: states, which no printed span or single reading answers.
-_CALCULATION = re.compile(r"\bif\s+(?:i|we|you|they|he|she|someone|everyone|each|two|three|four|\d|(?:the|my|our)\s+"
-                          r"[\w\s]{1,30}?\s(?:is|was|were|are|costs?|pays?)\s+[$£€\d])"
+_CALCULATION = re.compile(r"\bif\s+(?:(?:i|we|you|they|he|she|someone|everyone|each|two|three|four|\d+)\b[^?,.;]{0,40}?"
+                          r"(?:\b(?:buy|bought|get|order|take|pay|spend|add|split|share|need|want)\b|[$£€]?\d)"
+                          r"|(?:the|my|our)\s+[\w\s]{1,30}?\s(?:is|was|were|are|costs?|pays?)\s+[$£€\d])"
                           # not "usage per person" (a measure): a bill shared out is split, divided or each one's
                           r"|\bsplit\b|\beach\s+(?:pay|owe|get)s?\b|\b(?:divided|shared)\s+(?:between|among|by)\b"
                           r"|\bevenly\b"

@@ -313,3 +313,9 @@ def test_a_measure_per_person_is_no_bill_to_split() -> None:
     assert asks_to_calculate("Which labeled country has the highest water usage per person?") is None
     assert asks_to_calculate("What was the GDP per head in 2020?") is None
     assert asks_to_calculate("the bill divided between 4 people, how much is that?") is not None
+
+
+def test_an_if_clause_without_a_purchase_or_a_number_is_no_calculation() -> None:
+    assert asks_to_calculate("what happens if I die?") is None
+    assert asks_to_calculate("Tell me if I can park here") is None
+    assert asks_to_calculate("if i get a latte and a muffin how much is that") is not None
