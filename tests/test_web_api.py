@@ -441,3 +441,23 @@ def test_handbook_endpoint_shows_what_a_rating_taught(served: Served, sign_png: 
     assert row[3:6] == ["33%", "3% – 78%", "1"]
     _, pooled = client.predict(True, api_name="/handbook")
     assert [r[1] for r in pooled["data"]] == ["*"] * len(pooled["data"])
+
+
+def test_a_launch_whose_first_check_times_out_is_checked_again(data_dir: Path, monkeypatch) -> None:
+    # On a machine busy with an eval, Gradio's 3-second HEAD check of its own new server can time out once; the
+    # server is up, so the launch checks again instead of failing ("localhost is not accessible").
+    import gradio.networking as networking
+
+    real, seen = networking.url_ok, []
+
+    def slow_once(url: str) -> bool:
+        seen.append(url)
+        return False if len(seen) == 1 else real(url)
+
+    monkeypatch.setattr(networking, "url_ok", slow_once)
+    server = Served(Maestro.open(Settings.resolve(data_dir=data_dir)))
+    try:
+        assert len(seen) >= 2
+        assert server.client().view_api(return_format="dict", print_info=False)["named_endpoints"]
+    finally:
+        server.close()

@@ -195,6 +195,10 @@ def open_maestro(data_dir: str | Path | None = None, registry: str | Path | None
     return Maestro.open(Settings.resolve(data_dir=data_dir, db_url=db, registry_path=registry))
 
 
+#: How many times Gradio's launch may find the new server too slow to answer before the launch fails.
+LAUNCH_CHECKS = 3
+
+
 def launch(host: str = "127.0.0.1", port: int = 7860, auth: str | None = None, share: bool = False,
            data_dir: str | Path | None = None, registry: str | Path | None = None, db: str | None = None,
            *, prevent_thread_lock: bool = False, maestro: Maestro | None = None) -> gr.Blocks:
@@ -213,9 +217,19 @@ def launch(host: str = "127.0.0.1", port: int = 7860, auth: str | None = None, s
     app = build_app(maestro, warming)
     app.queue(default_concurrency_limit=1)
     log.info("Maestro web app on http://%s:%d (data in %s)", host, port, maestro.store.data_dir)
-    app.launch(server_name=host, server_port=port, share=share, **guarded(access),
-               prevent_thread_lock=True, auth_message="Log in with your annotator account.",
-               **launch_options(maestro))
+    for attempt in range(LAUNCH_CHECKS):
+        try:
+            app.launch(server_name=host, server_port=port, share=share, **guarded(access),
+                       prevent_thread_lock=True, auth_message="Log in with your annotator account.",
+                       **launch_options(maestro))
+            break
+        except ValueError as exc:
+            # Gradio gives up on its own server when one HEAD request takes over 3 s (a machine busy with an eval):
+            # the server is up, only slow; check again rather than fail the launch.
+            if "localhost is not accessible" not in str(exc) or attempt == LAUNCH_CHECKS - 1:
+                raise
+            log.warning("the server did not answer Gradio's 3-second check (a busy machine?); checking again")
+            app.close()
     # The models load once the server is up (a launch that fails, e.g. on a busy port, exits at once instead of
     # waiting on a half-loaded onnxruntime session); the page shows a note until they are ready.
     maestro.start_warming(warming)
