@@ -56,9 +56,9 @@ def run(ctx: SkillContext) -> SkillResult:
         label = "face" if _FACES.search(question) else "person"
         result = trace.call("counting.detect_objects", detection.detect_objects, image, label)
         return _detected(ctx, result, label, _SURE_FACE if label == "face" else _SURE_PERSON)
-    if _COMPARED.search(question):
+    if compared := _COMPARED.search(question):
         return conclude(ctx, [], None, missing=(
-            f"the question counts only the things that are {_COMPARED.search(question).group(0)} something else; "
+            f"the question counts only the things that are {compared.group(0)} something else; "
             "the Counting tools count every such thing and do not compare their sizes"))
     if _TIMES.search(question):
         return conclude(ctx, [], None, missing=(
