@@ -25,6 +25,7 @@ from typing import Any, TypedDict
 
 from agents.evaluation.answers import match_answer
 from skills.answer_form import AnswerForm, conform
+from skills.ocr.printed import RULE
 from storage.trace import Step
 
 #: Similarity (difflib ratio on normalised text) from which two readings count as the same text despite OCR noise.
@@ -36,8 +37,6 @@ SURE_LINE = 0.8
 #: Suffix of a field's detail when nothing else on the page confirms the value (``FieldAnswer.unchecked``), or
 #: when the reading rule keeps a record of its own (``skills.ocr.printed.own_record``).
 UNCHECKED = ", unchecked"
-#: Prefix of a reading rule's detail (``skills.ocr.printed.RULE``).
-RULE = "rule: "
 
 
 @dataclass(frozen=True)
