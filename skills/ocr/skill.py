@@ -70,9 +70,10 @@ _COMBINES = re.compile(r"\b(?:or|and|plus)\b[^?]{0,60}\b(?:combined|together|alt
                        r"|\b(?:combined|sum of|total of)\b[^?]{0,60}\b(?:and|or|plus)\b", re.IGNORECASE)
 #: Matches scoring at least this share of the best are candidates for the object that carries the text.
 CARRIER_SHARE = 0.6
-#: Words that pick one of several objects by place or size ("the lower green sign", "the small white plate").
-_WHICH_ONE = re.compile(r"\b(?:top|bottom|upper|lower|left|right|first|second|third|last|middle|small|smaller|"
-                        r"smallest|big|bigger|biggest|large|larger|largest|under|above|below|other)\b", re.IGNORECASE)
+#: Words that pick one of several objects by place ("the lower green sign", "the plate under the signs"). A size word
+#: alone ("the small orange label") describes the one object; several of them are caught as rivals.
+_WHICH_ONE = re.compile(r"\b(?:top|bottom|upper|lower|left|right|first|second|third|last|middle|under|above|below|"
+                        r"other)\b", re.IGNORECASE)
 _OBJECT_RE = re.compile(r"\b(" + "|".join(COLOUR_WORDS) + r")\s+(?:label|sign|sticker|banner|tag|card|note|board|"
                         r"plate|box|button|poster)\b", re.IGNORECASE)
 
@@ -285,6 +286,6 @@ def _locate_named_object(ctx: SkillContext) -> tuple[SearchResult, Box] | str | 
     if rivals:
         return f"{len(rivals) + 1} {what}s could be meant, and the colour search cannot tell which is asked about"
     if where:
-        return (f"the question picks the {what} by its place or size ('{where.group(0)}'), which the colour search "
-                "cannot tell")
+        return (f"the question picks the {what} by its place ('{where.group(0)}'), which the colour search cannot "
+                "tell")
     return search, carrier.box
