@@ -166,7 +166,7 @@ def _merge_same_line(traces: list[_Trace]) -> list[_Trace]:
 def value_row(trace: _Trace, x: float, near: int, far: int) -> float | None:
     """The line's row at column ``x``, from straight fits of the segments on either side of it."""
     xi = int(round(x))
-    estimates = []
+    estimates, slopes = [], []
     for sign in (-1, 1):
         cols = np.arange(xi + sign * near, xi + sign * far + sign, sign)
         cols = cols[(cols >= 0) & (cols < len(trace.centre))]
@@ -175,8 +175,12 @@ def value_row(trace: _Trace, x: float, near: int, far: int) -> float | None:
         if ok.sum() >= 3:
             slope, intercept = np.polyfit(cols[ok], rows[ok], 1)
             estimates.append(slope * x + intercept)
-    if len(estimates) == 2 and abs(estimates[0] - estimates[1]) > max(4.0, 0.6 * near):
-        return None  # a step at this column (flat before, flat after at another level): no one value is drawn here
+            slopes.append(slope)
+    if len(estimates) == 2 and abs(estimates[0] - estimates[1]) > max(4.0, 0.6 * near) \
+            and max(abs(s) for s in slopes) < 0.05:
+        # A step at this column (flat before, flat after at another level): no one value is drawn here. A sharp
+        # peak's two slopes are steep, and their fits may miss each other by a few pixels without any step.
+        return None
     if estimates:
         return float(np.mean(estimates))
     window = trace.centre[max(0, xi - 2):xi + 3]
