@@ -239,7 +239,7 @@ def reread_doubtful(labels: list[Text], pitch: float, reread: Callable[[Box], li
             continue
         half = max(pitch / 2 - 1, t.box.width / 2 + 0.5 * t.height)
         y0, y1 = min(top, t.box.y0), max(bottom, t.box.y1)
-        # Two margins: how much blank the recogniser sees around a short word sways it ("Fri" or "Fi").
+        # Three margins: how much blank the recogniser sees around a short word sways it ("Fri" or "Fi").
         words = [w for pad in (0.0, 0.15, 0.4)
                  for row in rows_of(reread(Box(t.cx - half, y0 - pad * (y1 - y0), t.cx + half, y1 + pad * (y1 - y0))))
                  for w in merge_words(row) if w.text.strip()]

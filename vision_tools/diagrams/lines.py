@@ -226,8 +226,8 @@ def count_line_crossings(
 
 
 def line_colours(image: Image.Image) -> list[str]:
-    """The hues (``HUE_RANGES`` names) that draw something line-sized in ``image``: at least a stroke a fifth of the
-    image's short side long. "How many points where two lines cross?" is a question about two lines only when two
+    """The hues (``HUE_RANGES`` names) that draw something line-sized in ``image``: at least 0.8 × the short side in
+    pixels, a stroke of 4 px a fifth of the side long. "How many points where two lines cross?" is a question about two lines only when two
     colours are drawn."""
     rgb = as_rgb_array(image)
     least = 4 * min(rgb.shape[:2]) // 5
