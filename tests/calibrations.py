@@ -24,7 +24,7 @@ def trust_source(data_dir: Path, *sources: tuple[str, str], forms: tuple[str, ..
 
 def rated_rules(data_dir: Path) -> Path:
     """Write ``data_dir/calibration.json``: the shipped calibration plus 60 rated answers, all right, in each form,
-    of the reading rules that keep a record of their own (``skills.ocr.printed.own_record``) — what a team's ratings
+    of the reading rules that keep a record of their own (``skills.ocr.spans.own_record``) — what a team's ratings
     of those rules' answers teach. Tests whose subject is what a rule reads use it; without it the rules abstain."""
     from agents.trust.calibration import Calibration, load
     from agents.trust.evidence import RULE, UNCHECKED

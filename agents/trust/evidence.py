@@ -25,7 +25,7 @@ from typing import Any, TypedDict
 
 from agents.evaluation.answers import match_answer
 from skills.answer_form import AnswerForm, conform
-from skills.ocr.printed import RULE
+from skills.ocr.spans import RULE
 from storage.trace import Step
 
 #: Similarity (difflib ratio on normalised text) from which two readings count as the same text despite OCR noise.
@@ -35,7 +35,7 @@ TEXT_FORMS = ("text", "free")
 #: OCR lines read at least this surely count as "the tools read text here" (for a contradiction).
 SURE_LINE = 0.8
 #: Suffix of a field's detail when nothing else on the page confirms the value (``FieldAnswer.unchecked``), or
-#: when the reading rule keeps a record of its own (``skills.ocr.printed.own_record``).
+#: when the reading rule keeps a record of its own (``skills.ocr.spans.own_record``).
 UNCHECKED = ", unchecked"
 
 
@@ -87,7 +87,7 @@ class Evidence:
 
     @property
     def rule(self) -> str | None:
-        """The reading rule that keeps a record of its own (``skills.ocr.printed.own_record``), if one answered."""
+        """The reading rule that keeps a record of its own (``skills.ocr.spans.own_record``), if one answered."""
         if self.detail and self.detail.startswith(RULE):
             return self.detail[len(RULE):].removesuffix(UNCHECKED)
         return None

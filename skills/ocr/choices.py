@@ -27,8 +27,9 @@ from PIL import Image
 
 from skills.answer_form import parse_options
 from skills.ocr.opening_hours import hours_answer
-from skills.ocr.printed import PRESENT, TITLE_QUESTION, PrintedAnswer, best_match, printed_answer, span_score
+from skills.ocr.printed import PRESENT, TITLE_QUESTION, best_match, printed_answer
 from skills.ocr.scene_facts import scene_fact
+from skills.ocr.spans import PrintedAnswer, span_score
 from skills.question_text import task_text
 from vision_tools.image import Box
 from vision_tools.text import OcrLine

@@ -13,7 +13,8 @@ import re
 
 from PIL import Image
 
-from skills.ocr.printed import PrintedAnswer, chosen, near_named
+from skills.ocr.spans import PrintedAnswer, chosen
+from skills.ocr.spans_by_name import near_named
 from skills.question_text import task_text
 from vision_tools.documents.labels import MONEY_WORDS, find_label_value
 from vision_tools.documents.layout import Layout

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from skills.ocr.printed import PrintedAnswer, chosen, fuzzy_in, row_lines
+from skills.ocr.spans import PrintedAnswer, chosen, fuzzy_in, row_lines
 from skills.question_text import task_text
 from vision_tools.text import OcrLine
 

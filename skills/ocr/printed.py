@@ -15,22 +15,27 @@ is printed at all. ``printed_answer(question, lines, image)`` recognises these k
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 
 from PIL import Image
 
+from skills.ocr.spans import (
+    DISTANCE,
+    PRICE,
+    STOP_WORDS,
+    PrintedAnswer,
+    chosen,
+    fuzzy_in,
+    row_lines,
+    span_score,
+    words_of,
+)
+from skills.ocr.spans_by_name import named_beside, near_named
 from skills.question_text import task_text
 from vision_tools.documents.patterns import QUANTITY as _QUANTITY
-from vision_tools.image import Box
 from vision_tools.text import OcrLine
-from vision_tools.text.chars import char_scores
 from vision_tools.text.ocr import order_lines
 
-STOP_WORDS = frozenset(["a", "an", "the", "is", "are", "to", "of", "for", "on", "in", "at", "it", "this", "that", "what",
-                   "which", "how", "far", "away", "does", "do", "sign", "says", "say", "according", "distance",
-                   "many", "km", "kilometres", "kilometers", "miles", "mile", "give", "gives", "shown", "written",
-                   "printed", "there", "from", "me", "tell", "please", "board", "much", "cost", "costs", "price"])
 _YESNO_TARGETS = (
     re.compile(r"[\"“‘']([^\"”’']{1,40})[\"”’']"),
     re.compile(r"\b(?:say|says|read|reads|spell|spells|show|shows|mentions?|contains?|includes?|lists?)\s+"
@@ -48,7 +53,6 @@ TITLE_QUESTION = re.compile(r"\b(title|titled|heading|headline|caption)\b"
                             r"|\bname of (?:the|this) (?:chart|graph|plot|figure|diagram)\b"
                             r"|\b(?:chart|graph|plot|figure|diagram) (?:is )?called\b", re.I)
 DISTANCE_Q = re.compile(r"\bhow far\b|\bdistance\b|\bhow many (?:km|kilomet\w+|miles?|mi|metres?|meters?)\b", re.I)
-DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
 #: "How much does it weigh?", "net weight?", "How heavy is the pack?", "How many ml is the bottle?"
 _QUANTITY_Q = re.compile(r"\bweigh|\bweight\b|\bheavy\b|\bvolume\b|\bcapacity\b|\bhow many (?:ml|millilit\w+|"
                          r"lit(?:re|er)s?|l|cl|g|grams?|kg|kilograms?|oz|ounces?|lbs?|pounds?)\b", re.I)
@@ -72,8 +76,6 @@ _YEAR = re.compile(r"(?<![\w./:-])(?:1[7-9]|20)\d{2}(?![\w./:-])")
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
 _PHONE = re.compile(r"\+?\(?\d[\d\s().-]{5,}\d")
 _PRICE_Q = re.compile(r"\bprice\b|\bcosts?\b|\bhow much\b", re.I)
-PRICE = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d{1,2})?|\b(?:RM|USD|EUR|GBP)\s?\d[\d,]*(?:\.\d{1,2})?|"
-                    r"\b\d[\d,]*\.\d{2}\s?(?:€|\$|EUR|USD|RM)?(?!\d)", re.I)
 _NAMED_NUMBER = re.compile(r"\b(?P<noun>[a-z]+)(?:'s)?\s+(?:number|no\.?|#)(?!\w)", re.I)
 _WHICH_NUMBER = re.compile(r"\b(?:what|which)\s+(?:\w+\s+)?(?:number|digits?|code)\b|\bnumber (?:is )?(?:written|"
                            r"printed|shown)\b|\bwhat(?:'s| is) the number\b", re.I)
@@ -81,44 +83,6 @@ _WHICH_NOUN = re.compile(r"\b(?:what|which)\s+(?P<noun>[a-z]{3,})\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.,$€£-])\d+[A-Z]?(?![\w.,]\d)")
 #: A yes/no about printed words is "yes" at this similarity of the best-matching words, "no" below ``ABSENT``.
 PRESENT, ABSENT = 0.85, 0.5
-
-
-@dataclass
-class PrintedAnswer:
-    """The span answering the question (or None and what is missing), how sure, and the evidence behind it."""
-
-    answer: str | None
-    confidence: float
-    how: str  # which kind of question and where the span was found, for the trace
-    missing: str | None = None
-    features: dict[str, float] = field(default_factory=dict)
-    #: The reading rule whose answers keep a calibration record of their own ("opening hours"), or None: the span
-    #: is judged with OCR's printed spans, which the dev sets label. See ``own_record``.
-    rule: str | None = None
-
-    def summary(self) -> str:
-        if self.answer is None:
-            return f"no span answers it: {self.missing}"
-        return f"{self.how} (confidence {self.confidence:.2f})"
-
-    def to_dict(self) -> dict:
-        data = {"answer": self.answer, "confidence": self.confidence, "how": self.how, "missing": self.missing,
-                "features": dict(self.features)}
-        if self.rule is not None:  # the evidence kind (``agents.trust.evidence``): this rule's own record only
-            data |= {"field": f"{RULE}{self.rule}", "unchecked": True}
-        return data
-
-
-#: Prefix of the evidence detail of a reading rule with a record of its own (``agents.trust.evidence`` reads it).
-RULE = "rule: "
-
-
-def own_record(answer: PrintedAnswer | None, rule: str) -> PrintedAnswer | None:
-    """``answer`` marked as a ``rule``'s: it answers only once labelled examples of that rule (rated runs, or an
-    evaluation) certify the target precision, never on OCR's pooled record. The rules that read facts off signs and
-    labels in the user's words (opening hours, a place's name, a quantity of the kind asked) had none of the dev
-    sets' labels behind them, and new wordings showed them well below that record."""
-    return None if answer is None else replace(answer, rule=rule)
 
 
 def asks_for_span(question: str, yesno: bool = False) -> bool:
@@ -144,7 +108,7 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         return _title(lines, image)
     lines = row_lines(lines)  # the engine splits a row at wide gaps ("UNIVERSITY 55" | "km")
     text = " ".join(line.text for line in lines)
-    beside = _named_beside(question, lines, image)
+    beside = named_beside(question, lines, image)
     if beside is not None:
         return beside
     if DISTANCE_Q.search(question):
@@ -213,16 +177,6 @@ def _percentage(question: str, lines: list[OcrLine], image: Image.Image | None) 
     hits = [(m.group(0).strip(), line) for line in lines for m in _PERCENT.finditer(line.text)
             if all(names(line, w) for w in named)]
     return chosen(hits, image, f"percentage on the line naming {' '.join(named)}")
-
-
-def row_lines(lines: list[OcrLine]) -> list[OcrLine]:
-    """Each visual row as one line: its pieces joined left to right, their boxes united, their least score."""
-    rows = []
-    for row in order_lines(lines):
-        box = Box(min(piece.box.x0 for piece in row), min(piece.box.y0 for piece in row), max(piece.box.x1 for piece in row),
-                  max(piece.box.y1 for piece in row))
-        rows.append(OcrLine(" ".join(piece.text for piece in row), box, min(piece.confidence for piece in row)))
-    return rows
 
 
 def _yes_no(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
@@ -297,141 +251,7 @@ def _title(lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
                          features=features)
 
 
-#: Words of the asking, not of the thing asked about: "how much did the screws cost in total" names the screws, and
-#: the receipt's "TOTAL" line is not theirs.
-ASKING = frozenset(["did", "was", "were", "will", "would", "paid", "pay", "spent", "spend", "total", "altogether",
-                     "overall", "get", "got", "buy", "bought"])
-
-
-def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str],
-                what: str) -> PrintedAnswer | None:
-    """The ``pattern`` span on the line naming what the question names ("how far is the airport"), or the only
-    such span when the question names nothing printed."""
-    if pattern.search(question):
-        return None  # the question quotes such a span itself ("What would 3 coffees at $3.00 cost?"): not a look-up
-    hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text)]
-    named = [w for w in words_of(question) if w not in STOP_WORDS and w not in ASKING and len(w) > 2]
-    if named and hits:
-        lined = [(span, line) for span, line in hits if any(fuzzy_in(w, line.text) for w in named)]
-        if lined:
-            return chosen(lined, image, f"the {what} on the line naming {' '.join(named)}")
-        naming = [i for i, line in enumerate(lines) if any(fuzzy_in(w, line.text) for w in named)]
-        if naming:
-            # Every named word printed, and between the naming line and the span's own line nothing but other
-            # bare values ("NET WT 500 g"): no other name the span could belong to ("AIRPORT / HOTEL / 500 m").
-            every = all(any(fuzzy_in(w, line.text) for line in lines) for w in named)
-            bare = [(span, line) for span, line in hits if _bare(line.text, span)
-                    and _only_values_between(lines, naming[-1], lines.index(line))]
-            if every and len({span for span, _ in hits}) == 1 and bare:
-                # The one such span, on a line of its own ("Price: $6.49" under the product's name): the whole
-                # label's, so the named thing's.
-                return chosen(bare, image, f"the only {what} printed, on a line of its own")
-            return PrintedAnswer(None, 0.0, what, missing=f"{' '.join(named)} is printed, but no {what} beside it")
-    return chosen(hits, image, f"the {what} printed")
-
-
-#: "Which town is 12 km away?", "What costs $3.50?": a question that quotes a span and asks what is printed with it.
-_ASKS_WHAT_HAS = re.compile(r"^\W*(?:which|what)\b", re.I)
-#: Words that may stand right before the quoted span ("is 12 km", "costs $3.50", "priced at $2") and the only
-#: words that may follow it ("away", "from here"): any other wording does something with the span.
-_BEFORE_SPAN = re.compile(r"\b(?:is|are|lies|costs?|for|at)\s*$", re.I)
-_AFTER_SPAN = re.compile(r"^\s*(?:away|from here|ahead|off|each|a piece|only)?\s*[?.!]*\s*$", re.I)
-
-
-def _named_beside(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
-    """The words printed on the one line that carries the distance or price the question quotes, or None when the
-    question quotes none."""
-    if not _ASKS_WHAT_HAS.search(question):
-        return None
-    for pattern, what in ((DISTANCE, "distance"), (PRICE, "price")):
-        found = list(pattern.finditer(question))
-        quoted = {_squeezed(m.group(0)) for m in found}
-        if len(quoted) != 1:
-            continue
-        first, last = found[0], found[-1]
-        if not (_BEFORE_SPAN.search(question[:first.start()]) and _AFTER_SPAN.match(question[last.end():])):
-            return None  # "What would 3 coffees at $3.00 cost?", "What is 5 km in miles?"
-        asked = quoted.pop()
-        hits = [(line, m) for line in lines for m in pattern.finditer(line.text) if _squeezed(m.group(0)) == asked]
-        if len(hits) != 1:
-            return PrintedAnswer(None, 0.0, what, missing=f"{asked} is printed {len(hits) or 'no'} times; the "
-                                                          f"question needs the one line that carries it")
-        line, match = hits[0]
-        rest = line.text[:match.start()] + " " + line.text[match.end():]
-        words = re.findall(r"[A-Za-z0-9][\w'&.-]*", rest)
-        if not any(re.search(r"[A-Za-z]", w) for w in words) or len(pattern.findall(rest)):
-            return PrintedAnswer(None, 0.0, what, missing=f"nothing else is printed beside {asked} on its line")
-        return chosen([(" ".join(words), line)], image, f"the words printed beside {asked}")
-    return None
-
-
-def _squeezed(span: str) -> str:
-    return re.sub(r"\s+", "", span).casefold()
-
-
-#: Words a line may print beside a span and still be that span's line alone ("Price: $6.49", "Net wt 500 g").
-_SPAN_LABELS = frozenset(["price", "only", "now", "each", "per", "net", "wt", "weight", "distance", "ahead", "approx",
-                          "lb", "kg", "g", "pound", "mile", "miles", "km", "mi", "m", "ft"])
-
-
-def _only_values_between(lines: list[OcrLine], named: int, span: int) -> bool:
-    """Whether the span's line comes after the naming line with only values or details between them: bare values
-    (weights, prices, distances), a labelled detail ("Single origin: Colombia") or a line carrying a number
-    ("250 g · Roasted 2024", "Acidity 0.3%"). A line of words alone may name another thing the span is for."""
-    if span <= named:
-        return False
-    return all(_bare(line.text, "") or any(_bare(line.text, m.group(0)) for p in (PRICE, _QUANTITY, DISTANCE)
-                                            for m in p.finditer(line.text)) or _is_detail(line.text)
-               for line in lines[named + 1:span])
-
-
-def _is_detail(text: str) -> bool:
-    """A detail of the named thing rather than another thing's name: a label with its value ("Single origin:
-    Colombia"), or a number with at most one word ("Harvest 2022", "250 g · Roasted 2024"). "Beeswax Candles (pack
-    of 6)" names another product."""
-    if re.match(r"^[^:]{2,30}:\s*\S", text):
-        return True
-    return bool(re.search(r"\d", text)) and len([w for w in re.findall(r"[A-Za-z]{3,}", text)]) <= 1
-
-
-def _bare(text: str, span: str) -> bool:
-    """Whether ``text`` prints ``span`` with no other word than a label of it."""
-    rest = text.replace(span, " ") if span else text
-    return all(word in _SPAN_LABELS for word in words_of(rest) if not word.isdigit())
-
-
 def _unique(lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str], what: str,
             keep) -> PrintedAnswer:  # noqa: ANN001 - a predicate on the span
     hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text) if keep(m.group(0))]
     return chosen(hits, image, f"the {what} printed")
-
-
-def chosen(hits: list[tuple[str, OcrLine]], image: Image.Image | None, how: str) -> PrintedAnswer:
-    spans = list(dict.fromkeys(span for span, _ in hits))
-    if not spans:
-        return PrintedAnswer(None, 0.0, how, missing=f"no {how.removeprefix('the ')} could be read in the image")
-    if len(spans) > 1:
-        listed = ", ".join(repr(s) for s in spans[:4])
-        return PrintedAnswer(None, 0.0, how, missing=f"several spans could be {how.removeprefix('the ')} "
-                                                     f"({listed}) and the question does not say which",
-                             features={"span_candidates": float(len(spans))})
-    span, line = hits[0]
-    score = span_score(image, line, span)
-    return PrintedAnswer(span, round(min(0.97, score), 3), f"{how}: {span!r} in {line.text!r}",
-                         features={"span_min_char": round(score, 3), "line_confidence": round(line.confidence, 3),
-                                   "span_candidates": 1.0})
-
-
-def span_score(image: Image.Image | None, line: OcrLine, span: str) -> float:
-    """The recogniser's score of the span's least legible character; the line's score when it cannot re-read."""
-    reading = char_scores(image, line.box) if image is not None else None
-    score = reading.span_score(span) if reading is not None else None
-    return line.confidence if score is None else score
-
-
-def words_of(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def fuzzy_in(word: str, text: str) -> bool:
-    return any(SequenceMatcher(None, word, token, autojunk=False).ratio() >= 0.8 for token in words_of(text))

@@ -18,7 +18,7 @@ import re
 
 from PIL import Image
 
-from skills.ocr.printed import PRICE, PrintedAnswer, chosen, row_lines
+from skills.ocr.spans import PRICE, PrintedAnswer, chosen, row_lines
 from skills.question_text import task_text
 from vision_tools.text import OcrLine
 

@@ -25,12 +25,11 @@ import pycountry
 from PIL import Image
 
 from skills.ocr.opening_hours import DAY_SPANS as _WEEKDAYS
-from skills.ocr.printed import (
+from skills.ocr.printed import PRESENT, best_match
+from skills.ocr.spans import (
     DISTANCE,
-    PRESENT,
     STOP_WORDS,
     PrintedAnswer,
-    best_match,
     chosen,
     fuzzy_in,
     row_lines,

@@ -25,18 +25,11 @@ from skills.ocr.choices import choose_printed_option
 from skills.ocr.field_evidence import evidence_factor, field_features
 from skills.ocr.named_values import asks_for_named_value, named_value
 from skills.ocr.opening_hours import asks_about_hours, hours_answer
-from skills.ocr.printed import (
-    ASKING,
-    STOP_WORDS,
-    PrintedAnswer,
-    asks_for_span,
-    fuzzy_in,
-    own_record,
-    printed_answer,
-    words_of,
-)
+from skills.ocr.printed import asks_for_span, printed_answer
 from skills.ocr.quantities import asks_for_quantity, quantity_answer
 from skills.ocr.scene_facts import asks_for_scene_fact, scene_fact
+from skills.ocr.spans import STOP_WORDS, PrintedAnswer, fuzzy_in, own_record, words_of
+from skills.ocr.spans_by_name import ASKING
 from skills.question_text import task_text
 from skills.runner import ask_expert
 from vision_tools.documents import DocumentReading, FieldAnswer, read_document
@@ -153,7 +146,7 @@ def run(ctx: SkillContext) -> SkillResult:
 
 
 # The rules that read a fact off a sign or label in the user's words keep a calibration record of their own
-# (``skills.ocr.printed.own_record``): no dev set labels their answers, so they answer once rated runs certify them.
+# (``skills.ocr.spans.own_record``): no dev set labels their answers, so they answer once rated runs certify them.
 def _named_value(question: str, lines: list[OcrLine], image: Image.Image) -> PrintedAnswer | None:
     return own_record(named_value(question, lines, image), "a value beside its name")
 

@@ -1,0 +1,118 @@
+"""Spans found by what the question names: the price or distance printed beside a named thing, and the words
+printed beside a price or distance the question quotes.
+
+"How far is the airport?" is answered from the line that prints AIRPORT, never from the only distance on a sign
+that lists several places; "Which town is 12 km away?" from the one line that prints 12 km.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PIL import Image
+
+from skills.ocr.spans import DISTANCE, PRICE, STOP_WORDS, PrintedAnswer, chosen, fuzzy_in, words_of
+from vision_tools.documents.patterns import QUANTITY as _QUANTITY
+from vision_tools.text import OcrLine
+
+#: Words of the asking, not of the thing asked about: "how much did the screws cost in total" names the screws, and
+#: the receipt's "TOTAL" line is not theirs.
+ASKING = frozenset(["did", "was", "were", "will", "would", "paid", "pay", "spent", "spend", "total", "altogether",
+                     "overall", "get", "got", "buy", "bought"])
+
+
+def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str],
+                what: str) -> PrintedAnswer | None:
+    """The ``pattern`` span on the line naming what the question names ("how far is the airport"), or the only
+    such span when the question names nothing printed."""
+    if pattern.search(question):
+        return None  # the question quotes such a span itself ("What would 3 coffees at $3.00 cost?"): not a look-up
+    hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text)]
+    named = [w for w in words_of(question) if w not in STOP_WORDS and w not in ASKING and len(w) > 2]
+    if named and hits:
+        lined = [(span, line) for span, line in hits if any(fuzzy_in(w, line.text) for w in named)]
+        if lined:
+            return chosen(lined, image, f"the {what} on the line naming {' '.join(named)}")
+        naming = [i for i, line in enumerate(lines) if any(fuzzy_in(w, line.text) for w in named)]
+        if naming:
+            # Every named word printed, and between the naming line and the span's own line nothing but other
+            # bare values ("NET WT 500 g"): no other name the span could belong to ("AIRPORT / HOTEL / 500 m").
+            every = all(any(fuzzy_in(w, line.text) for line in lines) for w in named)
+            bare = [(span, line) for span, line in hits if _bare(line.text, span)
+                    and _only_values_between(lines, naming[-1], lines.index(line))]
+            if every and len({span for span, _ in hits}) == 1 and bare:
+                # The one such span, on a line of its own ("Price: $6.49" under the product's name): the whole
+                # label's, so the named thing's.
+                return chosen(bare, image, f"the only {what} printed, on a line of its own")
+            return PrintedAnswer(None, 0.0, what, missing=f"{' '.join(named)} is printed, but no {what} beside it")
+    return chosen(hits, image, f"the {what} printed")
+
+
+#: "Which town is 12 km away?", "What costs $3.50?": a question that quotes a span and asks what is printed with it.
+_ASKS_WHAT_HAS = re.compile(r"^\W*(?:which|what)\b", re.I)
+#: Words that may stand right before the quoted span ("is 12 km", "costs $3.50", "priced at $2") and the only
+#: words that may follow it ("away", "from here"): any other wording does something with the span.
+_BEFORE_SPAN = re.compile(r"\b(?:is|are|lies|costs?|for|at)\s*$", re.I)
+_AFTER_SPAN = re.compile(r"^\s*(?:away|from here|ahead|off|each|a piece|only)?\s*[?.!]*\s*$", re.I)
+
+
+def named_beside(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
+    """The words printed on the one line that carries the distance or price the question quotes, or None when the
+    question quotes none."""
+    if not _ASKS_WHAT_HAS.search(question):
+        return None
+    for pattern, what in ((DISTANCE, "distance"), (PRICE, "price")):
+        found = list(pattern.finditer(question))
+        quoted = {_squeezed(m.group(0)) for m in found}
+        if len(quoted) != 1:
+            continue
+        first, last = found[0], found[-1]
+        if not (_BEFORE_SPAN.search(question[:first.start()]) and _AFTER_SPAN.match(question[last.end():])):
+            return None  # "What would 3 coffees at $3.00 cost?", "What is 5 km in miles?"
+        asked = quoted.pop()
+        hits = [(line, m) for line in lines for m in pattern.finditer(line.text) if _squeezed(m.group(0)) == asked]
+        if len(hits) != 1:
+            return PrintedAnswer(None, 0.0, what, missing=f"{asked} is printed {len(hits) or 'no'} times; the "
+                                                          f"question needs the one line that carries it")
+        line, match = hits[0]
+        rest = line.text[:match.start()] + " " + line.text[match.end():]
+        words = re.findall(r"[A-Za-z0-9][\w'&.-]*", rest)
+        if not any(re.search(r"[A-Za-z]", w) for w in words) or len(pattern.findall(rest)):
+            return PrintedAnswer(None, 0.0, what, missing=f"nothing else is printed beside {asked} on its line")
+        return chosen([(" ".join(words), line)], image, f"the words printed beside {asked}")
+    return None
+
+
+def _squeezed(span: str) -> str:
+    return re.sub(r"\s+", "", span).casefold()
+
+
+#: Words a line may print beside a span and still be that span's line alone ("Price: $6.49", "Net wt 500 g").
+_SPAN_LABELS = frozenset(["price", "only", "now", "each", "per", "net", "wt", "weight", "distance", "ahead", "approx",
+                          "lb", "kg", "g", "pound", "mile", "miles", "km", "mi", "m", "ft"])
+
+
+def _only_values_between(lines: list[OcrLine], named: int, span: int) -> bool:
+    """Whether the span's line comes after the naming line with only values or details between them: bare values
+    (weights, prices, distances), a labelled detail ("Single origin: Colombia") or a line carrying a number
+    ("250 g · Roasted 2024", "Acidity 0.3%"). A line of words alone may name another thing the span is for."""
+    if span <= named:
+        return False
+    return all(_bare(line.text, "") or any(_bare(line.text, m.group(0)) for p in (PRICE, _QUANTITY, DISTANCE)
+                                            for m in p.finditer(line.text)) or _is_detail(line.text)
+               for line in lines[named + 1:span])
+
+
+def _is_detail(text: str) -> bool:
+    """A detail of the named thing rather than another thing's name: a label with its value ("Single origin:
+    Colombia"), or a number with at most one word ("Harvest 2022", "250 g · Roasted 2024"). "Beeswax Candles (pack
+    of 6)" names another product."""
+    if re.match(r"^[^:]{2,30}:\s*\S", text):
+        return True
+    return bool(re.search(r"\d", text)) and len([w for w in re.findall(r"[A-Za-z]{3,}", text)]) <= 1
+
+
+def _bare(text: str, span: str) -> bool:
+    """Whether ``text`` prints ``span`` with no other word than a label of it."""
+    rest = text.replace(span, " ") if span else text
+    return all(word in _SPAN_LABELS for word in words_of(rest) if not word.isdigit())
