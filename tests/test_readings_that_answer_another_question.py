@@ -15,7 +15,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from agents.config import Settings
 from agents.runtime import Maestro
+from skills.chart.skill import answer_from_table, unprinted_numbers
 from skills.question_text import asks_to_calculate
+from vision_tools.charts import ChartResult
 from vision_tools.charts.axes import reconcile
 
 MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
@@ -263,6 +265,32 @@ def test_a_step_chart_has_no_one_value_at_a_step(maestro: Maestro) -> None:
     for question in ("what is the price at 3 hours", "whats the price for parking less than 1 hour"):
         run = maestro.ask(chart, question)
         assert run.status != "done" or run.answer in ("8", "€8", "2", "€2"), (question, run.answer)
+    # Between the ticks: "2.5" names no tick "5", and a price for 2.5 hours is no value the table holds.
+    for question in ("how much does it cost to park for 2.5 hours",
+                     "how much extra do you pay for 3.5 hours compared to 1.5 hours?"):
+        run = maestro.ask(chart, question)
+        assert run.status != "done" or run.answer in ("5", "€5", "4.50", "€4.50"), (question, run.answer)
+
+
+def _table_chart(texts: list[str]) -> ChartResult:
+    return ChartResult(kind="bar", series=["value"], categories=["Mon", "Tue", "Wed"], texts=texts,
+                       table={"value": {"Mon": 140.0, "Tue": 95.0, "Wed": 120.0}})
+
+
+@pytest.mark.parametrize(("question", "unprinted"), [
+    ("if the daily target is 100, how far over it was Monday?", ["100"]),
+    ("how many days had more than 110 orders?", ["110"]),
+    ("what were the orders on Mon in 2024", ["2024"]),
+    ("orders on Tue?", []),
+    ("how many orders on Wed (Q3)?", []),   # the 3 of "Q3" is part of a word
+    ("orders on Mon, 140 or 95?", []),      # both printed as value labels
+])
+def test_a_number_the_chart_does_not_print_is_a_premise_no_lookup_answers(question: str,
+                                                                          unprinted: list[str]) -> None:
+    chart = _table_chart(["Orders per day", "140", "95", "120", "Mon", "Tue", "Wed"])
+    assert unprinted_numbers(chart, question) == unprinted
+    if unprinted:
+        assert answer_from_table(chart, question) == (None, None)
 
 
 def test_a_bar_whose_label_was_not_read_is_no_answer(maestro: Maestro) -> None:

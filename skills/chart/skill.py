@@ -24,6 +24,7 @@ from skills.chart.confidence import count_confidence, extreme_confidence, values
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.precision import formatted, read_value, value_decimals
 from skills.common import conclude
+from skills.question_text import task_text
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
 
 #: What is missing when no chart was found: said about the image, in a user's words.
@@ -45,7 +46,8 @@ _ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat(?:s| s| is| was| are| were)?(?: the)
                          r"sector|department|quarter|week|person|fruit|type|kind)\b")
 #: "What is the difference between …", "How much bigger is France than Poland?", "By how much …"
 _DIFFERENCE = re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer|bigger|smaller|higher|lower|larger|"
-                         r"greater|taller|shorter)\b|\bby how (?:much|many)\b|\bgap between\b")
+                         r"greater|taller|shorter|extra)\b|\bby how (?:much|many)\b|\bgap between\b|"
+                         r"\bcompared (?:to|with)\b")
 #: "Which quarter has the largest gap between 2023 and 2024?", "Which region grew the most?": a change between
 #: values, not the extreme of one value.
 _CHANGE = re.compile(r"\b(?:gap|difference|differ\w*|change[ds]?|growth|gr[eo]w\w*|increase[ds]?|decrease[ds]?|"
@@ -140,7 +142,26 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     return answer, confidence
 
 
+#: A number as a question or a chart prints it ("2.5", "3,000", "2023", the 7 of "7B"), not a digit inside a word
+#: ("Q3").
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d+(?:[.,]\d+)*")
+
+
+def unprinted_numbers(chart: ChartResult, question: str) -> list[str]:
+    """The numbers ``question`` states that the chart prints nowhere: a premise ("if the income is $3000"), a point
+    between the ticks ("for 2.5 hours") or a threshold ("more than 90k"). A look-up in the table would answer as if
+    they were not there."""
+    printed = {_plain(n) for text in [*chart.texts, *chart.categories, *chart.series] for n in _NUMBER.findall(text)}
+    return [n for n in _NUMBER.findall(task_text(question)[0] or question) if _plain(n) not in printed]
+
+
+def _plain(number: str) -> str:
+    return number.replace(",", "").lstrip("0") or "0"
+
+
 def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | None]:
+    if unprinted_numbers(chart, question):
+        return None, None
     text = _norm(question)
     series = _mentioned(chart.series, text) if len(chart.series) > 1 else []
     one_series = series[0] if series else None
@@ -259,7 +280,9 @@ def _mentioned(names: list[str], text: str) -> list[str]:
     hits = []
     for name in names:
         spellings = "|".join(re.escape(spelling) for spelling in _spellings(_norm(name)))
-        match = re.search(r"(?<![a-z0-9])(?:" + spellings + r")(?![a-z0-9])", text) if spellings else None
+        # "2.5 hours" names no category "5", nor "1,500" a category "500": a number is matched whole.
+        match = re.search(r"(?<![a-z0-9])(?<!\d[.,])(?:" + spellings + r")(?![a-z0-9]|[.,]\d)", text) if spellings \
+            else None
         if match:
             hits.append((match.start(), -len(name), name))
     hits.sort()
