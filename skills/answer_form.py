@@ -74,18 +74,22 @@ class AnswerForm:
     kind: AnswerKind
     options: dict[str, str] = field(default_factory=dict)  # letter -> option text, for ``choice``
     braces: bool = False  # the question asks for the answer in curly brackets
+    #: Alternatives the question names at its end ("…: circle, square or triangle?"); the answer is one of them.
+    alternatives: tuple[str, ...] = ()
 
     @property
     def description(self) -> str:
         """What a fitting answer looks like, for messages to the user ("one of the letters A, B, C, D")."""
         if self.kind == "choice" and self.options:
             return f"one of the option letters {', '.join(self.options)}"
+        if self.alternatives:
+            return "one of " + ", ".join(repr(a) for a in self.alternatives)
         text = _DESCRIPTIONS[self.kind]
         return f"{text}, in curly brackets" if self.braces else text
 
     def to_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "options": dict(self.options), "braces": self.braces,
-                "description": self.description}
+                "alternatives": list(self.alternatives), "description": self.description}
 
 
 def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
@@ -109,11 +113,41 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
         return AnswerForm("yesno", {}, braces)
     if _COUNT_ASK.search(question):
         return AnswerForm("count", {}, braces)
+    alternatives = named_alternatives(question)
     if _NUMBER_ASK.search(question):
-        return AnswerForm("number", {}, braces)
+        return AnswerForm("number", {}, braces, alternatives)
     if _TEXT_ASK.search(question):
-        return AnswerForm("text", {}, braces)
-    return AnswerForm("free", {}, braces)
+        return AnswerForm("text", {}, braces, alternatives)
+    return AnswerForm("free", {}, braces, alternatives)
+
+
+#: Up to three words, then "X, Y or Z" at the very end of the question.
+_ALTERNATIVES = re.compile(r"(?P<list>(?:[\w'-]+(?: [\w'-]+){0,2}, )*)(?P<last>[\w'-]+(?: [\w'-]+){0,2}),? or "
+                           r"(?P<after>[\w'-]+(?: [\w'-]+){0,2})\s*[?.!]*\s*$")
+_ASKING_WORD = re.compile(r"\b(?:what|which|who|where|when|how|is|are|was|were|does|do|did|can|could|should|will|"
+                          r"would|the|this|that|answer|with)\b", re.IGNORECASE)
+
+
+def named_alternatives(question: str) -> tuple[str, ...]:
+    """The alternatives ``question`` names at its end, as it spells them: ("circle", "square", "triangle") for
+    "What shape is the tag: circle, square or triangle?", ("up", "down") for "Is it pointing up or down?"; empty
+    when it names none, or asks "yes or no" / "or not"."""
+    match = _ALTERNATIVES.search(question.strip())
+    if not match:
+        return ()
+    after = match.group("after")
+    # "pointing up or down": the alternative before "or" has as many words as the one after it.
+    last = " ".join(match.group("last").split()[-len(after.split()):])
+    listed = [item.strip() for item in match.group("list").split(",") if item.strip()]
+    kept: list[str] = []
+    for item in reversed(listed):  # a list runs back from "or" until a part of the question itself
+        if _ASKING_WORD.search(item):
+            break
+        kept.insert(0, item)
+    alternatives = (*kept, last, after)
+    if any(a.lower() in ("no", "not", "yes", "neither", "both") for a in alternatives) or _ASKING_WORD.search(last):
+        return ()
+    return alternatives
 
 
 _KIND_HINTS: dict[str, AnswerKind] = {"choice": "choice", "yesno": "yesno", "grid": "grid", "count": "count",
@@ -161,6 +195,10 @@ def conform(form: AnswerForm, answer: str | None) -> str | None:
         value = _FITTERS[form.kind](form, _BRACES.sub(lambda m: m.group(1), text))
     if value is None:
         return None
+    if form.alternatives:
+        value = _one_of(form.alternatives, value)
+        if value is None:
+            return None
     if form.braces and form.kind in ("count", "number", "yesno", "text", "free"):
         return "{" + value + "}"
     return value
@@ -177,6 +215,17 @@ def _choice(form: AnswerForm, text: str) -> str | None:
     wanted = _plain(text)
     hits = [letter for letter, option in form.options.items() if wanted and _plain(option) == wanted]
     return hits[0] if len(hits) == 1 else None
+
+
+def _one_of(alternatives: tuple[str, ...], text: str) -> str | None:
+    """``text`` when it is one of the named alternatives ("Coffee" for "tea or coffee?"), the one alternative it
+    gives, as the question spells it ("It is a square" → "square"), or None: "B7" answers no "circle, square or
+    triangle?"."""
+    plain = _plain(text)
+    if any(_plain(a) == plain for a in alternatives):
+        return text.strip().rstrip(".!")
+    within = [a for a in alternatives if re.search(rf"(?<![a-z0-9]){re.escape(_plain(a))}(?![a-z0-9])", plain)]
+    return within[0] if len(within) == 1 and len(text) <= 40 else None
 
 
 def _yesno(form: AnswerForm, text: str) -> str | None:

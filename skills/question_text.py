@@ -78,3 +78,31 @@ def asks_to_calculate(question: str) -> str | None:
     stem = task_text(question)[0] or question
     match = _CALCULATION.search(stem)
     return None if match is None else stem[match.start():].strip(" ?")[:60]
+
+
+#: "How many shapes does the red circle overlap?", "how many dots are inside the square?", "which circles touch the
+#: line": things picked by how they lie against another thing, which a count or a look at one thing does not see.
+_RELATION = re.compile(r"\b(?:overlap(?:s|ping|ped)?|touch(?:es|ing|ed)?|intersect(?:s|ing|ed)?|inside|within|"
+                       r"contain(?:s|ed|ing)?|surround(?:s|ed|ing)?|enclos(?:e|es|ed|ing)|next to|adjacent|beside|"
+                       r"on top of|underneath|left of|right of|connected to|linked to|between)\b", re.IGNORECASE)
+#: "in Figure 2", "panel B", "in the left half", "on the right", "in the top row": one part of the image.
+_PART = re.compile(r"\b(?:figure|fig\.?|panel|box|frame|section|part|picture|image|diagram)\s+(?:\d+|[A-H])\b"
+                   r"|\b(?:in|on|at|of)\s+the\s+(?:(?:far\s+)?(?:left|right|top|bottom|upper|lower|middle|centre|"
+                   r"center|first|second|third|last)(?:[- ](?:left|right|hand|most))?)"
+                   r"(?:\s+(?:half|part|side|corner|panel|row|column|box|frame|section|area|edge))?\b",
+                   re.IGNORECASE)
+
+
+def asks_about_relation(question: str) -> str | None:
+    """The words that pick things by how they lie against another ("overlap", "inside", "next to"), else None."""
+    return _found(_RELATION, question)
+
+
+def names_a_part(question: str) -> str | None:
+    """The words that keep the question to one part of the image ("Figure 2", "in the left half"), else None."""
+    return _found(_PART, question)
+
+
+def _found(pattern: re.Pattern[str], question: str) -> str | None:
+    match = pattern.search(task_text(question)[0] or question)
+    return None if match is None else match.group(0)

@@ -24,7 +24,8 @@ _FILLER = frozenset(["the", "a", "an", "of", "all", "total", "different", "disti
 _PHRASE_END = frozenset(["in", "on", "at", "of", "from", "during", "per", "are", "is", "were", "was", "does", "do",
                          "did", "has", "have", "that", "which", "who", "over", "across", "between", "to", "for",
                          "by", "with", "and", "or", "can", "there", "inside", "within", "shown", "visible", "please",
-                         "thanks", "thank", "kindly"])
+                         "thanks", "thank", "kindly",
+                         "r", "u", "here", "altogether"])  # chat spellings: "how many triangles r there"
 #: Nouns that mean "every drawn shape" on a drawing.
 ANY_SHAPE = frozenset(["shape", "figure", "polygon", "object", "item", "thing", "element", "form"])
 #: The object of an attribute question: "what colour is the X", "the colour of the X", "which colour is X".

@@ -92,7 +92,11 @@ def run(ctx: SkillContext) -> SkillResult:
     if answer in chart.categories and misread_label(answer, chart.categories):
         answer, confidence = None, None  # "Satt" among "Mon", "Tue", "Sun": a misread label is no answer as printed
     result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown(), confidence=confidence)
-    if result.answer is None and not getattr(ctx.expert, "neural", False):
+    stated = unprinted_numbers(chart, ctx.question)
+    if result.answer is None and stated and not getattr(ctx.expert, "neural", False):
+        result.missing = (f"the question states {', '.join(stated)}, which the chart prints nowhere: a look-up in "
+                          "its table answers no calculation from that number, nor a point between its marks")
+    elif result.answer is None and not getattr(ctx.expert, "neural", False):
         result.missing = ("the tools could not match the question to a reading of the chart's table (they answer "
                           "a named category's value, which category is highest or lowest, a difference between two "
                           "named categories, a total or an average)")

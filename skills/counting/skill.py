@@ -23,7 +23,7 @@ from skills.answer_form import answer_form
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
 from skills.evidence import EXPERTS_DOC, drawing_view, photo_missing, weighed
-from skills.question_text import task_text
+from skills.question_text import asks_about_relation, names_a_part, task_text
 from skills.targets import Counted, counted
 from vision_tools import detection, diagrams
 from vision_tools.diagrams import as_rgb_array, ink_strength, stretch_faint_ink
@@ -52,6 +52,14 @@ _COMPARED = re.compile(r"\b(?:bigger|larger|smaller|taller|shorter|longer|wider|
 def run(ctx: SkillContext) -> SkillResult:
     question, image, trace = ctx.question, ctx.image, ctx.trace
     options = getattr(ctx.expert, "options", None) or {}
+    if relation := asks_about_relation(question):
+        return conclude(ctx, [], None, missing=(
+            f"the question counts only the things picked by how they lie against another ('{relation}'); the "
+            "Counting tools count every such thing in the image and do not see how they lie against each other"))
+    if part := names_a_part(question):
+        return conclude(ctx, [], None, missing=(
+            f"the question counts only in one part of the image ('{part}'); the Counting tools count the whole "
+            "image"))
     if _FACES.search(question) or _PEOPLE.search(question):
         label = "face" if _FACES.search(question) else "person"
         result = trace.call("counting.detect_objects", detection.detect_objects, image, label)

@@ -16,6 +16,7 @@ from skills.answer_form import answer_form
 from skills.base import SkillContext, SkillResult
 from skills.common import colours_in, conclude, shape_in
 from skills.evidence import check_kind, photo_missing, weighed
+from skills.question_text import asks_about_relation, names_a_part
 from vision_tools.diagrams import (
     ContactResult,
     CountResult,
@@ -45,6 +46,10 @@ def run(ctx: SkillContext) -> SkillResult:
     level2 = ctx.level2.id
     if kind.is_photo:
         return conclude(ctx, [kind], None, missing=photo_missing("diagram tools", kind))
+    picked = asks_about_relation(ctx.question) or names_a_part(ctx.question)
+    if picked and level2 == "shape_counting":
+        return conclude(ctx, [kind], None, missing=(f"the question counts only some shapes ('{picked}'); the outline "
+                                                    "tracer counts every outline in the image"))
     try:
         result, answer, missing = _measure(ctx, level2)
     except ValueError as exc:  # the tool found nothing it can measure; the failed call stays in the trace
@@ -60,6 +65,12 @@ def _measure(ctx: SkillContext, level2: str) -> tuple[_DiagramResult, str | None
     question, image, trace = ctx.question, ctx.image, ctx.trace
     if level2 == "circle_contact":
         contact = trace.call("diagram.circles_touch", circles_touch, image)
+        others = [word for word in _TRACED if word not in ("circle", "ellipse")
+                  and re.search(rf"\b{word}s?\b", question, re.IGNORECASE)]
+        if others:
+            # "Does the green triangle touch the blue square?": the tool measures two circles, not those shapes.
+            return contact, None, (f"the question is about a {' and a '.join(others)}; the contact tool measures "
+                                   "the gap between two circles")
         return contact, contact.answer, None
     if level2 == "intersection_counting":
         named = list(dict.fromkeys(colours_in(question)))

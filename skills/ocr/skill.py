@@ -168,8 +168,26 @@ def asks_for_all_the_text(question: str) -> bool:
     about one part of the text ("Which town is 12 km away?", "What's the first word?") or about where it is or how
     it looks gets no transcription: the whole reading is not the span it asks for."""
     stem = task_text(question)[0] or question
+    request = _READ_REQUEST.search(stem)
+    if request and set(words_of(request.group("what"))) - _WHOLE_TEXT_WORDS:
+        return False  # "Can you read me the recipient's postcode?": a read request for one thing on the label
     return bool(_ALL_THE_TEXT.search(stem)) and not _PART_OF_THE_TEXT.search(stem) \
         and not _ABOUT_THE_TEXT.search(stem)
+
+
+#: "Read the notice", "Can you read me what the sign says": what follows a request to read or transcribe.
+_READ_REQUEST = re.compile(r"^\W*(?:(?:please|can you|could you|would you)\s+)?(?:read|transcribe)\b(?P<what>[^?.!]*)",
+                           re.IGNORECASE)
+#: The only words a request for the whole text may name: the text itself or what carries it. Any other ("the
+#: recipient's postcode", "the batch number") names one part of it.
+_WHOLE_TEXT_WORDS = frozenset(["me", "out", "aloud", "loud", "for", "us", "please", "the", "this", "that", "these", "all",
+                               "of", "everything", "whole", "full", "entire", "complete", "text", "words", "word",
+                               "writing", "wording", "what", "it", "its", "says", "say", "is", "written", "printed",
+                               "on", "in", "here", "there", "image", "picture", "photo", "sign", "label", "notice",
+                               "board", "poster", "note", "page", "document", "receipt", "screen", "plate", "card",
+                               "banner", "sticker", "menu", "letter", "message", "tag", "box", "packet", "package",
+                               "bottle", "jar", "ticket", "flyer", "leaflet", "paper", "lines", "line", "by", "one",
+                               "to", "exactly", "as", "and", "order", "top", "bottom", "from"])
 
 
 def _scene_checked(field: FieldAnswer, document: bool) -> FieldAnswer:

@@ -1,0 +1,93 @@
+"""Questions that narrow what they ask: by alternatives they name, by one part of the text or of the image, or by how
+things lie against each other. A reading of the whole (a transcription, a count of every shape, the contact of two
+circles) is not their answer, and the run abstains instead. Found by new users' questions on unseen images (round 11).
+"""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image, ImageDraw
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from skills.answer_form import answer_form, conform, named_alternatives
+from skills.ocr.skill import asks_for_all_the_text
+from skills.question_text import asks_about_relation, names_a_part
+from skills.targets import counted
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+@pytest.mark.parametrize(("question", "alternatives"), [
+    ("What shape is the red tag: circle, square or triangle?", ("circle", "square", "triangle")),
+    ("Which way for the hospital — left, right or straight ahead?", ("left", "right", "straight ahead")),
+    ("Is the blue triangle pointing up or down?", ("up", "down")),
+    ("Where is the star? Answer with the quadrant: top-left, top-right, bottom-left or bottom-right.",
+     ("top-left", "top-right", "bottom-left", "bottom-right")),
+    ("Is the sign red or blue?", ("red", "blue")),
+    ("Are the two circles touching? Answer Yes or No.", ()),
+    ("Is it open on Sunday, or not?", ()),
+    ("did rentals go up or down from saturday to sunday", ()),  # not at the end: no list the answer must be from
+])
+def test_alternatives_named_at_the_end_of_a_question_are_read(question: str, alternatives: tuple[str, ...]) -> None:
+    assert named_alternatives(question) == alternatives
+
+
+def test_an_answer_that_is_none_of_the_named_alternatives_does_not_fit() -> None:
+    form = answer_form("What shape is the red tag: circle, square or triangle?")
+    assert conform(form, "B7") is None  # the text on the tag answers another question
+    assert conform(form, "Square.") == "Square"
+    assert conform(form, "It is a square") == "square"
+    assert conform(form, "a square or a circle") is None
+
+
+@pytest.mark.parametrize(("question", "whole"), [
+    ("Can you read me the recipient's postcode?", False),
+    ("read me the batch number", False),
+    ("Please transcribe the label", True),
+    ("can you read what the sign says?", True),
+    ("Could you read the text on this plate for me?", True),
+])
+def test_a_request_to_read_one_thing_is_no_request_for_the_whole_text(question: str, whole: bool) -> None:
+    assert asks_for_all_the_text(question) is whole
+
+
+@pytest.mark.parametrize(("question", "relation", "part"), [
+    ("How many other shapes does the red circle overlap?", "overlap", None),
+    ("how many dots are inside the square", "inside", None),
+    ("How many circles make up Figure 2?", None, "Figure 2"),
+    ("how many stars in the left half", None, "in the left half"),
+    ("how many red dots are on the right side?", None, "on the right side"),
+    ("How many circles are there in the image?", None, None),
+    ("Count total number of squares in the image.", None, None),
+])
+def test_counts_of_some_things_are_told_from_counts_of_all(question: str, relation: str | None,
+                                                           part: str | None) -> None:
+    assert asks_about_relation(question) == relation
+    assert names_a_part(question) == part
+
+
+def _overlapping_shapes() -> Image.Image:
+    image = Image.new("RGB", (900, 600), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([120, 150, 380, 410], fill=(40, 90, 220))                 # blue square
+    draw.ellipse([300, 120, 560, 380], fill=(220, 40, 40))                   # red circle over the square
+    draw.polygon([(470, 330), (640, 560), (330, 560)], fill=(40, 170, 60))   # green triangle under the circle
+    draw.polygon([(760, 80), (785, 150), (860, 150), (800, 195), (822, 265), (760, 222), (698, 265), (720, 195),
+                  (660, 150), (735, 150)], fill=(245, 150, 30))              # orange star, apart
+    return image
+
+
+def test_how_shapes_lie_against_each_other_is_no_count_of_them(maestro: Maestro) -> None:
+    image = _overlapping_shapes()
+    run = maestro.ask(image, "How many other shapes does the red circle overlap?")
+    assert run.status != "done" or run.answer == "2", (run.answer, run.reason)
+    run = maestro.ask(image, "Does the green triangle touch the blue square? yes/no")
+    assert run.status != "done" or run.answer == "No", (run.answer, run.reason)
+
+
+def test_a_chat_spelling_is_not_the_thing_counted() -> None:
+    assert counted("how many triangles r there").noun == "triangle"  # not the thing "r"
