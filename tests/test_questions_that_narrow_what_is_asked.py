@@ -11,9 +11,15 @@ from PIL import Image, ImageDraw
 from agents.config import Settings
 from agents.runtime import Maestro
 from skills.answer_form import answer_form, conform, named_alternatives
+from skills.chart.skill import answer_from_table, label_on_several_marks
+from skills.ocr.choices import choose_printed_option
+from skills.ocr.printed import printed_answer
 from skills.ocr.skill import asks_for_all_the_text
 from skills.question_text import asks_about_relation, names_a_part
 from skills.targets import counted
+from vision_tools.charts import ChartResult
+from vision_tools.image import Box
+from vision_tools.text import OcrLine
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +97,42 @@ def test_how_shapes_lie_against_each_other_is_no_count_of_them(maestro: Maestro)
 
 def test_a_chat_spelling_is_not_the_thing_counted() -> None:
     assert counted("how many triangles r there").noun == "triangle"  # not the thing "r"
+
+
+def _line(text: str, top: int) -> OcrLine:
+    return OcrLine(text, Box(10, top, 10 + 12 * len(text), top + 20), 0.99)
+
+
+def test_an_axis_title_or_label_is_neither_the_top_line_nor_the_whole_text() -> None:
+    lines = [_line("Monthly average temperature", 0), _line("Average temperature (°C)", 200), _line("Jan Feb Mar", 400)]
+    span = printed_answer("whats the y axis title exactly", lines, None)
+    assert span is not None and span.answer is None and "axis" in (span.missing or "")
+    assert printed_answer("What is the title of this chart?", lines, None).answer == "Monthly average temperature"
+    assert not asks_for_all_the_text("What does the y-axis label say?")
+    assert asks_for_all_the_text("What does the label say?")
+
+
+def test_a_rule_that_picks_an_option_keeps_its_own_record() -> None:
+    lines = [_line("Cups of coffee sold per day", 0), _line("Monday", 40), _line("Tuesday", 80)]
+    picked = choose_printed_option("Which day sold 400 cups? (A) Friday (B) Saturday (C) Tuesday (D) Monday", lines,
+                                   None)
+    # The title names the question's words and the row under it is a weekday: a sign's rule, not a chart's value.
+    assert picked is not None and picked.answer == "D" and picked.rule == "a fact a sign states"
+
+
+def test_a_rank_or_a_label_given_to_two_slices_is_no_extreme() -> None:
+    bars = ChartResult(kind="bar", series=["value"], categories=["Mon", "Tue", "Wed"], texts=["Mon", "Tue", "Wed"],
+                       table={"Mon": {"value": 140.0}, "Tue": {"value": 95.0}, "Wed": {"value": 120.0}})
+    assert answer_from_table(bars, "which day is the busiest")[0] == "Mon"
+    assert answer_from_table(bars, "which day is the second busiest") == (None, None)
+    pie = ChartResult(kind="pie", series=["share"], categories=["Rent", "Food", "Food'"])
+    assert label_on_several_marks(pie) == "Food" and label_on_several_marks(bars) is None
+
+
+def test_a_count_or_a_gap_of_percentages_is_no_printed_percentage() -> None:
+    lines = [_line("Share of respondents", 0), _line("Age group 35-44 51%", 40), _line("65+ 19%", 80)]
+    assert printed_answer("what % of the 35-44 age group use it?", lines, None).answer == "51%"
+    for question in ("How many age groups are above 50%?",
+                     "What's the gap in percentage points between the 35-44 and 65+ groups?"):
+        span = printed_answer(question, lines, None)
+        assert span is None or span.answer is None, question

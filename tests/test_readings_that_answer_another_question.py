@@ -274,7 +274,7 @@ def test_a_step_chart_has_no_one_value_at_a_step(maestro: Maestro) -> None:
 
 def _table_chart(texts: list[str]) -> ChartResult:
     return ChartResult(kind="bar", series=["value"], categories=["Mon", "Tue", "Wed"], texts=texts,
-                       table={"value": {"Mon": 140.0, "Tue": 95.0, "Wed": 120.0}})
+                       table={"Mon": {"value": 140.0}, "Tue": {"value": 95.0}, "Wed": {"value": 120.0}})
 
 
 @pytest.mark.parametrize(("question", "unprinted"), [
@@ -291,6 +291,7 @@ def test_a_number_the_chart_does_not_print_is_a_premise_no_lookup_answers(questi
     assert unprinted_numbers(chart, question) == unprinted
     if unprinted:
         assert answer_from_table(chart, question) == (None, None)
+    assert answer_from_table(chart, "orders on Tue?")[0] == "95"  # a look-up with no number stated still answers
 
 
 def test_a_bar_whose_label_was_not_read_is_no_answer(maestro: Maestro) -> None:

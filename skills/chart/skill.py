@@ -76,6 +76,12 @@ def run(ctx: SkillContext) -> SkillResult:
     if not chart.found and kind is not None:
         # The sub-skill's kind came from the question's words ("increase" is a line chart's); the pixels decide.
         chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=None)
+    if chart.found and (doubled := label_on_several_marks(chart)):
+        # A donut's ring read as extra slices, or one label taken for two slices: no slice's share can be trusted.
+        result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
+        result.missing = (f"one label ({doubled}) was matched to several slices of the pie, so its slices were not "
+                          "told apart reliably")
+        return result
     if form.kind == "choice" and form.options:
         return _choose(ctx, chart, form)
     if not chart.found:
@@ -187,6 +193,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text)
     if asks_which and _CHANGE.search(text):
         return None, None  # the extreme of a change, which the table's values do not name by themselves
+    if re.search(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b", text):
+        return None, None  # "the second biggest slice": a rank the extreme does not answer
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
@@ -238,6 +246,11 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if chart.kind == "pie" and not average and re.search(r"\b(percent|percentage|share)\b|%", question, re.I):
         answer += "%"  # a pie's values are shares in percent: "What percent goes to food?" is "20%", as printed
     return answer, values_confidence(chart, used, named_series)
+
+
+def label_on_several_marks(chart: ChartResult) -> str | None:
+    """The first label the parser gave to more than one mark (it names the second "Rent'"), else None."""
+    return next((c.rstrip("'") for c in chart.categories if c.endswith("'")), None)
 
 
 def _names_the_categories(noun: str, chart: ChartResult) -> bool:

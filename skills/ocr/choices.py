@@ -29,7 +29,7 @@ from skills.answer_form import parse_options
 from skills.ocr.opening_hours import hours_answer
 from skills.ocr.printed import PRESENT, TITLE_QUESTION, best_match, printed_answer
 from skills.ocr.scene_facts import scene_fact
-from skills.ocr.spans import PrintedAnswer, span_score
+from skills.ocr.spans import PrintedAnswer, own_record, span_score
 from skills.question_text import task_text
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
@@ -70,7 +70,9 @@ def choose_printed_option(question: str, lines: list[OcrLine], image: Image.Imag
     span = printed_answer(question, lines, image)
     if span is None or span.answer is None:
         # "Which days does this apply? A. Weekends B. Mon - Fri": the hours or a stated fact, as an option.
-        stated = hours_answer(question, lines, image) or scene_fact(question, lines, image)
+        # A reading rule keeps its own record as an option too (``skills.ocr.spans.own_record``).
+        stated = own_record(hours_answer(question, lines, image), "opening hours") \
+            or own_record(scene_fact(question, lines, image), "a fact a sign states")
         span = stated if stated is not None and stated.answer is not None else span
     if span is not None and span.answer is not None:
         return _option_for_span(span, options)
@@ -86,9 +88,9 @@ def _option_for_span(span: PrintedAnswer, options: dict[str, str]) -> PrintedAns
     if len(equal) != 1:
         which = "no option is" if not equal else f"options {', '.join(equal)} are all"
         return PrintedAnswer(None, 0.0, span.how, missing=f"the printed text gives {span.answer!r}, and {which} "
-                                                          "that text", features=span.features)
+                                                          "that text", features=span.features, rule=span.rule)
     return PrintedAnswer(equal[0], span.confidence, f"{span.how}; option {equal[0]} is that text\n{verdicts}",
-                         features={**span.features, "options_ruled_out": 1.0})
+                         features={**span.features, "options_ruled_out": 1.0}, rule=span.rule)
 
 
 def _option_printed(options: dict[str, str], lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:

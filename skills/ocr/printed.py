@@ -52,12 +52,19 @@ _ABOUT_CONTENT = re.compile(r"\b(?:mentions?|contains?|includes?|lists?)\b", re.
 TITLE_QUESTION = re.compile(r"\b(title|titled|heading|headline|caption)\b"
                             r"|\bname of (?:the|this) (?:chart|graph|plot|figure|diagram)\b"
                             r"|\b(?:chart|graph|plot|figure|diagram) (?:is )?called\b", re.I)
+#: "What's the y axis title?", "the legend's heading": a title of one part, not the top line of the whole.
+_OTHER_TITLE = re.compile(r"\b(?:[xy][- ]?)?ax[ie]s\b|\blegend\b|\bcolumn\b|\bsection\b|\bpanel\b",
+                          re.IGNORECASE)
 DISTANCE_Q = re.compile(r"\bhow far\b|\bdistance\b|\bhow many (?:km|kilomet\w+|miles?|mi|metres?|meters?)\b", re.I)
 #: "How much does it weigh?", "net weight?", "How heavy is the pack?", "How many ml is the bottle?"
 _QUANTITY_Q = re.compile(r"\bweigh|\bweight\b|\bheavy\b|\bvolume\b|\bcapacity\b|\bhow many (?:ml|millilit\w+|"
                          r"lit(?:re|er)s?|l|cl|g|grams?|kg|kilograms?|oz|ounces?|lbs?|pounds?)\b", re.I)
 #: "What's the alcohol percentage?", "How much is the discount in percent?"
 _PERCENT_Q = re.compile(r"\bpercent(?:age)?\b|\babv\b|%", re.I)
+#: "How many age groups are above 50%?", "the gap in percentage points between …": a count or a difference of
+#: percentages, which no one printed percentage is.
+_NOT_ONE_PERCENTAGE = re.compile(r"\bhow many\b|\b(?:gap|difference|between|above|below|over|under|more than|less "
+                                 r"than|fewer than|compared|higher|lower|points?)\b", re.I)
 _PERCENT = re.compile(r"(?<![\w.,])[-+−]?\d+(?:[.,]\d+)?\s?%")
 #: Words a percentage's line prints for what the question names ("alcohol" as "13.5% vol", "ALC 12%").
 _PERCENT_NAMES = {"alcohol": ("alcohol", "alc", "vol", "abv"), "abv": ("alcohol", "alc", "vol", "abv"),
@@ -105,6 +112,9 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     if yesno:
         return _yes_no(question, lines, image) if _PRINTED_YESNO.search(question) else None
     if TITLE_QUESTION.search(question):
+        if part := _OTHER_TITLE.search(question):
+            return PrintedAnswer(None, 0.0, "title", missing=f"the question asks for the title of one part (the "
+                                 f"{part.group(0)}), and the tools tell only the top line of the whole apart")
         return _title(lines, image)
     lines = row_lines(lines)  # the engine splits a row at wide gaps ("UNIVERSITY 55" | "km")
     text = " ".join(line.text for line in lines)
@@ -115,7 +125,7 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         return near_named(question, lines, image, DISTANCE, "distance")
     if _QUANTITY_Q.search(question):
         return _unique(lines, image, _QUANTITY, "quantity", lambda s: True)
-    if _PERCENT_Q.search(question):
+    if _PERCENT_Q.search(question) and not _NOT_ONE_PERCENTAGE.search(question):
         return _percentage(question, lines, image)
     if _YEAR_Q.search(question):
         # A year on a line of its own (a vintage): "SINCE 1962", "2014 ELM ST" or a title's "since 2016" are not

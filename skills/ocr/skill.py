@@ -54,7 +54,8 @@ _ALL_THE_TEXT = re.compile(r"\bwhat(?:'s| is| are)?\s+(?:written|printed|shown|d
                            r"|^\W*(?:(?:please|can you|could you)\s+)?(?:read|transcribe)\b", re.IGNORECASE)
 #: Words that ask for one part of the text or something about it ("the first word", "the red text at the top",
 #: "which town", "the shop's name"): a whole transcription is not their answer.
-_PART_OF_THE_TEXT = re.compile(r"\b(?:first|last|second|third|top|bottom|upper|lower|middle|left|right|biggest|"
+_PART_OF_THE_TEXT = re.compile(r"\b(?:axis|axes|legend|key|tick|ticks|subtitle|caption|footnote|footer|header|"
+                               r"first|last|second|third|top|bottom|upper|lower|middle|left|right|biggest|"
                                r"largest|smallest|bold|heading|title|line|next|beside|under|above|below|after|before|"
                                r"which|who|whom|whose|when|why|how|mean|means|meaning|"
                                + "|".join(COLOUR_WORDS) + r")\b", re.IGNORECASE)
