@@ -11,13 +11,14 @@ from PIL import Image, ImageDraw
 from agents.config import Settings
 from agents.runtime import Maestro
 from skills.answer_form import answer_form, conform, named_alternatives
-from skills.chart.skill import answer_from_table, label_on_several_marks
+from skills.chart.skill import answer_from_table
 from skills.ocr.choices import choose_printed_option
 from skills.ocr.printed import printed_answer
 from skills.ocr.skill import asks_for_all_the_text
 from skills.question_text import asks_about_relation, names_a_part
 from skills.targets import counted
 from vision_tools.charts import ChartResult
+from vision_tools.charts.result import SEVERAL_MARKS
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
 
@@ -125,8 +126,9 @@ def test_a_rank_or_a_label_given_to_two_slices_is_no_extreme() -> None:
                        table={"Mon": {"value": 140.0}, "Tue": {"value": 95.0}, "Wed": {"value": 120.0}})
     assert answer_from_table(bars, "which day is the busiest")[0] == "Mon"
     assert answer_from_table(bars, "which day is the second busiest") == (None, None)
-    pie = ChartResult(kind="pie", series=["share"], categories=["Rent", "Food", "Food'"])
-    assert label_on_several_marks(pie) == "Food" and label_on_several_marks(bars) is None
+    pie = ChartResult(kind="pie", series=["share"], categories=["Rent", "Food", "Food'"],
+                      warnings=[SEVERAL_MARKS + "Food"])
+    assert pie.label_on_several_marks == "Food" and bars.label_on_several_marks is None
 
 
 def test_a_count_or_a_gap_of_percentages_is_no_printed_percentage() -> None:

@@ -9,6 +9,7 @@ here is drawn anew, and each question goes through the default offline agent.
 from __future__ import annotations
 
 import io
+import math
 
 import pytest
 from PIL import Image, ImageDraw, ImageFont
@@ -72,6 +73,27 @@ def test_a_budget_pie_answers_its_shares_as_printed_but_no_calculation(maestro: 
     assert (run.status, run.answer) == ("done", "25%"), run.reason  # a pie's share, in percent as printed
     run = maestro.ask(chart, "if the monthly income is $2000, how much money goes to housing?")
     assert run.status == "abstained" and "calculation" in run.reason, (run.answer, run.reason)
+
+
+def test_a_pie_drawn_out_of_proportion_to_its_printed_percentages_gives_no_share(maestro: Maestro) -> None:
+    drawn, printed = [35, 30, 20, 15], ["15%", "45%", "25%", "15%"]
+
+    def pie(ax) -> None:  # noqa: ANN001
+        wedges, _ = ax.pie(drawn, labels=["North", "South", "East", "West"], startangle=90,
+                           colors=["#4e79a7", "#f28e2b", "#59a14f", "#e15759"])
+        for wedge, text in zip(wedges, printed, strict=True):
+            middle = math.radians((wedge.theta1 + wedge.theta2) / 2)
+            ax.text(0.6 * math.cos(middle), 0.6 * math.sin(middle), text, ha="center", va="center", fontsize=13)
+        ax.set_title("Sales by region")
+
+    chart = _figure_png(pie)
+    # The slices' sizes say North 35 %, South 30 %; the printed data say 15 % and 45 %. Neither reading is
+    # known to be the one asked for, so the sizes answer nothing.
+    for question, angle_answer in [("what share of sales is North?", "35%"),
+                                   ("which region has the largest share", "North")]:
+        run = maestro.ask(chart, question)
+        assert run.answer != angle_answer, (question, run.answer, run.reason)
+        assert run.status != "done" or run.answer in printed + ["South"], (question, run.answer)
 
 
 def test_how_many_below_zero_on_a_chart_of_averages_is_no_mean(maestro: Maestro) -> None:

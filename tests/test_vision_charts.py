@@ -92,6 +92,16 @@ def charts() -> dict[str, Image.Image]:
            wedgeprops={"edgecolor": "white", "linewidth": 1.5})
     ax.legend(list(PIE), loc="center left", bbox_to_anchor=(1.0, 0.5))
     out["pie_legend"] = _png(fig)
+
+    # A donut as budgets are drawn: white percentages on the ring, white edges between slices, words in the hole.
+    fig, ax = plt.subplots(figsize=(7, 7))
+    _, _, printed = ax.pie(list(PIE.values()), labels=list(PIE), startangle=90, counterclock=False, autopct="%d%%",
+                           pctdistance=0.78, colors=["#3b6ea5", "#e0a030", "#5aa469", "#b04a5a"],
+                           wedgeprops={"width": 0.4, "edgecolor": "white"})
+    for text in printed:
+        text.set_color("white")
+    ax.text(0, 0, "Fruit\n2025", ha="center", va="center", fontsize=14)
+    out["donut"] = _png(fig)
     return out
 
 
@@ -225,6 +235,16 @@ def test_pie_shares_from_angles_with_legend_names(charts: dict[str, Image.Image]
         assert abs(result.value(name) - share) <= 1.5, (name, result.value(name))
     assert {m.source for m in result.marks} == {"angle"}
     assert abs(sum(row["percent"] for row in result.table.values()) - 100) < 0.5
+
+
+def test_a_donut_with_its_percentages_printed_on_the_ring(charts: dict[str, Image.Image]) -> None:
+    # The white percentages lie where the slices' colours are sampled: read at one radius, each split its slice in
+    # two, and the halves took labels and shares that were not theirs.
+    result = parse_chart(charts["donut"])
+    assert result.kind == "pie"
+    assert sorted(result.categories) == sorted(PIE), result.categories
+    assert {name: result.value(name) for name in PIE} == PIE
+    assert result.label_on_several_marks is None and not result.warnings
 
 
 def test_hand_drawn_bar_chart() -> None:

@@ -76,7 +76,7 @@ def run(ctx: SkillContext) -> SkillResult:
     if not chart.found and kind is not None:
         # The sub-skill's kind came from the question's words ("increase" is a line chart's); the pixels decide.
         chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=None)
-    if chart.found and (doubled := label_on_several_marks(chart)):
+    if chart.found and (doubled := chart.label_on_several_marks):
         # A donut's ring read as extra slices, or one label taken for two slices: no slice's share can be trusted.
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
         result.missing = (f"one label ({doubled}) was matched to several slices of the pie, so its slices were not "
@@ -84,6 +84,13 @@ def run(ctx: SkillContext) -> SkillResult:
         return result
     if form.kind == "choice" and form.options:
         return _choose(ctx, chart, form)
+    if chart.found and (clash := chart.slice_against_its_percentage) is not None and clash.measured is not None:
+        # Which of the two readings is the share asked for (the data printed, or the slice drawn) is not known.
+        result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
+        result.missing = (f"the percentage printed on the {clash.category} slice ({clash.printed:g}%) disagrees with "
+                          f"the slice's size ({clash.measured:.0f}% of the pie), so no share of this pie is read "
+                          "reliably")
+        return result
     if not chart.found:
         result = conclude(ctx, [chart], None, note=f"The chart parser found no chart to read ({chart.reason}).")
         # The parser's reason stays in the observation: on a photograph of a sign it is jargon to a user.
@@ -246,11 +253,6 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if chart.kind == "pie" and not average and re.search(r"\b(percent|percentage|share)\b|%", question, re.I):
         answer += "%"  # a pie's values are shares in percent: "What percent goes to food?" is "20%", as printed
     return answer, values_confidence(chart, used, named_series)
-
-
-def label_on_several_marks(chart: ChartResult) -> str | None:
-    """The first label the parser gave to more than one mark (it names the second "Rent'"), else None."""
-    return next((c.rstrip("'") for c in chart.categories if c.endswith("'")), None)
 
 
 def _names_the_categories(noun: str, chart: ChartResult) -> bool:

@@ -1,9 +1,10 @@
 """Pie (and donut) charts to shares: slices from angles, cross-checked against printed percentages.
 
 The pie is the largest non-background blob that is round (its area fills at least 85 % of the circle of the same
-centre through its far edge). Colours are sampled around a circle at 80 % of the radius, clear of percentages
-printed inside (matplotlib puts them at 60 %) and of labels outside; runs of one colour are the slices, and
-background-coloured samples (white separators) split runs of the same colour. Each slice's share is its angle over
+centre through its far edge). Colours are sampled around three circles, at 70, 80 and 90 % of the radius, clear of
+labels outside; a percentage printed on a slice covers at most one of them, so the colour most circles see wins.
+Runs of one colour are the slices, and background-coloured samples on every circle (white separators) split runs
+of the same colour. Each slice's share is its angle over
 360 degrees; a percentage printed inside it replaces the measurement when the two agree within 2.5 points (or
 15 %). Labels are matched to slices by angle (text around the pie) or by colour (a legend).
 """
@@ -22,7 +23,7 @@ from vision_tools.charts import config
 from vision_tools.charts.axes import Text, merge_words, replace_region, rows_of
 from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, background_mask, chebyshev
-from vision_tools.charts.result import PIE_SERIES, ChartMark
+from vision_tools.charts.result import PIE_SERIES, SEVERAL_MARKS, ChartMark
 from vision_tools.image.boxes import Box
 
 # A slice's name and share written together inside it: "Nuclear (45%)", "Nuclear: 45%", "Nuclear 45 %".
@@ -76,22 +77,8 @@ def find_disk(rgb: np.ndarray, palette: Palette) -> tuple[float, float, float] |
 
 
 def slices(rgb: np.ndarray, palette: Palette, cx: float, cy: float, r: float) -> list[_Slice]:
-    """Runs of one colour around the circle at 80 % of the radius."""
-    h, w = rgb.shape[:2]
-    samples = config.CONFIG.pie_samples
-    theta = np.arange(samples) * 2 * np.pi / samples
-    xs = np.clip(np.round(cx + 0.8 * r * np.cos(theta)).astype(int), 0, w - 1)
-    ys = np.clip(np.round(cy - 0.8 * r * np.sin(theta)).astype(int), 0, h - 1)
-    ring = rgb[ys, xs].reshape(1, samples, 3)
-    ink = palette.ink()
-    label = np.full(samples, -1)  # -1: a blend at an edge (soft), -2: background separator (hard)
-    if ink:
-        dist = np.stack([chebyshev(ring, palette.colours[i])[0] for i in ink])
-        nearest = dist.argmin(axis=0)
-        ok = dist.min(axis=0) <= 40
-        label[ok] = np.array(ink)[nearest[ok]]
-    bg = background_mask(ring, palette, tol=20)[0]
-    label[bg & (label < 0)] = -2
+    """Runs of one colour around the circle, sampled at 70, 80 and 90 % of the radius."""
+    label = _ring_labels(rgb, palette, cx, cy, r)
     runs = _runs(label)
     if all(value < 0 for value, _, _ in runs):
         return []
@@ -123,6 +110,42 @@ def slices(rgb: np.ndarray, palette: Palette, cx: float, cy: float, r: float) ->
         if len(out) > 1 and out[0].colour == out[-1].colour and not _hard_between(runs):
             out[0].start, out[0].length = out[-1].start, out[0].length + out[-1].length
             out.pop()
+    return out
+
+
+def _ring_labels(rgb: np.ndarray, palette: Palette, cx: float, cy: float, r: float) -> np.ndarray:
+    """The palette colour at each angle: -1 for a blend at an edge (soft), -2 for a background separator (hard).
+
+    Three circles, because a percentage printed on a slice (white on a donut's ring) covers one of them at that
+    angle and would split the slice in two; a white separator between slices crosses all three. The colour most
+    of the circles see wins, the middle one on a tie."""
+    h, w = rgb.shape[:2]
+    samples = config.CONFIG.pie_samples
+    theta = np.arange(samples) * 2 * np.pi / samples
+    ink = palette.ink()
+    per_radius = []
+    for share in (0.8, 0.7, 0.9):  # the middle circle first: it wins ties
+        xs = np.clip(np.round(cx + share * r * np.cos(theta)).astype(int), 0, w - 1)
+        ys = np.clip(np.round(cy - share * r * np.sin(theta)).astype(int), 0, h - 1)
+        ring = rgb[ys, xs].reshape(1, samples, 3)
+        label = np.full(samples, -1)
+        if ink:
+            dist = np.stack([chebyshev(ring, palette.colours[i])[0] for i in ink])
+            nearest = dist.argmin(axis=0)
+            ok = dist.min(axis=0) <= 40
+            label[ok] = np.array(ink)[nearest[ok]]
+        bg = background_mask(ring, palette, tol=20)[0]
+        label[bg & (label < 0)] = -2
+        per_radius.append(label)
+    stacked = np.stack(per_radius)
+    out = np.full(samples, -2)
+    for i in range(samples):
+        seen = stacked[:, i]
+        colours = [int(v) for v in seen if v >= 0]
+        if colours:
+            out[i] = max(colours, key=lambda c: (colours.count(c), c == seen[0]))
+        elif (seen == -1).any():
+            out[i] = -1
     return out
 
 
@@ -205,8 +228,10 @@ def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text],
         s = found[k]
         measured = 100.0 * s.length / total
         name = names.get(k, f"Slice {k + 1}")
+        if name in table and not any(w == SEVERAL_MARKS + name for w in warnings):
+            warnings.append(SEVERAL_MARKS + name)
         while name in table:
-            name += "'"
+            name += "'"  # the table needs a key of its own; the warning above says the two are one label
         printed_text = percents.get(k)
         printed = printed_text.number if printed_text else None
         value, source = measured, "angle"

@@ -22,6 +22,9 @@ from vision_tools.image.boxes import Box
 
 PIE_SERIES = "percent"
 DEFAULT_SERIES = "value"
+#: The start of the warning a parser gives when it matched one label to several marks (a donut's ring read as extra
+#: slices, one legend colour for two slices); the label follows it.
+SEVERAL_MARKS = "one label was matched to several marks: "
 
 
 @dataclass
@@ -99,6 +102,18 @@ class ChartResult:
     @property
     def found(self) -> bool:
         return self.kind is not None and bool(self.table)
+
+    @property
+    def label_on_several_marks(self) -> str | None:
+        """The first label the parser matched to more than one mark (see ``SEVERAL_MARKS``), else None."""
+        return next((w.removeprefix(SEVERAL_MARKS) for w in self.warnings if w.startswith(SEVERAL_MARKS)), None)
+
+    @property
+    def slice_against_its_percentage(self) -> ChartMark | None:
+        """The first pie slice whose printed percentage disagrees with its angle (the angle was kept), else None:
+        a pie drawn out of proportion, or slices told apart wrongly."""
+        return next((m for m in self.marks if self.kind == "pie" and m.source == "angle" and m.printed is not None),
+                    None)
 
     def value(self, category: str, series: str | None = None) -> float | None:
         """The value of ``category`` (matched tolerantly: case, spacing, small OCR slips) in ``series``.
