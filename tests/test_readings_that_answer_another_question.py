@@ -129,6 +129,22 @@ def test_a_label_in_millions_over_an_axis_of_millions_keeps_its_decimals() -> No
     assert reconcile(41.62, 99_000_000.0, 50.0)[1] == "axis"  # a label agreeing at no scale is no reading
 
 
+def test_a_value_printed_with_its_unit_is_answered_with_it(maestro: Maestro) -> None:
+    pay = {"Sales": 61200, "Finance": 84500, "Support": 47800}
+
+    def bars(ax) -> None:  # noqa: ANN001
+        drawn = ax.bar(list(pay), list(pay.values()), color="#5b8db8")
+        ax.bar_label(drawn, labels=[f"${v:,}" for v in pay.values()], padding=3)
+        ax.set_ylim(0, 100000)
+        ax.set_title("Median salary by department")
+
+    chart = _figure_png(bars)
+    run = maestro.ask(chart, "Finance median salary?")
+    assert (run.status, run.answer) == ("done", "$84,500"), (run.answer, run.reason)
+    run = maestro.ask(chart, "how much more does finance earn than support")
+    assert run.status != "done" or run.answer in ("36700", "$36,700"), (run.answer, run.reason)
+
+
 def _board() -> Image.Image:
     image = Image.new("RGB", (1100, 520), (15, 15, 18))
     draw = ImageDraw.Draw(image)

@@ -1,6 +1,6 @@
 """How many decimals a value read from a chart can honestly carry.
 
-A number printed on the chart is given as printed. A value measured against the value axis is only as precise as
+A number printed on the chart is given as printed, with the unit printed with it ("$84,500", "51%"). A value measured against the value axis is only as precise as
 a reader can place a mark between two ticks: a fifth of a tick step. On a whole-number axis with steps of 10 that
 is 2 units, so 65.1 is given as 65 (annotators rated "65.1" wrong); with steps of 1 it is 0.2, so one decimal. A
 pie share measured from its angle (no percentage printed) is given in whole percent.
@@ -13,8 +13,13 @@ number within two pixels of it: 148.7 on steps of 100 over 110 pixels is 150, no
 from __future__ import annotations
 
 import math
+import re
 
 from vision_tools.charts import ChartResult, match_name
+from vision_tools.charts.axes import parse_number
+
+#: A currency or percent sign printed with a number: the unit its answer is given with.
+_UNIT = re.compile(r"[$€£¥%]")
 
 #: The part of a tick step a reader can resolve by eye.
 STEP_FRACTION = 5.0
@@ -69,6 +74,18 @@ def formatted(value: float, decimals: int | None) -> str:
     """``value`` at ``decimals`` (at most 2 when not limited), without trailing zeros of a whole number."""
     rounded = round(value, 2 if decimals is None else decimals)
     return str(int(rounded)) if rounded == int(rounded) else f"{rounded:g}"
+
+
+def as_printed(chart: ChartResult, value: float) -> str | None:
+    """The chart's own printing of ``value`` when it carries a unit ("$84,500", "51%", "€1.2M"), else None; None
+    too when the chart prints that number in two ways, since either could be the one asked about."""
+    printed = set()
+    for text in chart.texts:
+        number = parse_number(text)
+        if number is not None and math.isclose(number[0], value, rel_tol=1e-9, abs_tol=1e-9) and \
+                _UNIT.search(text):
+            printed.add(text.strip())
+    return next(iter(printed)) if len(printed) == 1 else None
 
 
 def measured_reading(chart: ChartResult, value: float) -> float:

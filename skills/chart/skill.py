@@ -22,7 +22,7 @@ from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.comparisons import compare_values
 from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
 from skills.chart.limits import VOIDS_VALUES, limits_seen
-from skills.chart.precision import formatted, read_value, value_decimals
+from skills.chart.precision import as_printed, formatted, read_value, value_decimals
 from skills.common import conclude
 from skills.question_text import task_text
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
@@ -250,6 +250,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if average and decimals is not None and not _measured(chart, used):
         decimals += 1  # the mean of printed whole numbers may fall between them
     answer = formatted(value, decimals)
+    if len(used) == 1 and not average and chart.kind != "pie":
+        answer = as_printed(chart, value) or answer
     if chart.kind == "pie" and not average and re.search(r"\b(percent|percentage|share)\b|%", question, re.I):
         answer += "%"  # a pie's values are shares in percent: "What percent goes to food?" is "20%", as printed
     return answer, values_confidence(chart, used, named_series)
