@@ -115,6 +115,10 @@ def _calibrated(fitted: str, evidence: Evidence, calibration: Calibration, targe
     kind, goal = describe(evidence), f"{target:.0%}".replace("%", " %")
     if decision.why == "too_few":
         reason = f"too few rated examples of this kind ({kind}) to answer at {goal} precision"
+    elif decision.why == "unsupported":
+        group = calibration.groups[decision.kind or ""]
+        reason = (f"the tools flagged {evidence.warnings} problem(s) in this reading, more than in any of the "
+                  f"{group.n} labelled examples of this kind ({kind}), so its record does not vouch for it")
     elif decision.why == "worse":
         group = calibration.groups[decision.kind or ""]
         reason = (f"answers of this kind ({kind}) were right in {group.correct} of {group.n} rated examples, too "

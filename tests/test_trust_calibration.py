@@ -97,6 +97,23 @@ def test_a_kind_with_too_few_examples_pools_with_its_skill_and_abstains_when_not
     assert "too few rated examples of this kind" in outcome.reason and "95 % precision" in outcome.reason
 
 
+def test_a_reading_flagged_more_often_than_any_labelled_example_is_not_vouched_for() -> None:
+    # 80 clean readings, all right: a constant P of 0.99 says nothing of a reading its tool flagged three times (a
+    # donut whose slices were split had three warnings and answered "1%" for a slice printed "25%").
+    clean = labelled(np.full(80, 0.9), np.ones(80, bool), level2="Shapes")
+    cal = fit(clean)
+    flagged = Evidence(answer="3", form="count", skill="Counting", level2="Shapes", source="tools", check="verified",
+                       score=0.9, warnings=3)
+    decision = cal.decide(flagged, 0.95)
+    assert not decision.answer and decision.why == "unsupported"
+    assert cal.decide(evidence(0.9), 0.95).answer
+    step = Step(index=0, kind="search", model="Tools", skill="Counting", settled_answer="3", confidence=0.9)
+    outcome = settle("3", [step], answer_form("How many shapes are there?"), calibration=cal)
+    assert outcome.status == "done"  # the same kind without warnings still answers
+    once_flagged = fit(clean + [Labelled(flagged, True)])
+    assert once_flagged.decide(flagged, 0.95).answer  # a labelled example with three warnings covers the next
+
+
 def receipt_total(detail: str) -> Evidence:
     return Evidence(answer="41.87", form="number", skill="OCR", level2="Key Information Extraction",
                     source="tools", check="verified", score=0.9, detail=detail)

@@ -9,7 +9,8 @@ Learn-then-Test (``agents.trust.ltt``), or none. Its ``version`` is a content ha
 ``decide`` walks an answer's kinds finest first. The first kind whose data are conclusive at the target rules: it
 answers above its threshold, or abstains when its labelled examples show precision below the target. A kind whose
 data are inconclusive (too few examples) defers to the next coarser kind, pooling; when none is conclusive, the
-answer is withheld for too few rated examples. Where a calibration lives: the data directory's
+answer is withheld for too few rated examples. An answer whose tools raised more warnings than any labelled example
+of the ruling kind had lies outside that kind's record and abstains too ("unsupported"). Where a calibration lives: the data directory's
 ``calibration.json`` (written by ``maestro calibrate``) wins over the one shipped in ``assets/``.
 """
 
@@ -69,6 +70,10 @@ class Group:
     iso_y: list[float]
     thresholds: dict[str, float | None]  # target precision (as "0.95") -> threshold on P, None: no threshold holds
     worse: dict[str, bool]  # target -> the labelled examples show precision below it
+    #: The most tool warnings any labelled example of the kind carried (None: not recorded, no check). An answer
+    #: with more lies outside what the kind's record speaks for: a kind right 141 times in 141 on clean readings
+    #: says nothing of a reading its tool flagged three times.
+    max_warnings: int | None = None
 
     def predict(self, evidence: Evidence) -> float:
         if self.coef is None:
@@ -93,14 +98,20 @@ class Group:
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "correct": self.correct, "coef": self.coef, "intercept": self.intercept,
-                "iso_x": self.iso_x, "iso_y": self.iso_y, "thresholds": self.thresholds, "worse": self.worse}
+                "iso_x": self.iso_x, "iso_y": self.iso_y, "thresholds": self.thresholds, "worse": self.worse,
+                "max_warnings": self.max_warnings}
+
+    def supports(self, evidence: Evidence) -> bool:
+        """Whether the kind's labelled examples cover ``evidence``: no more tool warnings than any of them had."""
+        return self.max_warnings is None or evidence.warnings <= self.max_warnings
 
     @classmethod
     def from_dict(cls, key: str, data: dict[str, Any]) -> Group:
         return cls(key, int(data["n"]), int(data["correct"]), data.get("coef"), float(data.get("intercept", 0.0)),
                    [float(x) for x in data["iso_x"]], [float(y) for y in data["iso_y"]],
                    {str(k): (None if v is None else float(v)) for k, v in data["thresholds"].items()},
-                   {str(k): bool(v) for k, v in data.get("worse", {}).items()})
+                   {str(k): bool(v) for k, v in data.get("worse", {}).items()},
+                   None if data.get("max_warnings") is None else int(data["max_warnings"]))
 
 
 @dataclass(frozen=True)
@@ -111,7 +122,7 @@ class Decision:
     threshold: float | None  # the kind's threshold at the target (None: it cannot answer)
     kind: str | None  # the evidence kind whose data decided
     answer: bool
-    why: str  # answer | below | worse | too_few
+    why: str  # answer | below | worse | too_few | unsupported (more tool warnings than the kind's examples had)
 
     def to_dict(self) -> dict[str, Any]:
         return {"probability": self.probability, "threshold": self.threshold, "kind": self.kind,
@@ -137,6 +148,8 @@ class Calibration:
             threshold, worse = group.rule(target)
             if threshold is not None:
                 p = round(group.predict(evidence), 4)
+                if not group.supports(evidence):
+                    return Decision(p, threshold, key, False, "unsupported")
                 return Decision(p, threshold, key, p >= threshold, "answer" if p >= threshold else "below")
             if worse:
                 return Decision(round(group.predict(evidence), 4), None, key, False, "worse")

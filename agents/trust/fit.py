@@ -97,7 +97,8 @@ def fit_group(key: str, members: Sequence[Labelled], delta: float, targets: Sequ
         name = _target_name(target)
         thresholds[name] = ltt.choose_threshold(probabilities, [bool(v) for v in y], target, delta)
         worse[name] = ltt.shown_worse(n, n - right, target, delta)
-    return Group(key, n, right, coef, intercept, iso_x, iso_y, thresholds, worse)
+    most_warnings = max(m.evidence.warnings for m in members if m.evidence is not None)
+    return Group(key, n, right, coef, intercept, iso_x, iso_y, thresholds, worse, int(most_warnings))
 
 
 def _isotonic(scores: np.ndarray, y: np.ndarray) -> tuple[list[float], list[float]]:
