@@ -92,14 +92,26 @@ def facts_from(chart: ChartResult, texts: list[str] | None = None) -> ChartFacts
             problems.append(warning)
             measured_ok = False
     cells: dict[str, dict[str, Reading]] = {}
+    readings = {id(mark): _reading(mark.printed, mark.measured, mark.source, span, axis.residual if axis else 0.0,
+                                   measured_ok and "clipped" not in mark.source) for mark in chart.marks}
+    checked = [r for r in readings.values() if r is not None and r.source in ("confirmed", "printed")]
+    confirmed = sum(1 for r in checked if r.source == "confirmed")
+    doubted: list[str] = []
     for mark in chart.marks:
-        reading = _reading(mark.printed, mark.measured, mark.source, span, axis.residual if axis else 0.0,
-                           measured_ok and "clipped" not in mark.source)
+        reading = readings[id(mark)]
+        if reading is not None and reading.source == "printed" and chart.kind != "pie" and confirmed >= 2 and \
+                confirmed > len(checked) / 2:
+            # A chart drawn out of proportion bends every mark alike; one printed number against a geometry that
+            # confirms the others is as likely an OCR misreading ("6" for a "90" touching the frame): no reading.
+            problems.append(f"{mark.category}: its printed value disagrees with its mark, while the other printed "
+                            "values agree with theirs")
+            doubted.append(mark.category)
+            continue
         if reading is not None:
             cells.setdefault(mark.category, {})[mark.series] = reading
     categories = [c for c in chart.categories if c in cells]
     # A category cut off at the top of the plot is shown but has no value: it stays a name options can mention.
-    categories += [c for c in clipped_categories(chart.warnings) if c not in categories]
+    categories += [c for c in clipped_categories(chart.warnings) + doubted if c not in categories]
     complete = len(categories) == len(chart.categories) and not any(
         "may be missing" in w or "clipped" in w for w in chart.warnings)
     if not complete:

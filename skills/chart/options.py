@@ -25,6 +25,8 @@ _SUPERLATIVE = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|pea
 #: "Which day had fewer visitors than the day before?": a comparative measured against what follows "than".
 _THAN = re.compile(r"\b(?P<word>larger|higher|greater|bigger|more|smaller|lower|less|fewer)\b[^?]*?\bthan\s+"
                    r"(?P<ref>[^?]+)")
+#: A rank before the superlative: "the second-highest", "3rd largest", "runner-up".
+_RANK = re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b[- ]*(?:\w+[- ]*)?$")
 _BEFORE = re.compile(r"\b(?:before|previous|preceding|prior)\b")
 _HIGH_WORDS = {"highest", "largest", "biggest", "greatest", "most", "maximum", "peak", "top", "larger", "higher",
                "greater", "bigger", "more"}
@@ -166,6 +168,9 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
     word = _SUPERLATIVE.search(q)
     if word is None:
         return {}
+    if _RANK.search(q[:word.start()]):
+        # "the second-highest": a rank among all the chart's categories, which the extreme of the options is not.
+        return {k: Verdict.unknown("the question asks for a rank other than the first", "data") for k in options}
     than = _THAN.search(q)
     if than is not None:  # "fewer visitors than the day before": against another value, not among the options
         return _judge_against(than.group("ref"), than.group("word") in _HIGH_WORDS, options, facts, value_of)

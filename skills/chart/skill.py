@@ -22,6 +22,7 @@ from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.comparisons import compare_values
 from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
 from skills.chart.limits import VOIDS_VALUES, limits_seen
+from skills.chart.measure import unprinted_measure
 from skills.chart.precision import as_printed, formatted, read_value, value_decimals
 from skills.common import conclude
 from skills.question_text import task_text
@@ -109,6 +110,8 @@ def run(ctx: SkillContext) -> SkillResult:
     if result.answer is None and stated and not getattr(ctx.expert, "neural", False):
         result.missing = (f"the question states {', '.join(stated)}, which the chart prints nowhere: a look-up in "
                           "its table answers no calculation from that number, nor a point between its marks")
+    elif result.answer is None and (measure := unprinted_measure(chart, ctx.question)) is not None:
+        result.missing = f"the question asks about {measure}, which the chart prints nowhere: it measures something else"
     elif result.answer is None and not getattr(ctx.expert, "neural", False):
         result.missing = ("the tools could not match the question to a reading of the chart's table (they answer "
                           "a named category's value, which category is highest or lowest, a difference between two "
@@ -206,6 +209,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
         return found, None if found is None else extreme_confidence(chart, highest, named_series)
+    if unprinted_measure(chart, question) is not None:
+        return None, None  # "how many sunny days" over a chart of rainfall: no value of it answers
     used: list[str] = []
     value: float | None = None
     average = False

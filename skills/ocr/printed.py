@@ -88,6 +88,11 @@ _WHICH_NUMBER = re.compile(r"\b(?:what|which)\s+(?:\w+\s+)?(?:number|digits?|cod
                            r"printed|shown)\b|\bwhat(?:'s| is) the number\b", re.I)
 _WHICH_NOUN = re.compile(r"\b(?:what|which)\s+(?P<noun>[a-z]{3,})\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.,$€£-])\d+[A-Z]?(?![\w.,]\d)")
+#: A comparison among things ("which day had the most …"): no one printed span answers it.
+_COMPARES = re.compile(r"\b(?:most|least|highest|lowest|largest|smallest|biggest|fewest|greatest|maximum|minimum|"
+                       r"peak|more|fewer|less|higher|lower)\b", re.I)
+#: Nouns whose "which …?" asks for a name (a weekday, a month), never a number printed after the word.
+_NAMED_NOT_NUMBERED = {"day", "days", "month", "months", "weekday", "season", "quarter", "year", "week"}
 #: A yes/no about printed words is "yes" at this similarity of the best-matching words, "no" below ``ABSENT``.
 PRESENT, ABSENT = 0.85, 0.5
 
@@ -151,8 +156,7 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     named = _NAMED_NUMBER.search(question)
     if named and named.group("noun").lower() not in ("what", "which", "the", "a", "phone"):
         noun = named.group("noun")
-        pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*([A-Z]?\d+[A-Z]?)\b", re.I)
-        hits = [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)]
+        hits = _numbers_after(noun, lines)
         if hits:
             return chosen(hits, image, f"the number after '{noun}'")
         if re.search(rf"\b{re.escape(noun)}\b", text, re.I) is None and not _WHICH_NUMBER.search(question):
@@ -163,13 +167,21 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         return _unique(lines, image, _NUMBER, "number", lambda s: True)
     # "Which exit does this sign point to?": a printed word the question names, followed by a number or code.
     which = _WHICH_NOUN.search(question)
-    if which:
+    # "Which day had the most sign-ups?" compares days: the number after a printed "day" names none of them.
+    if which and not _COMPARES.search(question) and which.group("noun").lower() not in _NAMED_NOT_NUMBERED:
         noun = which.group("noun")
-        pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*([A-Z]?\d+[A-Z]?)\b", re.I)
-        hits = [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)]
+        hits = _numbers_after(noun, lines)
         if hits:
             return chosen(hits, image, f"the number after '{noun}'")
     return None
+
+
+def _numbers_after(noun: str, lines: list[OcrLine]) -> list[tuple[str, OcrLine]]:
+    """The numbers or codes printed right after ``noun`` ("Exit 17", "Gate: B14", "Total: 2,012"), whole: a
+    thousands separator does not end the number."""
+    pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*([A-Z]?\d+(?:,\d{{3}})*(?:\.\d+)?[A-Z]?)"
+                         r"(?![\w.,]?\d)\b", re.I)
+    return [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)]
 
 
 def _percentage(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:

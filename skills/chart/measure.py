@@ -1,0 +1,57 @@
+"""Whether a chart measures what a question asks about.
+
+"On average how many sunny days does Porto Alto get in July?" over a chart of July's rainfall is no look-up of
+July's bar, and "How many dollars does the household spend on food?" over a pie of shares is no share. A question
+asking "how many <things>" or "how much <stuff>" names a measure; a chart answers it only when every word of that
+measure is printed on it (its title, axis titles, legend, labels), or, for money, when the chart prints a currency.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vision_tools.charts import ChartResult
+
+#: "how many sunny days", "how much revenue", "how many dollars per month": the words naming the measure, up to the
+#: first word that starts the rest of the question.
+_MEASURE = re.compile(r"\bhow (?:many|much)\s+(?P<words>(?:[a-z][a-z'-]*\s+){0,3})", re.I)
+_ENDS_MEASURE = {"did", "does", "do", "is", "are", "was", "were", "will", "would", "has", "have", "had", "can",
+                 "could", "in", "of", "for", "per", "on", "at", "from", "to", "by", "than", "the", "a", "an", "this",
+                 "that", "there", "they", "we", "it", "each", "between", "during", "across", "according"}
+_VERBS = {"use", "uses", "went", "go", "came", "come", "got", "get", "gets", "make", "makes", "made", "sold", "sell",
+          "spent", "spend", "spends", "live", "lives", "work", "works", "took", "take", "bought", "buy", "fell", "rose"}
+#: Words that say how much, not of what.
+_NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "combined", "thousand", "thousands",
+                  "million", "millions", "billion", "k", "m", "bn", "percent", "percentage", "points", "units",
+                  "times", "exactly", "approximately", "roughly", "about", "around", "higher", "lower", "bigger",
+                  "larger", "smaller", "extra", "greater"}
+_MONEY = {"dollars", "dollar", "euros", "euro", "pounds", "money", "usd", "eur", "gbp", "bucks", "cash"}
+_CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|revenue|sales|cost|price|income|spend)", re.I)
+
+
+def unprinted_measure(chart: ChartResult, question: str) -> str | None:
+    """The measure ``question`` asks for ("sunny days") when the chart prints it nowhere, else None."""
+    match = _MEASURE.search(question)
+    if match is None:
+        return None
+    words: list[str] = []
+    for word in match.group("words").lower().split():
+        if word in _ENDS_MEASURE or (word.endswith("ed") and len(word) > 4) or word in _VERBS:
+            break  # "how many tourists visited …", "how many people use …": the verb starts the rest
+        words.append(word)
+    asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2]
+    if not asked:
+        return None
+    printed = " ".join([chart.title, *chart.texts, *chart.series, *chart.legend]).lower()
+    missing = [w for w in asked if not (_printed(w, printed) or (w in _MONEY and _CURRENCY.search(printed)))]
+    return " ".join(missing) if missing else None
+
+
+def _printed(word: str, text: str) -> bool:
+    """``word`` in ``text``, allowing a plural or a verb's ending ("sign-ups" for "signups", "days") and a
+    compound ("rain falls" in "Rainfall"); a short stem only as a word of its own."""
+    stem = re.sub(r"(?:ies|es|s|ed|ing)$", "", word.replace("-", "")) or word
+    joined = text.replace("-", "")
+    if len(stem) < 4:
+        return re.search(rf"\b{re.escape(stem)}", joined) is not None
+    return stem in joined
