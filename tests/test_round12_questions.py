@@ -93,6 +93,9 @@ def test_money_is_printed_when_the_chart_prints_a_currency() -> None:
     shares = ChartResult(kind="pie", title="Household budget", series=["percent"], categories=["Food"],
                          texts=["Household budget", "Food", "15%"], table={"Food": {"percent": 15.0}})
     assert unprinted_measure(shares, "How many dollars per month does the household spend on food?") == "dollars"
+    warmth = ChartResult(kind="line", title="Average temperature", series=["value"], categories=["Jan"],
+                         texts=["Average temperature", "Temp (°C)", "Jan"], table={"Jan": {"value": 3.0}})
+    assert unprinted_measure(warmth, "By how many degrees did it warm up from January to June?") is None
 
 
 def _line(text: str, top: int) -> OcrLine:

@@ -3,7 +3,8 @@
 "On average how many sunny days does Porto Alto get in July?" over a chart of July's rainfall is no look-up of
 July's bar, and "How many dollars does the household spend on food?" over a pie of shares is no share. A question
 asking "how many <things>" or "how much <stuff>" names a measure; a chart answers it only when every word of that
-measure is printed on it (its title, axis titles, legend, labels), or, for money, when the chart prints a currency.
+measure is printed on it (its title, axis titles, legend, labels), or, for money or a unit, when the chart prints
+its sign ("$", "°C", "km").
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ _NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "co
                   "times", "exactly", "approximately", "roughly", "about", "around", "higher", "lower", "bigger",
                   "larger", "smaller", "extra", "greater"}
 _MONEY = {"dollars", "dollar", "euros", "euro", "pounds", "money", "usd", "eur", "gbp", "bucks", "cash"}
+#: Units a chart prints as a sign or an abbreviation: "how many degrees" over a chart in °C.
+_UNIT_SIGNS = {
+    "degrees": re.compile(r"°|\bdeg\b|\btemperature"), "degree": re.compile(r"°|\bdeg\b|\btemperature"),
+    "hours": re.compile(r"\b(?:h|hrs?)\b"), "minutes": re.compile(r"\bmins?\b"), "seconds": re.compile(r"\bs(?:ecs?)?\b"),
+    "kilometres": re.compile(r"\bkm\b"), "kilometers": re.compile(r"\bkm\b"), "miles": re.compile(r"\bmi\b"),
+    "millimetres": re.compile(r"\bmm\b"), "millimeters": re.compile(r"\bmm\b"),
+    "kilograms": re.compile(r"\bkg\b"), "tonnes": re.compile(r"\bt\b|\btons?\b"), "litres": re.compile(r"\bl\b"),
+}
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|revenue|sales|cost|price|income|spend)", re.I)
 
 
@@ -43,7 +52,8 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     if not asked:
         return None
     printed = " ".join([chart.title, *chart.texts, *chart.series, *chart.legend]).lower()
-    missing = [w for w in asked if not (_printed(w, printed) or (w in _MONEY and _CURRENCY.search(printed)))]
+    missing = [w for w in asked if not (_printed(w, printed) or (w in _MONEY and _CURRENCY.search(printed))
+                                        or (w in _UNIT_SIGNS and _UNIT_SIGNS[w].search(printed)))]
     return " ".join(missing) if missing else None
 
 
