@@ -26,16 +26,16 @@ _NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "co
                   "million", "millions", "billion", "k", "m", "bn", "percent", "percentage", "points", "units",
                   "times", "exactly", "approximately", "roughly", "about", "around", "higher", "lower", "bigger",
                   "larger", "smaller", "extra", "greater"}
-_MONEY = {"dollars", "dollar", "euros", "euro", "pounds", "money", "usd", "eur", "gbp", "bucks", "cash"}
-#: Units a chart prints as a sign or an abbreviation: "how many degrees" over a chart in °C.
-_UNIT_SIGNS = {
-    "degrees": re.compile(r"°|\bdeg\b|\btemperature"), "degree": re.compile(r"°|\bdeg\b|\btemperature"),
-    "hours": re.compile(r"\b(?:h|hrs?)\b"), "minutes": re.compile(r"\bmins?\b"), "seconds": re.compile(r"\bs(?:ecs?)?\b"),
-    "kilometres": re.compile(r"\bkm\b"), "kilometers": re.compile(r"\bkm\b"), "miles": re.compile(r"\bmi\b"),
-    "millimetres": re.compile(r"\bmm\b"), "millimeters": re.compile(r"\bmm\b"),
-    "kilograms": re.compile(r"\bkg\b"), "tonnes": re.compile(r"\bt\b|\btons?\b"), "litres": re.compile(r"\bl\b"),
-}
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|revenue|sales|cost|price|income|spend)", re.I)
+#: Units a chart prints as a sign or an abbreviation (by the singular): "how many degrees" over a chart in °C.
+_UNIT_SIGNS = {
+    **dict.fromkeys(("dollar", "euro", "pound", "money", "usd", "eur", "gbp", "buck", "cash"), _CURRENCY),
+    "degree": re.compile(r"°|\bdeg\b|\btemperature"), "hour": re.compile(r"\b(?:h|hrs?)\b"),
+    "minute": re.compile(r"\bmins?\b"), "second": re.compile(r"\bs(?:ecs?)?\b"),
+    **dict.fromkeys(("kilometre", "kilometer"), re.compile(r"\bkm\b")), "mile": re.compile(r"\bmi\b"),
+    **dict.fromkeys(("millimetre", "millimeter"), re.compile(r"\bmm\b")), "kilogram": re.compile(r"\bkg\b"),
+    "tonne": re.compile(r"\bt\b|\btons?\b"), "litre": re.compile(r"\bl\b"),
+}
 
 
 def unprinted_measure(chart: ChartResult, question: str) -> str | None:
@@ -52,8 +52,7 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     if not asked:
         return None
     printed = " ".join([chart.title, *chart.texts, *chart.series, *chart.legend]).lower()
-    missing = [w for w in asked if not (_printed(w, printed) or (w in _MONEY and _CURRENCY.search(printed))
-                                        or (w in _UNIT_SIGNS and _UNIT_SIGNS[w].search(printed)))]
+    missing = [w for w in asked if not (_printed(w, printed) or _unit_printed(w, printed))]
     return " ".join(missing) if missing else None
 
 
@@ -65,3 +64,9 @@ def _printed(word: str, text: str) -> bool:
     if len(stem) < 4:
         return re.search(rf"\b{re.escape(stem)}", joined) is not None
     return stem in joined
+
+
+def _unit_printed(word: str, text: str) -> bool:
+    """Whether ``word`` is a unit ("dollars", "degrees") whose sign or abbreviation ``text`` prints."""
+    sign = _UNIT_SIGNS.get(word.removesuffix("s"))
+    return sign is not None and sign.search(text) is not None

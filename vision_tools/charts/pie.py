@@ -137,16 +137,10 @@ def _ring_labels(rgb: np.ndarray, palette: Palette, cx: float, cy: float, r: flo
         bg = background_mask(ring, palette, tol=20)[0]
         label[bg & (label < 0)] = -2
         per_radius.append(label)
-    stacked = np.stack(per_radius)
-    out = np.full(samples, -2)
-    for i in range(samples):
-        seen = stacked[:, i]
-        colours = [int(v) for v in seen if v >= 0]
-        if colours:
-            out[i] = max(colours, key=lambda c: (colours.count(c), c == seen[0]))
-        elif (seen == -1).any():
-            out[i] = -1
-    return out
+    middle, inner, outer = per_radius
+    # Two circles agreeing on a colour win; else the middle circle's colour, else any colour seen; else a blend.
+    return np.select([(inner >= 0) & (inner == outer), middle >= 0, inner >= 0, outer >= 0,
+                      (np.stack(per_radius) == -1).any(axis=0)], [inner, middle, inner, outer, -1], -2)
 
 
 def _hard_between(runs: list[tuple[int, int, int]]) -> bool:

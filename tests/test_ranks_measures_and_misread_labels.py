@@ -1,4 +1,4 @@
-"""Questions from new users' round 12 (unseen charts) whose readings answered another question: the rank after the
+"""Questions from new users (round 12, unseen charts) whose readings answered another question: the rank after the
 first among the options, a measure the chart does not show, a number after a word for "which day …?", and a total
 cut at its thousands separator. Each chart here is drawn for the test; none is round 12's image.
 """
