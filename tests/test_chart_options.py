@@ -218,3 +218,12 @@ def test_a_stated_change_between_two_years_is_checked_with_its_sign_and_unit() -
 def test_small_changes_are_judged_by_the_spread_not_where_the_series_ends() -> None:
     spiky = shape_of([Reading(v, 0.1, "axis", 0.9) for v in (10, 50, 10, 11)])
     assert spiky is not None and check_trend("Only small changes overall", spiky).status == "false"
+
+
+def test_years_offered_as_options_are_the_charts_categories_not_numbers_to_compare() -> None:
+    growth = facts({"2017": 3.1, "2018": 3.4, "2019": 2.9, "2020": 1.8, "2021": 2.6}, kind="line",
+                   title="GDP growth (%)")
+    question = mc("Which year had the lowest growth?", "2017", "2019", "2020", "2021")
+    decision = decide_on(growth, question)
+    assert decision.letter == "C"
+    assert [v.status for v in decision.verdicts.values()] == ["false", "false", "true", "false"]

@@ -107,6 +107,13 @@ def test_which_category_changed_most_is_not_the_highest_bar(maestro: Maestro) ->
     assert run.answer != "North"  # the highest bar; South grew the most
 
 
+def test_a_chart_of_growth_names_its_lowest_growth_but_not_the_region_that_grew(maestro: Maestro) -> None:
+    growth = bar_chart(["2019", "2020", "2021", "2022"], [29, 18, 26, 39], "GDP growth (per mille)", labelled=True)
+    assert maestro.ask(growth, "Which year had the lowest growth?").answer == "2020"  # the chart plots the growth
+    sales = bar_chart(["North", "South", "East"], [50, 20, 30], "Orders by Region", labelled=True)
+    assert maestro.ask(sales, "Which region had the lowest growth?").answer is None  # a change sales do not show
+
+
 def test_a_difference_between_two_series_is_never_one_value(maestro: Maestro) -> None:
     image = grouped_bars(["Q1", "Q2", "Q3"], {"2022": [40, 55, 35], "2023": [45, 70, 30]}, "Orders per Quarter")
     run = maestro.ask(image, "By how much did 2023 beat 2022 in Q2?")

@@ -105,6 +105,9 @@ def _judge_numbers(q: str, options: dict[str, str], facts: ChartFacts,
             numbers[letter] = number(m.group(1))
     if len(numbers) < 2 or len(numbers) < len(options) - 1:
         return {}
+    names = {normalise_spaces(n) for n in (*facts.categories, *facts.series)}
+    if sum(_plain_option(options[letter]) in names for letter in numbers) >= 2:
+        return {}  # "(A) 2017 (B) 2019": the options name the chart's years, they are not values to compare
     target = _asked_quantity(q, facts, value_of)
     if target is None:
         return {letter: Verdict.unknown("the quantity asked for could not be computed from the table", "data")

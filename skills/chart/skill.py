@@ -201,7 +201,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         return compared
     # "Which …", "What's the biggest category?", or a bare "smallest country on this chart?"
     asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text)
-    if asks_which and _CHANGE.search(text):
+    if asks_which and _asks_a_change(chart, text):
         return None, None  # the extreme of a change, which the table's values do not name by themselves
     if re.search(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b", text):
         return None, None  # "the second biggest slice": a rank the extreme does not answer
@@ -340,6 +340,15 @@ def _spellings(name: str) -> list[str]:
         elif len(name) >= 3 and full.startswith(name.rstrip(".")):
             spellings.append(full)
     return spellings
+
+
+def _asks_a_change(chart: ChartResult, text: str) -> bool:
+    """A change word in the question that the chart does not print: "which region grew the most?" over sales.
+
+    A chart titled "GDP growth (%)" plots the growth itself, so "the lowest growth" is its lowest value.
+    """
+    printed = " ".join(_norm(t) for t in chart.texts)
+    return any(not re.search(rf"\b{re.escape(m.group(0))}\b", printed) for m in _CHANGE.finditer(text))
 
 
 def _norm(text: str) -> str:
