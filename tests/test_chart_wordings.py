@@ -114,6 +114,13 @@ def test_a_chart_of_growth_names_its_lowest_growth_but_not_the_region_that_grew(
     assert maestro.ask(sales, "Which region had the lowest growth?").answer is None  # a change sales do not show
 
 
+def test_how_much_a_value_rose_from_one_month_to_another_follows_the_verb(maestro: Maestro) -> None:
+    users = bar_chart(["Jan", "Feb", "Mar", "Apr"], [12, 15, 11, 18], "Active users (k)", labelled=True)
+    assert maestro.ask(users, "how much did users increase from jan to apr?").answer == "6"
+    assert maestro.ask(users, "By how much did it fall from Feb to Mar?").answer == "4"
+    assert maestro.ask(users, "How much did users grow from Feb to Mar?").answer is None  # they fell
+
+
 def test_a_difference_between_two_series_is_never_one_value(maestro: Maestro) -> None:
     image = grouped_bars(["Q1", "Q2", "Q3"], {"2022": [40, 55, 35], "2023": [45, 70, 30]}, "Orders per Quarter")
     run = maestro.ask(image, "By how much did 2023 beat 2022 in Q2?")

@@ -53,6 +53,11 @@ _DIFFERENCE = re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer
 #: values, not the extreme of one value.
 _CHANGE = re.compile(r"\b(?:gap|difference|differ\w*|change[ds]?|growth|gr[eo]w\w*|increase[ds]?|decrease[ds]?|"
                      r"drop(?:ped|s)?|rise|rose|fell|fall|jump(?:ed)?|gain(?:ed)?|lost|loss|improve\w*)\b")
+#: "How much did users increase from Jan to Aug?": the later value less the earlier, in the direction the verb says.
+_CHANGE_FROM_TO = re.compile(r"\bhow (?:much|many)\b(?: \w+){0,6}? (?P<verb>increas\w*|rise|rose|risen|gr[eo]wn?|"
+                             r"go up|went up|gone up|climb\w*|gain\w*|jump\w*|fall|fell|fallen|drop\w*|decreas\w*|"
+                             r"declin\w*|go down|went down|gone down|shr[iau]nk)\b.*?\bfrom\b")
+_RISE = re.compile(r"increas|ris|rose|gr|go up|went up|gone up|climb|gain|jump")
 #: Month and weekday names: a chart prints "Apr" where a question says "April", and the other way round.
 #: "How many fruits are compared?", "How many countries are shown?": the number of categories the chart names.
 _HOW_MANY = re.compile(r"\bhow many\b")
@@ -214,7 +219,15 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     used: list[str] = []
     value: float | None = None
     average = False
-    if _DIFFERENCE.search(text) and len(categories) >= 2:
+    if (change := _CHANGE_FROM_TO.search(text)) and len(categories) == 2:
+        used = _mentioned(chart.categories, text[change.end():])
+        if len(used) != 2:
+            return None, None
+        a, b = (read_value(chart, c, one_series) for c in used)
+        if a is None or b is None or (b - a) * (1 if _RISE.match(change.group("verb")) else -1) <= 0:
+            return None, None  # "how much did it increase" where it fell: the question's premise is not the chart's
+        value = abs(b - a)
+    elif _DIFFERENCE.search(text) and len(categories) >= 2:
         used = categories[:2]
         a, b = (read_value(chart, c, one_series) for c in used)
         value = None if a is None or b is None else abs(a - b)
