@@ -121,6 +121,12 @@ def test_how_much_a_value_rose_from_one_month_to_another_follows_the_verb(maestr
     assert maestro.ask(users, "How much did users grow from Feb to Mar?").answer is None  # they fell
 
 
+def test_the_number_of_the_charts_categories_in_a_question_is_no_unprinted_value(maestro: Maestro) -> None:
+    users = bar_chart(["Jan", "Feb", "Mar", "Apr"], [12, 15, 11, 18], "Active users (k)", labelled=True)
+    assert maestro.ask(users, "what's the average over the 4 months").answer == "14"
+    assert maestro.ask(users, "what's the average over the 6 months").answer is None  # the chart shows four
+
+
 def test_a_difference_between_two_series_is_never_one_value(maestro: Maestro) -> None:
     image = grouped_bars(["Q1", "Q2", "Q3"], {"2022": [40, 55, 35], "2023": [45, 70, 30]}, "Orders per Quarter")
     run = maestro.ask(image, "By how much did 2023 beat 2022 in Q2?")
