@@ -145,6 +145,18 @@ def test_a_value_printed_with_its_unit_is_answered_with_it(maestro: Maestro) -> 
     assert run.status != "done" or run.answer in ("36700", "$36,700"), (run.answer, run.reason)
 
 
+def test_a_value_printed_in_thousands_is_answered_with_its_scale(maestro: Maestro) -> None:
+    budget = {"Marketing": 42, "Sales": 67, "Engineering": 120, "Support": 35}
+
+    def bars(ax) -> None:  # noqa: ANN001
+        drawn = ax.barh(list(budget), list(budget.values()))
+        ax.bar_label(drawn, labels=[f"${v}k" for v in budget.values()], padding=3)
+        ax.set_xlabel("Budget ($ thousands)")
+
+    run = maestro.ask(_figure_png(bars), "how much is the engineering budget")
+    assert (run.status, run.answer) == ("done", "$120k"), (run.answer, run.reason)
+
+
 def _board() -> Image.Image:
     image = Image.new("RGB", (1100, 520), (15, 15, 18))
     draw = ImageDraw.Draw(image)
