@@ -121,6 +121,14 @@ def test_how_much_a_value_rose_from_one_month_to_another_follows_the_verb(maestr
     assert maestro.ask(users, "How much did users grow from Feb to Mar?").answer is None  # they fell
 
 
+def test_did_it_go_up_from_one_month_to_another_is_yes_or_no(maestro: Maestro) -> None:
+    users = bar_chart(["Jan", "Feb", "Mar", "Apr"], [12, 15, 11, 18], "Active users (k)", labelled=True)
+    assert maestro.ask(users, "did users go up from march to april?").answer == "Yes"
+    assert maestro.ask(users, "Did users drop between Jan and Feb?").answer == "No"
+    orders = grouped_bars(["Q1", "Q2", "Q3"], {"2022": [40, 55, 35], "2023": [45, 70, 20]}, "Orders per Quarter")
+    assert maestro.ask(orders, "Did Q3 orders fall from 2022 to 2023?").answer == "Yes"
+
+
 def test_the_number_of_the_charts_categories_in_a_question_is_no_unprinted_value(maestro: Maestro) -> None:
     users = bar_chart(["Jan", "Feb", "Mar", "Apr"], [12, 15, 11, 18], "Active users (k)", labelled=True)
     assert maestro.ask(users, "what's the average over the 4 months").answer == "14"

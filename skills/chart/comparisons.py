@@ -17,11 +17,16 @@ from __future__ import annotations
 import re
 
 from skills.chart.confidence import CLEAR_GAP_SHARE, values_confidence
+from skills.chart.names import mentioned, norm
 from skills.chart.precision import read_value
 from vision_tools.charts import ChartResult
 
 _COMPARATIVE = re.compile(r"\b(?:higher|more|greater|larger|bigger|above|exceed\w*|beat|outperform\w*|outsold|"
                           r"lower|less|fewer|smaller|below)\b")
+#: "Did sales go up from March to April?": a move between two values named after "from" (or "between").
+_MOVED = re.compile(r"\b(?:(?P<up>go(?:es)? up|went up|increas\w*|rise|rose|grow|grew|climb\w*|improve\w*)|"
+                    r"(?P<down>go(?:es)? down|went down|decreas\w*|fall|fell|drop\w*|declin\w*|shrink|shrank))\b"
+                    r".*\b(?:from|between)\b")
 _LOWER = re.compile(r"\b(?:lower|less|fewer|smaller|below)\b")
 _YESNO = re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had)\b")
 _WHICH = re.compile(r"\b(?:which|what)\b")
@@ -36,9 +41,12 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
     # A name may hold a comparative ("Lower School", "Less than 1 hour"): only the question's own words compare.
     asking = text
     for name in sorted((*chart.categories, *chart.series), key=len, reverse=True):
-        plain = " ".join(re.sub(r"[^a-z0-9%.]+", " ", name.lower()).split())
+        plain = norm(name)
         if plain:
             asking = re.sub(rf"(?<![a-z0-9]){re.escape(plain)}(?![a-z0-9])", " ", asking)
+    if _YESNO.match(text) and (moved := _MOVED.search(asking)):
+        return _moved(chart, text[text.find(" from ") if " from " in text else text.find(" between "):],
+                      categories, series, down=moved.group("down") is not None)
     if not _COMPARATIVE.search(asking):
         return None
     lower = bool(_LOWER.search(asking))
@@ -61,6 +69,20 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
     if len(series) == 2 and not categories and (_WHICH.search(text) or _HOW_MANY.search(text)):
         return _where_above(chart, series, lower, count=bool(_HOW_MANY.search(text)))
     return None
+
+
+def _moved(chart: ChartResult, after: str, categories: list[str], series: list[str], down: bool) -> Answer:
+    """"Did sales go up from March to April?", "Did Q2 revenue fall from 2023 to 2024?": Yes when the second value
+    named after "from" is above (below) the first; (None, None) when the question does not name two of them there."""
+    def named_after(names: list[str]) -> bool:
+        return len(mentioned(names, after)) == len(names)
+
+    if len(categories) == 2 and len(series) <= 1 and named_after(categories):
+        one = series[0] if series else None
+        return _yes_no(chart, [(categories[1], one), (categories[0], one)], lower=down)
+    if len(categories) == 1 and len(series) == 2 and named_after(series):
+        return _yes_no(chart, [(categories[0], series[1]), (categories[0], series[0])], lower=down)
+    return None, None
 
 
 def _span(chart: ChartResult) -> float:

@@ -23,6 +23,7 @@ from skills.chart.comparisons import compare_values
 from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import unprinted_measure
+from skills.chart.names import CALENDAR, mentioned, norm
 from skills.chart.precision import as_printed, formatted, read_value, value_decimals
 from skills.common import conclude
 from skills.question_text import task_text
@@ -58,14 +59,11 @@ _CHANGE_FROM_TO = re.compile(r"\bhow (?:much|many)\b(?: \w+){0,6}? (?P<verb>incr
                              r"go up|went up|gone up|climb\w*|gain\w*|jump\w*|fall|fell|fallen|drop\w*|decreas\w*|"
                              r"declin\w*|go down|went down|gone down|shr[iau]nk)\b.*?\bfrom\b")
 _RISE = re.compile(r"increas|ris|rose|gr|go up|went up|gone up|climb|gain|jump")
-#: Month and weekday names: a chart prints "Apr" where a question says "April", and the other way round.
 #: "How many fruits are compared?", "How many countries are shown?": the number of categories the chart names.
 _HOW_MANY = re.compile(r"\bhow many\b")
 _HOW_MANY_SHOWN = re.compile(r"\bhow many (?!people|persons|users|students|customers|visitors|votes|respondents|"
                              r"units|times)(?P<noun>[a-z]+s) (?:are |were )?(?:compared|shown|listed|included|represented|"
                              r"displayed|plotted|in (?:the|this) (?:chart|graph|plot)|on (?:the|this) (?:chart|graph))\b")
-_CALENDAR = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-             "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def image_prior(image: Image.Image) -> tuple[float, str]:
@@ -191,15 +189,15 @@ def _plain(number: str) -> str:
 def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | None]:
     if unprinted_numbers(chart, question):
         return None, None
-    text = _norm(question)
-    series = _mentioned(chart.series, text) if len(chart.series) > 1 else []
+    text = norm(question)
+    series = mentioned(chart.series, text) if len(chart.series) > 1 else []
     one_series = series[0] if series else None
     named_series = one_series or (chart.series[0] if len(chart.series) == 1 else None)
-    categories = _mentioned(chart.categories, text)
+    categories = mentioned(chart.categories, text)
     if not categories and any(_PLACEHOLDER.match(c) for c in chart.categories):
         return None, None  # a mark without its label: a total, a mean or an extreme over all of them is unsure
-    if any(re.search(rf"\b(?:less|more|fewer) than {re.escape(_norm(c))}\b|\b(?:under|over|up to|at least|at most)"
-                     rf" {re.escape(_norm(c))}\b", text) for c in categories if _norm(c).replace(".", "").isdigit()):
+    if any(re.search(rf"\b(?:less|more|fewer) than {re.escape(norm(c))}\b|\b(?:under|over|up to|at least|at most)"
+                     rf" {re.escape(norm(c))}\b", text) for c in categories if norm(c).replace(".", "").isdigit()):
         return None, None  # "parking less than 1 hour": a range of the axis, not the mark at its tick "1"
     shown = _HOW_MANY_SHOWN.search(text)
     if re.search(r"\bhow many (categories|bars|slices|points|groups|items)\b", text) or \
@@ -224,7 +222,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     value: float | None = None
     average = False
     if (change := _CHANGE_FROM_TO.search(text)) and len(categories) == 2:
-        used = _mentioned(chart.categories, text[change.end():])
+        used = mentioned(chart.categories, text[change.end():])
         if len(used) != 2:
             return None, None
         a, b = (read_value(chart, c, one_series) for c in used)
@@ -254,7 +252,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         values = [read_value(chart, c, one_series) for c in used]
         value = None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
     elif re.search(r"\b(average|mean)\b", text) and len(categories) != 1 and not _HOW_MANY.search(text) \
-            and not any(re.search(r"\b(average|mean|avg)\b", _norm(t)) for t in chart.texts):
+            and not any(re.search(r"\b(average|mean|avg)\b", norm(t)) for t in chart.texts):
         # Not "the average temperature in April", nor "how many months have an average temperature below zero?"
         # on a chart of average temperatures: there "average" names what is plotted, not a mean to take.
         used = categories or chart.categories
@@ -287,12 +285,12 @@ def _names_the_categories(noun: str, chart: ChartResult) -> bool:
     if len(chart.series) > 1:
         return False  # "How many fruits?" may count the legend's series as well as the categories
     singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
-    printed = {_norm(t) for t in chart.texts} - {_norm(c) for c in chart.categories}
+    printed = {norm(t) for t in chart.texts} - {norm(c) for c in chart.categories}
     if any(re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", t) for t in printed):
         return True
-    names = [_norm(c) for c in chart.categories]
-    kinds = {"months": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in _CALENDAR[:12]),
-             "days": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in _CALENDAR[12:]),
+    names = [norm(c) for c in chart.categories]
+    kinds = {"months": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in CALENDAR[:12]),
+             "days": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in CALENDAR[12:]),
              "years": lambda n: re.fullmatch(r"(?:19|20)\d\d", n) is not None}
     test = kinds.get(noun)
     return bool(names) and test is not None and all(test(n) for n in names)
@@ -308,7 +306,7 @@ def misread_label(name: str, categories: list[str]) -> bool:
 def _calendar_name(text: str) -> bool:
     """A month or weekday spelled in full or cut short ("Sat", "Sept", "Thurs"), nothing after."""
     word = text.strip().rstrip(".").lower()
-    return len(word) >= 3 and (any(full.startswith(word) for full in _CALENDAR) or word in ("sept", "tues", "thur",
+    return len(word) >= 3 and (any(full.startswith(word) for full in CALENDAR) or word in ("sept", "tues", "thur",
                                                                                            "thurs", "weds"))
 
 
@@ -318,55 +316,10 @@ def _measured(chart: ChartResult, categories: list[str]) -> bool:
     return any(m.source in ("axis", "angle") for m in chart.marks if m.category.casefold() in wanted)
 
 
-def _mentioned(names: list[str], text: str) -> list[str]:
-    """Names that occur in ``text`` as whole words, longest first; positions break ties (order of mention)."""
-    hits = []
-    for name in names:
-        spellings = "|".join(re.escape(spelling) for spelling in _spellings(_norm(name)))
-        # "2.5 hours" names no category "5", nor "1,500" a category "500": a number is matched whole.
-        match = re.search(r"(?<![a-z0-9])(?<!\d[.,])(?:" + spellings + r")(?![a-z0-9]|[.,]\d)", text) if spellings \
-            else None
-        if match:
-            hits.append((match.start(), -len(name), name))
-    hits.sort()
-    chosen: list[str] = []
-    for _, _, name in hits:
-        if not any(_norm(name) in _norm(other) for other in chosen):
-            chosen.append(name)
-    return chosen
-
-
-def _spellings(name: str) -> list[str]:
-    """``name``, its plural or singular ("tablet" / "tablets", "cherries" / "cherry") and, for a month or weekday,
-    its other spelling ("apr" / "april", "sept" / "september")."""
-    if not name:
-        return []
-    spellings = [name]
-    if re.search(r"[a-z]{3}$", name):
-        if name.endswith("ies"):
-            spellings.append(name[:-3] + "y")
-        elif name.endswith("s") and not name.endswith(("ss", "us", "is")):
-            spellings.append(name[:-1])
-        elif name.endswith("y") and name[-2] not in "aeiou":
-            spellings.append(name[:-1] + "ies")
-        else:
-            spellings.append(name + ("es" if name.endswith(("s", "x", "z", "ch", "sh")) else "s"))
-    for full in _CALENDAR:
-        if name == full:
-            spellings.append(full[:3])
-        elif len(name) >= 3 and full.startswith(name.rstrip(".")):
-            spellings.append(full)
-    return spellings
-
-
 def _asks_a_change(chart: ChartResult, text: str) -> bool:
     """A change word in the question that the chart does not print: "which region grew the most?" over sales.
 
     A chart titled "GDP growth (%)" plots the growth itself, so "the lowest growth" is its lowest value.
     """
-    printed = " ".join(_norm(t) for t in chart.texts)
+    printed = " ".join(norm(t) for t in chart.texts)
     return any(not re.search(rf"\b{re.escape(m.group(0))}\b", printed) for m in _CHANGE.finditer(text))
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^a-z0-9%.]+", " ", text.lower()).split())

@@ -1,0 +1,57 @@
+"""The chart's names (categories, series) as a question spells them: "April" for a tick "Apr", "cherry" for a
+legend's "Cherries", and in the order the question names them."""
+
+from __future__ import annotations
+
+import re
+
+#: Month and weekday names: a chart prints "Apr" where a question says "April", and the other way round.
+CALENDAR = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+            "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def mentioned(names: list[str], text: str) -> list[str]:
+    """Names that occur in ``text`` as whole words, in the order the text names them (the longer first where two
+    start at one place); a name inside one already chosen is dropped ("North" inside "North America")."""
+    hits = []
+    for name in names:
+        alternatives = "|".join(re.escape(spelling) for spelling in spellings(norm(name)))
+        # "2.5 hours" names no category "5", nor "1,500" a category "500": a number is matched whole.
+        pattern = r"(?<![a-z0-9])(?<!\d[.,])(?:" + alternatives + r")(?![a-z0-9]|[.,]\d)"
+        match = re.search(pattern, text) if alternatives else None
+        if match:
+            hits.append((match.start(), -len(name), name))
+    hits.sort()
+    chosen: list[str] = []
+    for _, _, name in hits:
+        if not any(norm(name) in norm(other) for other in chosen):
+            chosen.append(name)
+    return chosen
+
+
+def spellings(name: str) -> list[str]:
+    """``name``, its plural or singular ("tablet" / "tablets", "cherries" / "cherry") and, for a month or weekday,
+    its other spelling ("apr" / "april", "sept" / "september")."""
+    if not name:
+        return []
+    found = [name]
+    if re.search(r"[a-z]{3}$", name):
+        if name.endswith("ies"):
+            found.append(name[:-3] + "y")
+        elif name.endswith("s") and not name.endswith(("ss", "us", "is")):
+            found.append(name[:-1])
+        elif name.endswith("y") and name[-2] not in "aeiou":
+            found.append(name[:-1] + "ies")
+        else:
+            found.append(name + ("es" if name.endswith(("s", "x", "z", "ch", "sh")) else "s"))
+    for full in CALENDAR:
+        if name == full:
+            found.append(full[:3])
+        elif len(name) >= 3 and full.startswith(name.rstrip(".")):
+            found.append(full)
+    return found
+
+
+def norm(text: str) -> str:
+    """Lower case, words and numbers only, single spaces: how names and questions are compared."""
+    return " ".join(re.sub(r"[^a-z0-9%.]+", " ", text.lower()).split())
