@@ -129,6 +129,14 @@ def test_did_it_go_up_from_one_month_to_another_is_yes_or_no(maestro: Maestro) -
     assert maestro.ask(orders, "Did Q3 orders fall from 2022 to 2023?").answer == "Yes"
 
 
+def test_the_value_of_the_tallest_bar_and_the_gap_between_the_extremes(maestro: Maestro) -> None:
+    rain = bar_chart(["Oslo", "Rome", "Lima", "Kyiv"], [30, 45, 20, 35], "Rainy Days per City", labelled=True)
+    assert maestro.ask(rain, "what's the value of the tallest bar?").answer == "45"
+    assert maestro.ask(rain, "What is the lowest number of rainy days?").answer == "20"
+    assert maestro.ask(rain, "difference between the highest and lowest city?").answer == "25"
+    assert maestro.ask(rain, "What's the wettest city?").answer == "Rome"  # a name asked, not a value
+
+
 def test_the_number_of_the_charts_categories_in_a_question_is_no_unprinted_value(maestro: Maestro) -> None:
     users = bar_chart(["Jan", "Feb", "Mar", "Apr"], [12, 15, 11, 18], "Active users (k)", labelled=True)
     assert maestro.ask(users, "what's the average over the 4 months").answer == "14"

@@ -50,6 +50,8 @@ _ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat(?:s| s| is| was| are| were)?(?: the)
 _DIFFERENCE = re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer|bigger|smaller|higher|lower|larger|"
                          r"greater|taller|shorter|extra)\b|\bby how (?:much|many)\b|\bgap between\b|"
                          r"\bcompared (?:to|with)\b")
+#: "What's the value of the tallest bar?", "how high was the peak?": a value, not a category's name.
+_ASKS_VALUE = re.compile(r"\b(?:value|amount|figure|level|reading|score|number)\b|^how (?:much|many|high|low|big|large)\b")
 #: "Which quarter has the largest gap between 2023 and 2024?", "Which region grew the most?": a change between
 #: values, not the extreme of one value.
 _CHANGE = re.compile(r"\b(?:gap|difference|differ\w*|change[ds]?|growth|gr[eo]w\w*|increase[ds]?|decrease[ds]?|"
@@ -221,6 +223,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     used: list[str] = []
     value: float | None = None
     average = False
+    sure: float | None = 1.0  # how sure the categories used are the ones asked (an extreme may be too close to tell)
     if (change := _CHANGE_FROM_TO.search(text)) and len(categories) == 2:
         used = mentioned(chart.categories, text[change.end():])
         if len(used) != 2:
@@ -239,6 +242,15 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         a, b = (read_value(chart, categories[0], s) for s in series[:2])
         value = None if a is None or b is None else abs(a - b)
         named_series = None
+    elif _DIFFERENCE.search(text) and not categories and _HIGH.search(text) and _LOW.search(text):
+        # "the difference between the largest and smallest budget": the gap between the two extremes
+        used = [c for c in (chart.extreme(True, one_series), chart.extreme(False, one_series)) if c is not None]
+        if len(used) != 2:
+            return None, None
+        a, b = (read_value(chart, c, one_series) for c in used)
+        value = None if a is None or b is None else abs(a - b)
+        ends = (extreme_confidence(chart, True, named_series), extreme_confidence(chart, False, named_series))
+        sure = None if None in ends else min(e for e in ends if e is not None)
     elif _DIFFERENCE.search(text):
         return None, None  # a difference with one side the table does not name: never the one value it has
     elif re.search(r"\b(sum|total|combined|altogether|together)\b", text):
@@ -263,6 +275,13 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     elif len(categories) == 1:
         used = categories
         value = read_value(chart, categories[0], one_series)
+    elif not categories and _ASKS_VALUE.search(text) and (_HIGH.search(text) or _LOW.search(text)):
+        # "What's the value of the longest bar?": the extreme's value, as sure as both the extreme and its reading
+        highest = bool(_HIGH.search(text))
+        found = chart.extreme(highest=highest, series=one_series)
+        used = [] if found is None else [found]
+        value = None if found is None else read_value(chart, found, one_series)
+        sure = extreme_confidence(chart, highest, named_series)
     if value is None:
         return None, None
     # At the precision the chart supports: 65 on a whole-number axis with steps of 10, not 65.1.
@@ -274,7 +293,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         answer = as_printed(chart, value) or answer
     if chart.kind == "pie" and not average and re.search(r"\b(percent|percentage|share)\b|%", question, re.I):
         answer += "%"  # a pie's values are shares in percent: "What percent goes to food?" is "20%", as printed
-    return answer, values_confidence(chart, used, named_series)
+    confidence = values_confidence(chart, used, named_series)
+    return answer, None if confidence is None or sure is None else min(confidence, sure)
 
 
 def _names_the_categories(noun: str, chart: ChartResult) -> bool:
