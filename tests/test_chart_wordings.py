@@ -137,6 +137,13 @@ def test_the_value_of_the_tallest_bar_and_the_gap_between_the_extremes(maestro: 
     assert maestro.ask(rain, "What's the wettest city?").answer == "Rome"  # a name asked, not a value
 
 
+def test_people_on_a_chart_are_never_counted_by_the_people_detector(maestro: Maestro) -> None:
+    survey = bar_chart(["Car", "Transit", "Bicycle", "Walking"], [38, 27, 14, 11], "How do you commute?",
+                       labelled=True)
+    run = maestro.ask(survey, "How many people were surveyed?")
+    assert run.answer is None and "not a photograph" in (run.reason or ""), (run.answer, run.reason)
+
+
 def test_the_number_of_the_charts_categories_in_a_question_is_no_unprinted_value(maestro: Maestro) -> None:
     users = bar_chart(["Jan", "Feb", "Mar", "Apr"], [12, 15, 11, 18], "Active users (k)", labelled=True)
     assert maestro.ask(users, "what's the average over the 4 months").answer == "14"

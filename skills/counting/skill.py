@@ -22,12 +22,12 @@ from PIL import Image, ImageDraw
 from skills.answer_form import answer_form
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
-from skills.evidence import EXPERTS_DOC, drawing_view, photo_missing, weighed
+from skills.evidence import EXPERTS_DOC, check_kind, drawing_view, photo_missing, weighed
 from skills.question_text import asks_about_relation, names_a_part, task_text
 from skills.targets import Counted, counted
 from vision_tools import detection, diagrams
 from vision_tools.diagrams import as_rgb_array, ink_strength, stretch_faint_ink
-from vision_tools.image import ImageKind
+from vision_tools.image import CLEAR_DRAWING, ImageKind
 from vision_tools.text import read_text_cached
 
 _PEOPLE = re.compile(r"\b(people|persons?|pedestrians?|humans?|men|women|players|children|kids)\b", re.IGNORECASE)
@@ -62,6 +62,11 @@ def run(ctx: SkillContext) -> SkillResult:
             "image"))
     if _FACES.search(question) or _PEOPLE.search(question):
         label = "face" if _FACES.search(question) else "person"
+        if (kind := check_kind(ctx)).drawing >= CLEAR_DRAWING:
+            # On a chart or a drawing the detectors find "people" in bars and letters (a survey chart: 1 person).
+            return conclude(ctx, [kind], None, missing=(
+                f"the image is a drawing or a chart, not a photograph: the {label} detectors find {label}s in "
+                f"photographs, and what a chart says about people is read from its numbers, not counted"))
         result = trace.call("counting.detect_objects", detection.detect_objects, image, label)
         return _detected(ctx, result, label, _SURE_FACE if label == "face" else _SURE_PERSON)
     if compared := _COMPARED.search(question):
