@@ -227,3 +227,11 @@ def test_years_offered_as_options_are_the_charts_categories_not_numbers_to_compa
     decision = decide_on(growth, question)
     assert decision.letter == "C"
     assert [v.status for v in decision.verdicts.values()] == ["false", "false", "true", "false"]
+
+
+def test_an_option_the_table_lacks_may_be_the_bar_whose_label_was_misread() -> None:
+    sales = facts({"一": 3.2, "2020": 4.1, "2021": 6.8, "2022": 9.5, "2023": 12.3}, title="EV sales")  # "2019" misread
+    lowest = decide_on(sales, mc("Which year had the lowest sales?", "2019", "2020", "2021", "2023"))
+    assert lowest.letter is None  # 2019, the misread bar, is the lowest: never "2020"
+    highest = decide_on(sales, mc("Which year had the highest sales?", "2019", "2020", "2021", "2023"))
+    assert highest.letter == "D"  # the misread bar is clearly not the highest

@@ -195,6 +195,9 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
             values[letter] = Reading(change, start.sigma + end.sigma, "change", min(start.trust, end.trust))
     if len(values) < 2 or len(values) < len(options) - 1:
         return {}
+    # An option the table does not name may be a category whose label was misread ("一" for "2019"): it may be
+    # passed over only where that category's value is clearly not the extreme.
+    unread = _garbled_categories(facts, options) if len(values) < len(options) else []
     read = {k: v for k, v in values.items() if v is not None}
     if len(read) < len(values):
         return {k: Verdict.unknown("an option names something the table has no usable value for", "data")
@@ -202,6 +205,11 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
     high = word.group(1) in _HIGH_WORDS
     ranked = sorted(read.items(), key=lambda kv: kv[1].value, reverse=high)
     best_letter, best = ranked[0]
+    for category in unread:
+        reading = facts.reading(category)
+        if reading is None or compare(best, reading, high, "extreme").status != "true":
+            return {k: Verdict.unknown("an option may be the category whose label could not be read", "data")
+                    for k in options}
     out = {}
     for letter, reading in ranked[1:]:
         verdict = compare(best, reading, high, "extreme")
@@ -219,6 +227,13 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
             out[letter] = Verdict("false", best.trust, f"they differ by {spread:.0%}") if spread > 0.1 else \
                 Verdict.unknown("they are close", "data")
     return out
+
+
+def _garbled_categories(facts: ChartFacts, options: dict[str, str]) -> list[str]:
+    """The categories no option names whose label is no readable name (a misread "2019" as "一", "Bar 3")."""
+    named = {m.name for text in options.values() for m in find_mentions(_plain_option(text), facts)}
+    return [c for c in facts.categories if c not in named and (
+        not re.search(r"[A-Za-z0-9]{2}", c) or re.fullmatch(r"(?:slice|bar|point|category|item)\s*\d+", c, re.I))]
 
 
 def _judge_against(ref: str, high: bool, options: dict[str, str], facts: ChartFacts,
