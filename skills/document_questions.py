@@ -67,7 +67,13 @@ _COMPANY = re.compile(
     re.IGNORECASE)
 _GENERIC = re.compile(r"^\s*(?:what(?:'s|\s+is|\s+was|\s+are)|give\s+me|find|tell\s+me|read)\s+(?:the\s+|this\s+)?"
                       r"(?P<label>[a-z][a-z0-9 #./-]{1,40}?)\s*(?:\b(?:on|in|of|for|from|printed|shown|written|at)\b"
-                      r".*)?\??\s*$", re.IGNORECASE)
+                      r"(?P<rest>.*?))?\??\s*$", re.IGNORECASE)
+#: Words after "in", "on", "for" … that name the page, not which value: "the total on this receipt".
+_THE_PAGE = frozenset(["the", "this", "that", "these", "it", "here", "a", "an", "my", "our", "receipt", "bill",
+                       "invoice", "ticket", "label", "sign", "tag", "page", "document", "image", "picture", "photo",
+                       "paper", "card", "screen", "package", "packet", "box", "jar", "bottle", "board", "notice",
+                       "poster", "menu", "form", "slip", "chart", "graph", "front", "back", "top", "bottom",
+                       "printed", "shown", "written", "on", "in", "at", "of", "is", "was", "below", "above", "there"])
 _BARE = re.compile(r"^\s*(?:the\s+)?(?P<label>[a-z][a-z0-9 #./-]{1,30}?)\s*\?\s*$", re.IGNORECASE)
 _WHO_TIME = re.compile(r"\bwho\s+(?:was|is)\s+the\s+(?P<label>cashier|operator|salesperson|staff|server|waiter)\b|"
                        r"\bwhat\s+time\b", re.IGNORECASE)
@@ -88,6 +94,9 @@ class DocumentQuestion:
 
     field: str
     wording: str  # the words of the question that decided it, for the trace
+    #: Words that narrow which value is asked ("in Q3" of "what was revenue in Q3?"): the value read after the
+    #: label answers only where they are printed with it.
+    qualifier: tuple[str, ...] = ()
 
     @property
     def is_label(self) -> bool:
@@ -121,7 +130,8 @@ def document_field(question: str) -> DocumentQuestion | None:
     if generic:
         label = generic.group("label").strip(" .-").lower()
         if label and not set(label.split()) & _NOT_A_LABEL and len(label.split()) <= 4:
-            return DocumentQuestion(label, generic.group(0).strip())
+            rest = re.findall(r"[a-z0-9]+", (generic.groupdict().get("rest") or "").lower())
+            return DocumentQuestion(label, generic.group(0).strip(), tuple(w for w in rest if w not in _THE_PAGE))
     return None
 
 

@@ -17,8 +17,9 @@ from PIL import Image, ImageDraw, ImageFont
 from agents.config import Settings
 from agents.runtime import Maestro
 from skills.chart.skill import answer_from_table, unprinted_numbers
+from skills.document_questions import document_field
 from skills.question_text import asks_to_calculate
-from vision_tools.charts import ChartResult
+from vision_tools.charts import AxisFit, ChartResult
 from vision_tools.charts.axes import reconcile
 
 MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
@@ -221,8 +222,6 @@ def test_a_venn_diagram_is_not_one_circle(maestro: Maestro) -> None:
 @pytest.mark.parametrize("question", ["How much did I pay for the bread?", "What did the cheddar cost?",
                                       "How much did I spend on milk?", "How much did we pay for the olives?"])
 def test_an_items_price_asked_in_other_words_is_never_the_total(question: str) -> None:
-    from skills.document_questions import document_field
-
     assert document_field(question) is None  # an item's price; the receipt's total is no answer to it
     assert document_field("How much did I pay?").field == "total"
     assert document_field("How much did we pay for the meal?").field == "total"
@@ -398,3 +397,47 @@ def test_an_if_clause_without_a_purchase_or_a_number_is_no_calculation() -> None
     assert asks_to_calculate("what happens if I die?") is None
     assert asks_to_calculate("Tell me if I can park here") is None
     assert asks_to_calculate("if i get a latte and a muffin how much is that") is not None
+
+
+def test_a_bar_whose_printed_value_went_unread_is_not_answered_by_its_measurement() -> None:
+    from vision_tools.charts import ChartMark
+    from vision_tools.image.boxes import Box
+
+    def bar(category: str, value: float, printed: float | None) -> ChartMark:
+        return ChartMark(category, "value", value, "label" if printed else "axis", Box(0, 0, 10, 10),
+                         measured=value, printed=printed)
+
+    marks = [bar("Q1", 411.9, None), bar("Q2", 388.0, 388.0), bar("Q3", 455.0, None), bar("Q4", 503.1, None)]
+    chart = ChartResult(kind="bar", series=["value"], categories=["Q1", "Q2", "Q3", "Q4"], marks=marks,
+                        texts=["Quarterly Revenue", "$388k", "Q1", "Q2", "Q3", "Q4"],
+                        table={m.category: {"value": m.value} for m in marks})
+    assert answer_from_table(chart, "what was revenue in Q2?")[0] == "$388k"  # printed and read
+    # "$412k", "$455k", "$503k" are printed too, but went unread: a measurement (505) is no value as printed.
+    for question in ("what was revenue in Q3?", "How much higher was Q4 revenue compared to Q1?"):
+        assert answer_from_table(chart, question) == (None, None), question
+    assert answer_from_table(chart, "Which quarter had the highest revenue?")[0] == "Q4"  # no value needed
+    # An axis fine enough (0.2 per pixel: two pixels under half a unit) measures at the printed precision.
+    chart.axis = AxisFit("y", -0.2, 600.0, [(500.0, 500.0), (1000.0, 400.0)], 0.0)
+    assert answer_from_table(chart, "what was revenue in Q3?")[0] == "455"
+    assert answer_from_table(chart, "How much higher was Q4 revenue compared to Q1?")[0] == "91"  # 503 - 412
+
+
+def test_a_labelled_value_answers_only_with_what_narrows_the_question_on_its_row(maestro: Maestro) -> None:
+    image = Image.new("RGB", (900, 300), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(MONO, 34)
+    draw.text((40, 30), "Quarterly Revenue, FY2023", font=font, fill="black")
+    draw.text((40, 120), "Q2 revenue: $388k", font=font, fill="black")
+    draw.text((40, 200), "Staff: 41", font=font, fill="black")
+    assert maestro.ask(image, "what was revenue in Q2?").answer == "$388k"
+    run = maestro.ask(image, "what was revenue in Q3?")  # no Q3 on the revenue row: never Q2's value
+    assert run.answer is None and "q3" in (run.reason or "").lower(), (run.answer, run.reason)
+    assert document_field("what was revenue in Q3?").qualifier == ("q3",)
+    assert document_field("What is the phone number on this sign?").qualifier == ()
+
+
+def test_a_label_whose_words_run_on_is_followed_by_no_value() -> None:
+    from vision_tools.documents.labels import _fit_value
+
+    assert _fit_value("revenue", ", FY2023", money=False) is None  # "Quarterly Revenue, FY2023"
+    assert _fit_value("cashier", "ANNA", money=False) == "ANNA"

@@ -64,7 +64,8 @@ def value_decimals(chart: ChartResult, categories: list[str], series: str | None
             # The value as the label gives it in the axis's units ("41.7M" over an axis of millions is 41.7).
             found.append(decimals_of(mark.value))
         elif mark.source == "axis":
-            decimals = axis_decimals(chart)
+            decimals = printed_decimals(chart)
+            decimals = axis_decimals(chart) if decimals is None else decimals
             if decimals is not None:
                 found.append(decimals)
         elif mark.source == "angle":
@@ -114,11 +115,35 @@ def measured_reading(chart: ChartResult, value: float) -> float:
 
 
 def read_value(chart: ChartResult, category: str, series: str | None = None) -> float | None:
-    """The table's value of ``category``; one measured against the axis (none printed) as ``measured_reading``."""
+    """The table's value of ``category``; one measured against the axis (none printed) as ``measured_reading``, or
+    at the precision of the values the chart prints on its other bars (their labels went unread: "412" beside a
+    printed "$388k", where the roundest number within two pixels would be 410)."""
     value = chart.value(category, series)
     if value is None or not _measured_on_axis(chart, category, series):
         return value
-    return measured_reading(chart, value)
+    decimals = printed_decimals(chart)
+    return measured_reading(chart, value) if decimals is None else round(value, decimals)
+
+
+def printed_decimals(chart: ChartResult) -> int | None:
+    """The decimals of the values a bar chart prints on its bars; None when it prints none (or is no bar chart)."""
+    printed = [m.value for m in chart.marks if m.source in ("label", "printed") and m.printed is not None]
+    if chart.kind not in ("bar", "hbar", "grouped_bar") or not printed:
+        return None
+    return max(decimals_of(v) for v in printed)
+
+
+def unread_labels(chart: ChartResult) -> list[str]:
+    """The bars of a chart that prints its bars' values whose own label went unread, where a measurement against
+    the axis cannot reach the printed precision (two pixels are more than half its last digit): their values are
+    printed, and a measurement would stand in for them."""
+    decimals = printed_decimals(chart)
+    if decimals is None:
+        return []
+    axis = chart.axis
+    if axis is not None and axis.scale != "nonlinear" and MEASURE_PIXELS * abs(axis.slope) < 0.5 * 10.0 ** -decimals:
+        return []
+    return list(dict.fromkeys(m.category for m in chart.marks if m.source == "axis"))
 
 def _measured_on_axis(chart: ChartResult, category: str, series: str | None) -> bool:
     name = match_name(category, chart.categories)

@@ -24,7 +24,7 @@ from skills.chart.confidence import count_confidence, extreme_confidence, values
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import unprinted_measure
 from skills.chart.names import CALENDAR, mentioned, norm
-from skills.chart.precision import as_printed, formatted, read_value, value_decimals
+from skills.chart.precision import as_printed, formatted, read_value, unread_labels, value_decimals
 from skills.common import conclude
 from skills.question_text import task_text
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
@@ -117,6 +117,9 @@ def run(ctx: SkillContext) -> SkillResult:
                           "its table answers no calculation from that number, nor a point between its marks")
     elif result.answer is None and (measure := unprinted_measure(chart, ctx.question)) is not None:
         result.missing = f"the question asks about {measure}, which the chart prints nowhere: it measures something else"
+    elif result.answer is None and (unread := unread_labels(chart)):
+        result.missing = (f"the chart prints its bars' values, but those of {', '.join(unread)} could not be read; "
+                          "a measurement against the axis is no value as printed")
     elif result.answer is None and not getattr(ctx.expert, "neural", False):
         result.missing = ("the tools could not match the question to a reading of the chart's table (they answer "
                           "a named category's value, which category is highest or lowest, a difference between two "
@@ -282,7 +285,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         used = [] if found is None else [found]
         value = None if found is None else read_value(chart, found, one_series)
         sure = extreme_confidence(chart, highest, named_series)
-    if value is None:
+    if value is None or set(used) & set(unread_labels(chart)):
         return None, None
     # At the precision the chart supports: 65 on a whole-number axis with steps of 10, not 65.1.
     decimals = value_decimals(chart, used, named_series)

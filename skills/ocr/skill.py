@@ -244,6 +244,12 @@ def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer
     """The field as the answer when it is certain enough, else an abstention that says what is missing."""
     # Signs of a misreading the line scores miss (a near-miss word, an accent the page lacks, an address that is
     # not shaped like one, an illegible character) lower the confidence before it is compared with the threshold.
+    if asked.qualifier and field.value is not None and not _printed_with(asked.qualifier, field, lines):
+        missing = (f"the question asks about {' '.join(asked.qualifier)}, which is not printed with the "
+                   f"{_field_words(asked.field)} read ({field.value!r})")
+        return SkillResult(observation=f"Key information ({asked.field}, asked as {asked.wording!r}): "
+                                       f"{field.summary()}\nNo answer: {missing}.\nOCR lines:\n{evidence}",
+                           evidence=data, missing=missing)
     page = " ".join(line.text for line in lines)
     features = field_features(ctx.image, field, page)
     confidence = round(field.confidence * evidence_factor(features), 4)
@@ -261,6 +267,19 @@ def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer
     answer = format_answer(ctx.question, settled.answer)
     return SkillResult(observation=f"{found}\nAnswer from the tools: {answer}\n{shown}", answer=answer,
                        confidence=settled.confidence, evidence=data, features=features)
+
+
+def _printed_with(words: tuple[str, ...], field: FieldAnswer, lines: list[OcrLine]) -> bool:
+    """Whether every word narrowing the question ("q3" of "revenue in Q3") is printed on the row of the value read
+    or of its label: the value after "Revenue" in a chart's title is no quarter's revenue."""
+    anchors = [*field.boxes, *([field.label_box] if field.label_box else [])]
+
+    def same_row(line: OcrLine) -> bool:
+        return any(min(line.box.y1, a.y1) - max(line.box.y0, a.y0) > 0.5 * min(line.box.height, a.height)
+                   for a in anchors)
+
+    row = " ".join(re.findall(r"[a-z0-9]+", " ".join(line.text for line in lines if same_row(line)).lower()))
+    return all(re.search(rf"\b{re.escape(w)}(?:e?s)?\b", row) for w in words)
 
 
 def reading_confidence(lines: list[OcrLine]) -> float | None:

@@ -281,4 +281,6 @@ def _fit_value(label: str, text: str, money: bool) -> str | None:
         return dates[0].text if dates else None
     if re.search(r"\b(?:no|number|#|id|code|ref)\b", lowered) and not re.search(r"\d", text):
         return None
+    if re.match(r"\s*[,;.)\]}]", text):
+        return None  # "Quarterly Revenue, FY2023": the label's words run on, no value follows them
     return text.strip() or None
