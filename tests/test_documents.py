@@ -286,3 +286,20 @@ def test_label_variants_follow_receipt_abbreviations() -> None:
     assert variants_for("invoice number")[:3] == ["invoice number", "invoice no", "invoice num"]
     assert "inv no" in variants_for("invoice number") and "bill no" in variants_for("invoice number")
     assert "gst" in variants_for("tax")
+
+
+@pytest.mark.parametrize("text", ["Salt 0.08 g", "Net 2.50kg", "Fat 14.20 g", "Fibre 7.40%"])
+def test_a_number_with_a_unit_of_measure_is_no_price_or_amount(text: str) -> None:
+    from skills.ocr.spans import PRICE
+
+    assert PRICE.search(text) is None
+    assert sole_amount(text.split(" ", 1)[1]) is None
+
+
+@pytest.mark.parametrize(("text", "price"), [("TOTAL 12.50", "12.50"), ("Eggs £3.45", "£3.45"),
+                                             ("4.99 each", "4.99"), ("12.50 RM", "12.50 RM")])
+def test_money_is_still_read_with_or_without_its_sign(text: str, price: str) -> None:
+    from skills.ocr.spans import PRICE
+
+    found = PRICE.search(text)
+    assert found is not None and found.group(0).strip() == price

@@ -28,7 +28,9 @@ STOP_WORDS = frozenset(["a", "an", "the", "is", "are", "to", "of", "for", "on", 
 DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
 
 PRICE = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d{1,2})?|\b(?:RM|USD|EUR|GBP)\s?\d[\d,]*(?:\.\d{1,2})?|"
-                    r"\b\d[\d,]*\.\d{2}\s?(?:€|\$|EUR|USD|RM)?(?!\d)", re.I)
+                    r"\b\d[\d,]*\.\d{2}\s?(?:€|\$|EUR|USD|RM)?(?!\d)"
+                    # "Salt 0.08 g": a number with a unit of measure after it is a quantity, not a price.
+                    r"(?!\s?(?:(?:mg|g|kg|ml|cl|l|oz|lbs?|kcal|kj|cal|cm|mm|km|m)\b|%))", re.I)
 
 @dataclass
 class PrintedAnswer:

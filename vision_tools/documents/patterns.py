@@ -55,7 +55,13 @@ def sole_amount(text: str) -> Amount | None:
     if len(found) != 1:
         return None
     rest = (text[:found[0].start] + text[found[0].end:]).strip()
+    if _UNIT_AFTER.match(text[found[0].end:]):
+        return None  # "0.08 g", "2.5 kg", "425 kcal": a quantity, not money
     return found[0] if len(re.sub(r"[^A-Za-z0-9]", "", rest)) <= 2 else None
+
+
+#: A unit of measure printed right after a number: the number is a quantity.
+_UNIT_AFTER = re.compile(r"\s*(?:(?:mg|g|kg|ml|cl|l|oz|lbs?|kcal|kj|cal|cm|mm|km|m)\b|%)", re.IGNORECASE)
 
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
