@@ -148,6 +148,11 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
     unclassified = sum(n for label, n in found.others.items() if label.startswith("unclassified"))
     # Blobs no shape fits may hide the counted kind; a zero is the least sure count of all.
     confidence = (0.9 if not unclassified else 0.7) * (1.0 if found.count else 0.95)
+    if traced is None and (merged := _merged_circles(target, found)):
+        # Two circles that overlap segment as one oval blob: "3 red circles, also seen: 1 red ellipse" for 5.
+        return conclude(ctx, [kind, found], None, missing=(
+            f"{merged} oval blob(s){f' of {target.colour}' if target.colour else ''} may be circles that overlap "
+            "or lie partly hidden; the count cannot tell how many circles they hold"))
     if traced is None:
         stacked = _stacked(found.detections)
         if stacked:
@@ -197,6 +202,14 @@ def _detected(ctx: SkillContext, result: detection.CountResult, label: str, sure
                         note=f"Every {label} detection is weak (score below {sure}).")
     return conclude(ctx, [result], str(strong), confidence=0.9 if weak == 0 else 0.55,
                     note=f"{weak} weak detection(s) (score below {sure}) not counted." if weak else "")
+
+
+def _merged_circles(target: Counted, found: detection.CountResult) -> int:
+    """How many ellipse blobs (of the asked colour, if one is asked) were seen beside the circles counted."""
+    if target.shape != "circle":
+        return 0
+    return sum(n for label, n in found.others.items() if label.endswith(("ellipse", "oval"))
+               and (target.colour is None or label.startswith(target.colour)))
 
 
 def _stacked(detections: list[detection.Detection]) -> int:
