@@ -77,6 +77,12 @@ def test_one_printed_value_against_its_bar_while_the_others_agree_is_no_reading(
     ("How much did it rain in July?", None),
     ("What was the rainfall in July?", None),
     ("how many more mm in January than in July", None),
+    ("What was the net profit in July?", "net profit"),
+    ("whats the average temperature in jan", "temperature"),
+    ("What is the average rainfall in July?", None),
+    ("what was the value for January?", None),
+    ("how much rain came from thunderstorms in July?", "thunderstorms"),
+    ("how much rain fell from January to July?", None),  # a span of the chart, not a source
 ])
 def test_a_measure_the_chart_prints_nowhere_is_not_its_values(question: str, measure: str | None) -> None:
     chart = ChartResult(kind="bar", title="Monthly rainfall, Porto Alto", series=["value"],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from skills.chart.names import norm, spellings
 from vision_tools.charts import ChartResult
 
 #: "how many sunny days", "how much revenue", "how many dollars per month": the words naming the measure, up to the
@@ -21,11 +22,26 @@ _ENDS_MEASURE = {"did", "does", "do", "is", "are", "was", "were", "will", "would
                  "that", "there", "they", "we", "it", "each", "between", "during", "across", "according"}
 _VERBS = {"use", "uses", "went", "go", "came", "come", "got", "get", "gets", "make", "makes", "made", "sold", "sell",
           "spent", "spend", "spends", "live", "lives", "work", "works", "took", "take", "bought", "buy", "fell", "rose"}
+#: Words that say what is done with the value, not which: "what is the average … of", "the value in".
+_OPERATIONS = {"value", "values", "number", "amount", "figure", "average", "mean", "median", "sum", "level", "rate",
+               "share", "proportion", "difference", "change", "increase", "decrease", "growth", "highest",
+               "lowest", "largest", "smallest", "biggest", "maximum", "minimum", "max", "min", "peak", "most",
+               "least", "estimated", "approximate", "exact", "reported", "recorded", "actual"}
 #: Words that say how much, not of what.
 _NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "combined", "thousand", "thousands",
                   "million", "millions", "billion", "k", "m", "bn", "percent", "percentage", "points", "units",
                   "times", "exactly", "approximately", "roughly", "about", "around", "higher", "lower", "bigger",
-                  "larger", "smaller", "extra", "greater"}
+                  "larger", "smaller", "extra", "greater"} | _OPERATIONS
+#: "What was the net profit in Q2?", "whats the average salary in engineering": the measure before the category.
+_WHAT_MEASURE = re.compile(r"\bwhat(?:'s|s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?"
+                           r"(?P<words>(?:[a-z][a-z'-]*\s+){1,3}?)(?:in|of|for|during|at)\b", re.I)
+#: "came from mobile devices", "via the app", "using public transport": a source the value is narrowed to.
+_FROM_SOURCE = re.compile(r"\b(?:from|via|through|using)\s+(?P<words>(?:[a-z][a-z'-]*\s*){1,3})", re.I)
+#: Words of a narrowing phrase that name no source: "from the chart", "from 2019 to 2020" (numbers are skipped).
+_GENERIC = {"chart", "graph", "plot", "figure", "image", "picture", "data", "table", "above", "below", "here",
+            "start", "beginning", "end", "first", "last", "previous", "next", "one", "two", "and", "or", "all",
+            "each", "every", "these", "those", "them", "its", "their", "our", "my", "year", "month", "week", "day",
+            "quarter", "period", "time", "now", "then", "average", "mean", "total", "value", "values"}
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|revenue|sales|cost|price|income|spend)", re.I)
 #: Units a chart prints as a sign or an abbreviation (by the singular): "how many degrees" over a chart in °C.
 _UNIT_SIGNS = {
@@ -39,21 +55,38 @@ _UNIT_SIGNS = {
 
 
 def unprinted_measure(chart: ChartResult, question: str) -> str | None:
-    """The measure ``question`` asks for ("sunny days") when the chart prints it nowhere, else None."""
-    match = _MEASURE.search(question)
+    """The measure ``question`` asks for ("sunny days", "net profit") or a source it narrows it to ("from mobile
+    devices") when the chart prints it nowhere, else None."""
+    printed = " ".join([chart.title, *chart.texts, *chart.series, *chart.legend, *chart.categories]).lower()
+    # The chart's names as a question spells them: "from January to June" over ticks "Jan" … "Jun".
+    names = {spelling for name in [*chart.categories, *chart.series] for spelling in spellings(norm(name))}
+    for words in (_measure_words(question), _narrowing_words(question)):
+        asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names]
+        missing = [w for w in asked if not (_printed(w, printed) or _unit_printed(w, printed))]
+        if missing:
+            return " ".join(missing)
+    return None
+
+
+def _measure_words(question: str) -> list[str]:
+    """The words naming the measure: "how many <sunny days> …", "what was the <net profit> in Q2?"."""
+    match = _MEASURE.search(question) or _WHAT_MEASURE.search(question)
     if match is None:
-        return None
+        return []
     words: list[str] = []
     for word in match.group("words").lower().split():
         if word in _ENDS_MEASURE or (word.endswith("ed") and len(word) > 4) or word in _VERBS:
             break  # "how many tourists visited …", "how many people use …": the verb starts the rest
         words.append(word)
-    asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2]
-    if not asked:
-        return None
-    printed = " ".join([chart.title, *chart.texts, *chart.series, *chart.legend]).lower()
-    missing = [w for w in asked if not (_printed(w, printed) or _unit_printed(w, printed))]
-    return " ".join(missing) if missing else None
+    return words
+
+
+def _narrowing_words(question: str) -> list[str]:
+    """The words of a source a value is narrowed to: "how many visits came <from mobile devices> in 2022?"."""
+    match = _FROM_SOURCE.search(question)
+    if match is None or re.search(r"\bfrom\b.*\b(?:to|until|till)\b", question, re.I):
+        return []  # "from January to June" is a span of the chart, not a source
+    return [w for w in match.group("words").lower().split() if w not in _ENDS_MEASURE and w not in _GENERIC]
 
 
 def _printed(word: str, text: str) -> bool:
