@@ -144,6 +144,10 @@ def named_alternatives(question: str) -> tuple[str, ...]:
         if _ASKING_WORD.search(item):
             break
         kept.insert(0, item)
+    if _ASKING_WORD.search(last) and not kept and len(after.split()) >= 2 and \
+            not _ASKING_WORD.search(last.split()[-1]):
+        # "in the left or right half?": one word before "or" shares the noun after it ("left half", "right half").
+        last = " ".join([last.split()[-1], *after.split()[1:]])
     alternatives = (*kept, last, after)
     if any(a.lower() in ("no", "not", "yes", "neither", "both") for a in alternatives) or _ASKING_WORD.search(last):
         return ()
@@ -225,7 +229,24 @@ def _one_of(alternatives: tuple[str, ...], text: str) -> str | None:
     if any(_plain(a) == plain for a in alternatives):
         return text.strip().rstrip(".!")
     within = [a for a in alternatives if re.search(rf"(?<![a-z0-9]){re.escape(_plain(a))}(?![a-z0-9])", plain)]
-    return within[0] if len(within) == 1 and len(text) <= 40 else None
+    if len(within) == 1 and len(text) <= 40:
+        return within[0]
+    return _side_of(alternatives, plain) if len(text) <= 40 else None
+
+
+#: Directions a position is given in; "upper" is "top" and "lower" is "bottom".
+_SIDES = {"left": "left", "right": "right", "top": "top", "bottom": "bottom", "upper": "top", "lower": "bottom"}
+
+
+def _side_of(alternatives: tuple[str, ...], plain: str) -> str | None:
+    """The alternative naming the one side a position lies on: "top-left" is in the "left side" of "left side or
+    right side?", and in the "top half" of "top or bottom half?"."""
+    sides = {a: [_SIDES[w] for w in _plain(a).split() if w in _SIDES] for a in alternatives}
+    if not all(len(named) == 1 for named in sides.values()):
+        return None
+    said = {_SIDES[w] for w in plain.split() if w in _SIDES}
+    hits = [a for a, named in sides.items() if named[0] in said]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _yesno(form: AnswerForm, text: str) -> str | None:

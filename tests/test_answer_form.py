@@ -108,3 +108,14 @@ def test_one_vocabulary_of_answer_kinds() -> None:
     assert get_args(AnswerKind) == ANSWER_KINDS
     assert {answer_form(q).kind for q in ("Which is larger? A. 3 B. 4", "Is it red?", "How many dots are there?",
                                           "What is written on the sign?")} <= set(ANSWER_KINDS)
+
+
+@pytest.mark.parametrize(("question", "position", "expected"), [
+    ("where is the blue star - left side or right side?", "top-left", "left side"),
+    ("is the red triangle in the left or right half?", "bottom-right", "right half"),
+    ("is it in the top or bottom half?", "top-left", "top half"),
+    ("is it in the top left or top right?", "bottom-left", None),  # neither: never the nearer one
+    ("left or right?", "center", None),
+])
+def test_a_position_answers_the_side_a_question_offers(question: str, position: str, expected: str | None) -> None:
+    assert conform(answer_form(question), position) == expected
