@@ -23,8 +23,8 @@ _ENDS_MEASURE = {"did", "does", "do", "is", "are", "was", "were", "will", "would
 _VERBS = {"use", "uses", "went", "go", "came", "come", "got", "get", "gets", "make", "makes", "made", "sold", "sell",
           "spent", "spend", "spends", "live", "lives", "work", "works", "took", "take", "bought", "buy", "fell", "rose"}
 #: Words that say what is done with the value, not which: "what is the average … of", "the value in".
-_OPERATIONS = {"value", "values", "number", "amount", "figure", "average", "mean", "median", "sum", "level", "rate",
-               "share", "proportion", "difference", "change", "increase", "decrease", "growth", "highest",
+_OPERATIONS = {"value", "values", "number", "amount", "figure", "average", "avg", "mean", "median", "sum", "level",
+               "rate", "share", "proportion", "difference", "change", "increase", "decrease", "growth", "highest",
                "lowest", "largest", "smallest", "biggest", "maximum", "minimum", "max", "min", "peak", "most",
                "least", "estimated", "approximate", "exact", "reported", "recorded", "actual"}
 #: Words that say how much, not of what.
@@ -74,7 +74,8 @@ def _measure_words(question: str) -> list[str]:
     if match is None:
         return []
     words: list[str] = []
-    for word in match.group("words").lower().split():
+    for word in match.group("words").lower().replace("’", "'").split():
+        word = word.removesuffix("'s")  # "madrid's avg temp": Madrid is named, not measured
         if word in _ENDS_MEASURE or (word.endswith("ed") and len(word) > 4) or word in _VERBS:
             break  # "how many tourists visited …", "how many people use …": the verb starts the rest
         words.append(word)
