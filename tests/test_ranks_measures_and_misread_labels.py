@@ -124,6 +124,13 @@ def test_a_total_printed_with_a_thousands_separator_is_read_whole() -> None:
     assert span is not None and span.answer != "2"
 
 
+def test_every_number_a_plural_noun_lists_is_read_never_the_first_alone() -> None:
+    sign = [_line("Platforms 3 and 4", 0), _line("EXIT B King Street", 40)]
+    assert printed_answer("which platforms are to the right", sign, None).answer == "3 and 4"
+    gates = [_line("Gates 12-18", 0)]
+    assert printed_answer("Which gates are this way?", gates, None).answer == "12-18"
+
+
 def test_a_chart_of_rainfall_answers_no_question_about_sunny_days(registry) -> None:  # noqa: ANN001
     chart = _bars({"May": 40, "Jun": 15, "Jul": 5, "Aug": 8}, "Monthly rainfall, Vila Nova", "Rainfall (mm)")
     assert _chart_skill(registry, chart, "how much rain falls in july?").answer == "5"

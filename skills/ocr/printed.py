@@ -179,8 +179,10 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
 def _numbers_after(noun: str, lines: list[OcrLine]) -> list[tuple[str, OcrLine]]:
     """The numbers or codes printed right after ``noun`` ("Exit 17", "Gate: B14", "Total: 2,012"), whole: a
     thousands separator does not end the number."""
-    pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*([A-Z]?\d+(?:,\d{{3}})*(?:\.\d+)?[A-Z]?)"
-                         r"(?![\w.,]?\d)\b", re.I)
+    # "Platforms 3 and 4": every number the noun lists, as printed, never the first alone.
+    one = r"[A-Z]?\d+(?:,\d{3})*(?:\.\d+)?[A-Z]?(?![\w.,]?\d)\b"
+    pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*({one}(?:\s*(?:,|&|and|or|/|-|to)\s*{one})*)",
+                         re.I)
     return [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)]
 
 
