@@ -52,6 +52,11 @@ _DIFFERENCE = re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer
                          r"\bcompared (?:to|with)\b")
 #: "What's the value of the tallest bar?", "how high was the peak?": a value, not a category's name.
 _ASKS_VALUE = re.compile(r"\b(?:value|amount|figure|level|reading|score|number)\b|^how (?:much|many|high|low|big|large)\b")
+#: "How many bars are there?", "how many data points are plotted": the number of marks, not "how many points
+#: higher was English than Maths".
+_HOW_MANY_MARKS = re.compile(r"\bhow many (?:data )?(?:categories|bars|slices|points|groups|items)(?: (?:are|is))?"
+                             r"(?: (?:there|shown|plotted|displayed|drawn))?(?: (?:in|on) (?:the|this) (?:chart|graph|"
+                             r"plot|figure|pie))?$")
 #: "Which quarter has the largest gap between 2023 and 2024?", "Which region grew the most?": a change between
 #: values, not the extreme of one value.
 _CHANGE = re.compile(r"\b(?:gap|difference|differ\w*|change[ds]?|growth|gr[eo]w\w*|increase[ds]?|decrease[ds]?|"
@@ -205,7 +210,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
                      rf" {re.escape(norm(c))}\b", text) for c in categories if norm(c).replace(".", "").isdigit()):
         return None, None  # "parking less than 1 hour": a range of the axis, not the mark at its tick "1"
     shown = _HOW_MANY_SHOWN.search(text)
-    if re.search(r"\bhow many (categories|bars|slices|points|groups|items)\b", text) or \
+    if _HOW_MANY_MARKS.search(text) or \
             (shown and not categories and not series and _names_the_categories(shown.group("noun"), chart)):
         return str(len(chart.categories)), count_confidence(chart)
     compared = compare_values(chart, text, categories, series)
