@@ -84,6 +84,8 @@ def test_one_printed_value_against_its_bar_while_the_others_agree_is_no_reading(
     ("how much rain came from thunderstorms in July?", "thunderstorms"),
     ("how much rain fell from January to July?", None),  # a span of the chart, not a source
     ("roughly what was july's avg rainfall in mm?", None),  # a name's possessive, an abbreviated operation
+    ("what was the rainfall growth rate in July?", "growth rate"),  # a measure of its own
+    ("how much rain did July lose to evaporation", "lose"),  # a verb that turns the measure around
 ])
 def test_a_measure_the_chart_prints_nowhere_is_not_its_values(question: str, measure: str | None) -> None:
     chart = ChartResult(kind="bar", title="Monthly rainfall, Porto Alto", series=["value"],

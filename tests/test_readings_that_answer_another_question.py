@@ -441,3 +441,17 @@ def test_a_label_whose_words_run_on_is_followed_by_no_value() -> None:
 
     assert _fit_value("revenue", ", FY2023", money=False) is None  # "Quarterly Revenue, FY2023"
     assert _fit_value("cashier", "ANNA", money=False) == "ANNA"
+
+
+def test_a_second_line_named_in_the_legend_but_not_read_leaves_the_line_unread() -> None:
+    from skills.chart.skill import unread_series
+
+    months = ["Jan", "Feb", "Mar"]
+    mixed = ChartResult(kind="line", series=["FY2024"], categories=months,
+                        texts=["Monthly Revenue", "FY2023", "FY2024", *months],
+                        table={"Jan": {"FY2024": 24.7}, "Feb": {"FY2024": 15.0}, "Mar": {"FY2024": 28.8}})
+    assert unread_series(mixed) == "FY2023"
+    assert answer_from_table(mixed, "In which month was FY2024 revenue highest?")[0] == "Mar"  # the table alone
+    years = ChartResult(kind="line", series=["Visits"], categories=["2022", "2023"], texts=["Visits", "2022", "2023"],
+                        table={"2022": {"Visits": 4.0}, "2023": {"Visits": 5.0}})
+    assert unread_series(years) is None  # years on the axis are categories, not a second line

@@ -23,10 +23,14 @@ _ENDS_MEASURE = {"did", "does", "do", "is", "are", "was", "were", "will", "would
 _VERBS = {"use", "uses", "went", "go", "came", "come", "got", "get", "gets", "make", "makes", "made", "sold", "sell",
           "spent", "spend", "spends", "live", "lives", "work", "works", "took", "take", "bought", "buy", "fell", "rose"}
 #: Words that say what is done with the value, not which: "what is the average … of", "the value in".
+#: ("growth", "rate", "change" are measures of their own: "the population growth rate in the coastal region" is no
+#: population, so they must be printed.)
 _OPERATIONS = {"value", "values", "number", "amount", "figure", "average", "avg", "mean", "median", "sum", "level",
-               "rate", "share", "proportion", "difference", "change", "increase", "decrease", "growth", "highest",
-               "lowest", "largest", "smallest", "biggest", "maximum", "minimum", "max", "min", "peak", "most",
-               "least", "estimated", "approximate", "exact", "reported", "recorded", "actual"}
+               "highest", "lowest", "largest", "smallest", "biggest", "maximum", "minimum", "max", "min", "peak",
+               "most", "least", "estimated", "approximate", "exact", "reported", "recorded", "actual"}
+#: Verbs that turn a measure into its opposite: "how many goals did Riverside concede" over goals scored.
+_OPPOSING = re.compile(r"\b(?:concede[ds]?|conceding|lose|loses|lost|losing|miss(?:es|ed)?|allow(?:s|ed)?|"
+                       r"refund(?:s|ed)?|return(?:s|ed)|cancel(?:l?ed|s)?|reject(?:s|ed)?|owe[ds]?|against)\b", re.I)
 #: Words that say how much, not of what.
 _NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "combined", "thousand", "thousands",
                   "million", "millions", "billion", "k", "m", "bn", "percent", "percentage", "points", "units",
@@ -60,6 +64,8 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     printed = " ".join([chart.title, *chart.texts, *chart.series, *chart.legend, *chart.categories]).lower()
     # The chart's names as a question spells them: "from January to June" over ticks "Jan" … "Jun".
     names = {spelling for name in [*chart.categories, *chart.series] for spelling in spellings(norm(name))}
+    if (verb := _OPPOSING.search(question)) and not _printed(verb.group(0).lower(), printed):
+        return verb.group(0).lower()
     for words in (_measure_words(question), _narrowing_words(question)):
         asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names]
         missing = [w for w in asked if not (_printed(w, printed) or _unit_printed(w, printed))]

@@ -87,6 +87,12 @@ def run(ctx: SkillContext) -> SkillResult:
     if not chart.found and kind is not None:
         # The sub-skill's kind came from the question's words ("increase" is a line chart's); the pixels decide.
         chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=None)
+    if chart.found and (other := unread_series(chart)) is not None:
+        # Two lines read as one zig-zag between them: no value of either can be trusted.
+        result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
+        result.missing = (f"the chart names a second line, {other}, beside {chart.series[0]}, and the tools read "
+                          "only one line: its values may be the two lines mixed")
+        return result
     if chart.found and (doubled := chart.label_on_several_marks):
         # A donut's ring read as extra slices, or one label taken for two slices: no slice's share can be trusted.
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
@@ -342,6 +348,16 @@ def _measured(chart: ChartResult, categories: list[str]) -> bool:
     """Whether any value of ``categories`` was measured (against the axis or an angle) rather than printed."""
     wanted = {c.casefold() for c in categories}
     return any(m.source in ("axis", "angle") for m in chart.marks if m.category.casefold() in wanted)
+
+
+def unread_series(chart: ChartResult) -> str | None:
+    """A legend entry shaped like the one line read ("FY2023" beside "FY2024", "2023" beside "2024") that no line was
+    read for: two lines of one colour family read as one."""
+    if chart.kind != "line" or len(chart.series) != 1 or not re.search(r"\d", chart.series[0]):
+        return None
+    shape = re.sub(r"\d", "#", chart.series[0].strip())
+    return next((t.strip() for t in chart.texts if t.strip() != chart.series[0].strip()
+                 and re.sub(r"\d", "#", t.strip()) == shape and t.strip() not in chart.categories), None)
 
 
 def _asks_a_change(chart: ChartResult, text: str) -> bool:
