@@ -124,6 +124,7 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
 #: Up to three words, then "X, Y or Z" at the very end of the question.
 _ALTERNATIVES = re.compile(r"(?P<list>(?:[\w'-]+(?: [\w'-]+){0,2}, )*)(?P<last>[\w'-]+(?: [\w'-]+){0,2}),? or "
                            r"(?P<after>[\w'-]+(?: [\w'-]+){0,2})\s*[?.!]*\s*$")
+_LEADING_ALTERNATIVES = re.compile(r"(?P<a>[\w'-]+(?: [\w'-]+){0,2}) or (?P<b>[\w'-]+(?: [\w'-]+){0,2})\s*[-–—:?]\s+\w")
 _ASKING_WORD = re.compile(r"\b(?:what|which|who|where|when|how|is|are|was|were|does|do|did|can|could|should|will|"
                           r"would|the|this|that|answer|with)\b", re.IGNORECASE)
 
@@ -134,7 +135,10 @@ def named_alternatives(question: str) -> tuple[str, ...]:
     when it names none, or asks "yes or no" / "or not"."""
     match = _ALTERNATIVES.search(question.strip())
     if not match:
-        return ()
+        # "top half or bottom half - where is the blue triangle?": the alternatives first, then the question.
+        first = _LEADING_ALTERNATIVES.match(question.strip())
+        alternatives = (first.group("a"), first.group("b")) if first else ()
+        return () if any(_ASKING_WORD.search(a) for a in alternatives) else alternatives
     after = match.group("after")
     # "pointing up or down": the alternative before "or" has as many words as the one after it.
     last = " ".join(match.group("last").split()[-len(after.split()):])

@@ -116,6 +116,7 @@ def test_one_vocabulary_of_answer_kinds() -> None:
     ("is it in the top or bottom half?", "top-left", "top half"),
     ("is it in the top left or top right?", "bottom-left", None),  # neither: never the nearer one
     ("left or right?", "center", None),
+    ("top half or bottom half - where is the blue triangle", "bottom-right", "bottom half"),  # offered first
 ])
 def test_a_position_answers_the_side_a_question_offers(question: str, position: str, expected: str | None) -> None:
     assert conform(answer_form(question), position) == expected

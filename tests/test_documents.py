@@ -303,3 +303,8 @@ def test_money_is_still_read_with_or_without_its_sign(text: str, price: str) -> 
 
     found = PRICE.search(text)
     assert found is not None and found.group(0).strip() == price
+
+
+def test_a_tax_rate_is_no_amount_of_money() -> None:
+    assert [a.text for a in amounts_in("SALES TAX 8.25% 3.98")] == ["3.98"]
+    assert amounts_in("TAX 8.25 %") == []

@@ -133,6 +133,19 @@ def test_every_number_a_plural_noun_lists_is_read_never_the_first_alone() -> Non
     assert printed_answer("Which gates are this way?", gates, None).answer == "12-18"
 
 
+def test_a_time_after_the_noun_is_no_number_of_it() -> None:
+    ticket = [_line("COACH SEAT 12:18", 0), _line("C 42A", 40)]
+    span = printed_answer("what seat am i in", ticket, None)
+    assert span is None or span.answer != "12"
+
+
+def test_a_day_the_question_names_is_part_of_what_the_sign_must_say() -> None:
+    door = [_line("Dr. Priya Raman", 0), _line("Office hours: Tue & Thu 1-3 PM", 40)]
+    span = printed_answer("does it say office hours are on wednesday?", door, None, yesno=True)
+    assert span is not None and span.answer != "Yes"
+    assert printed_answer("does the sign say Priya Raman on it?", door, None, yesno=True).answer == "Yes"
+
+
 def test_a_chart_of_rainfall_answers_no_question_about_sunny_days(registry) -> None:  # noqa: ANN001
     chart = _bars({"May": 40, "Jun": 15, "Jul": 5, "Aug": 8}, "Monthly rainfall, Vila Nova", "Rainfall (mm)")
     assert _chart_skill(registry, chart, "how much rain falls in july?").answer == "5"

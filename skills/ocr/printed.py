@@ -39,7 +39,8 @@ from vision_tools.text.ocr import order_lines
 _YESNO_TARGETS = (
     re.compile(r"[\"“‘']([^\"”’']{1,40})[\"”’']"),
     re.compile(r"\b(?:say|says|read|reads|spell|spells|show|shows|mentions?|contains?|includes?|lists?)\s+"
-               r"(?:the\s+words?\s+)?(?P<t>.+?)\s*(?:\bon\b.*)?\??$", re.I),
+               # "on the door" says where, "on wednesday" is part of what is said
+               r"(?:the\s+words?\s+)?(?P<t>.+?)\s*(?:\bon\s+(?:the|this|that|it|its|a|an|there)\b.*)?\??$", re.I),
     re.compile(r"^(?:is|are)\s+(?:the\s+(?:word|words|text|name)\s+)?(?P<t>.+?)\s+(?:written|printed|shown|"
                r"displayed|visible|mentioned)\b", re.I),
     re.compile(r"\bthe\s+(?:word|words|text|name)\s+(?P<t>.+?)\s+(?:on|in|written|printed|shown|appear)", re.I),
@@ -180,7 +181,7 @@ def _numbers_after(noun: str, lines: list[OcrLine]) -> list[tuple[str, OcrLine]]
     """The numbers or codes printed right after ``noun`` ("Exit 17", "Gate: B14", "Total: 2,012"), whole: a
     thousands separator does not end the number."""
     # "Platforms 3 and 4": every number the noun lists, as printed, never the first alone.
-    one = r"[A-Z]?\d+(?:,\d{3})*(?:\.\d+)?[A-Z]?(?![\w.,]?\d)\b"
+    one = r"[A-Z]?\d+(?:,\d{3})*(?:\.\d+)?[A-Z]?(?![\w.,:]?\d)\b"  # never the hour of "12:18"
     pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*({one}(?:\s*(?:,|&|and|or|/|-|to)\s*{one})*)",
                          re.I)
     return [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)]

@@ -43,6 +43,8 @@ def amounts_in(text: str) -> list[Amount]:
     for match in AMOUNT.finditer(fixed):
         if match.group("number").startswith(".") and not _BARE_CENTS_BEFORE.search(fixed[:match.start()]):
             continue
+        if re.match(r"\s?%", fixed[match.end():]):
+            continue  # "SALES TAX 8.25%": a rate, not money
         number = float(match.group("number").replace(",", ""))
         value = -number if match.group("sign") else number
         found.append(Amount(text[match.start():match.end()].strip(), match.start(), match.end(), value))
