@@ -137,8 +137,8 @@ def named_alternatives(question: str) -> tuple[str, ...]:
     if not match:
         # "top half or bottom half - where is the blue triangle?": the alternatives first, then the question.
         first = _LEADING_ALTERNATIVES.match(question.strip())
-        alternatives = (first.group("a"), first.group("b")) if first else ()
-        return () if any(_ASKING_WORD.search(a) for a in alternatives) else alternatives
+        leading: tuple[str, ...] = (first.group("a"), first.group("b")) if first else ()
+        return () if any(_ASKING_WORD.search(a) for a in leading) else leading
     after = match.group("after")
     # "pointing up or down": the alternative before "or" has as many words as the one after it.
     last = " ".join(match.group("last").split()[-len(after.split()):])
