@@ -16,12 +16,10 @@ import math
 import re
 
 from vision_tools.charts import ChartResult, match_name
-from vision_tools.charts.axes import parse_number
+from vision_tools.charts.axes import SCALE_SUFFIXES, parse_number
 
 #: A currency or percent sign printed with a number: the unit its answer is given with.
 _UNIT = re.compile(r"[$€£¥%]")
-#: A scale letter after a printed number: "$120k" is 120 on an axis "in thousands".
-_SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9}
 
 #: The part of a tick step a reader can resolve by eye.
 STEP_FRACTION = 5.0
@@ -86,7 +84,7 @@ def as_printed(chart: ChartResult, value: float) -> str | None:
     for text in chart.texts:
         number = parse_number(text)
         # "$120k" over an axis in thousands prints the value 120 with its scale.
-        scale = _SCALES.get(text.strip()[-1:], 1.0)
+        scale = SCALE_SUFFIXES.get(text.strip()[-1:], 1.0)
         if number is not None and _UNIT.search(text) and \
                 any(math.isclose(number[0], value * s, rel_tol=1e-9, abs_tol=1e-9) for s in {1.0, scale}):
             printed.add(text.strip())

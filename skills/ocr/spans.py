@@ -15,6 +15,7 @@ from difflib import SequenceMatcher
 
 from PIL import Image
 
+from vision_tools.documents.patterns import UNIT_AFTER
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
 from vision_tools.text.chars import char_scores
@@ -30,7 +31,7 @@ DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?|
 PRICE = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d{1,2})?|\b(?:RM|USD|EUR|GBP)\s?\d[\d,]*(?:\.\d{1,2})?|"
                     r"\b\d[\d,]*\.\d{2}\s?(?:€|\$|EUR|USD|RM)?(?!\d)"
                     # "Salt 0.08 g": a number with a unit of measure after it is a quantity, not a price.
-                    r"(?!\s?(?:(?:mg|g|kg|ml|cl|l|oz|lbs?|kcal|kj|cal|cm|mm|km|m)\b|%))", re.I)
+                    rf"(?!{UNIT_AFTER})", re.I)
 
 @dataclass
 class PrintedAnswer:

@@ -21,7 +21,8 @@ from vision_tools.charts.result import AxisFit
 from vision_tools.image.boxes import Box
 
 _NUMBER_RE = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)$")
-_SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9}
+#: A scale letter after a printed number: "$3.5k" is 3500.
+SCALE_SUFFIXES = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9}
 
 
 @dataclass(eq=False)  # compared and hashed by identity: two labels may read alike
@@ -55,8 +56,8 @@ def parse_number(text: str) -> tuple[float, bool] | None:
     percent = s.endswith("%")
     s = s.rstrip("%").lstrip("$€£¥").rstrip("$€£¥")
     scale = 1.0
-    if s[-1:] in _SUFFIX and len(s) > 1 and s[-2].isdigit():
-        scale, s = _SUFFIX[s[-1]], s[:-1]
+    if s[-1:] in SCALE_SUFFIXES and len(s) > 1 and s[-2].isdigit():
+        scale, s = SCALE_SUFFIXES[s[-1]], s[:-1]
     if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?", s):
         s = s.replace(",", "")
     elif re.fullmatch(r"[-+]?\d+,\d{1,2}", s):  # decimal comma

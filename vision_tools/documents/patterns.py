@@ -62,8 +62,9 @@ def sole_amount(text: str) -> Amount | None:
     return found[0] if len(re.sub(r"[^A-Za-z0-9]", "", rest)) <= 2 else None
 
 
-#: A unit of measure printed right after a number: the number is a quantity.
-_UNIT_AFTER = re.compile(r"\s*(?:(?:mg|g|kg|ml|cl|l|oz|lbs?|kcal|kj|cal|cm|mm|km|m)\b|%)", re.IGNORECASE)
+#: A unit of measure (or "%") printed right after a number: the number is a quantity or a rate, not money.
+UNIT_AFTER = r"\s*(?:(?:mg|g|kg|ml|cl|l|oz|lbs?|kcal|kj|cal|cm|mm|km|m)\b|%)"
+_UNIT_AFTER = re.compile(UNIT_AFTER, re.IGNORECASE)
 
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
