@@ -247,6 +247,30 @@ def test_a_donut_with_its_percentages_printed_on_the_ring(charts: dict[str, Imag
     assert result.label_on_several_marks is None and not result.warnings
 
 
+PALE_PIE = {"Apex": 27.0, "Nova": 22.0, "Orbit": 18.0, "Zenit": 13.0, "Lumo": 8.0, "Others": 12.0}
+
+
+def test_a_pie_with_pale_slices_and_neighbouring_key_colours() -> None:
+    # A light cyan and a pale grey slice lay within the tolerance of a faint background blend: the disk lost a
+    # fifth of its area and was no pie. A teal key lay within the tolerance of a steel-blue one, and each key took
+    # the first slice near its colour: Nova's share went to Zenit, Zenit's to Nova.
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 6))
+    ax.pie(list(PALE_PIE.values()), colors=["#e63946", "#457b9d", "#f4a261", "#2a9d8f", "#a8dadc", "#adb5bd"],
+           startangle=90, counterclock=False, autopct="%d%%", wedgeprops={"edgecolor": "white", "linewidth": 2})
+    ax.legend(list(PALE_PIE), loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    result = parse_chart(_png(fig))
+    assert result.kind == "pie"
+    named = {name: result.value(name) for name in PALE_PIE if name in result.table}
+    # The grey key has no colour of its own to match ("grey keys unsupported"); every coloured one names its slice.
+    assert set(named) >= {"Apex", "Nova", "Orbit", "Zenit", "Lumo"}, result.categories
+    for name, share in named.items():
+        assert abs(share - PALE_PIE[name]) <= 1.0, (name, share)
+
+
 def test_hand_drawn_bar_chart() -> None:
     result = parse_chart(_pil_bar_chart())
     assert result.kind == "bar"

@@ -29,8 +29,13 @@ def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette) -> list[tu
         best, best_count = -1, 0
         mid = slice(int(t.cy - 0.25 * h) - ya, int(t.cy + 0.25 * h) + 1 - ya)
         coloured = chroma_map(band) >= 20  # grey text never is a key
-        for index in ink:
-            hit = (chebyshev(band, palette.colours[index]) <= 45) & coloured
+        if not ink:
+            continue
+        # Each pixel belongs to its nearest ink only: a teal key lies within the tolerance of a steel blue too.
+        distances = np.stack([chebyshev(band, palette.colours[index]) for index in ink])
+        nearest = distances.argmin(axis=0)
+        for position, index in enumerate(ink):
+            hit = (distances[position] <= 45) & (nearest == position) & coloured
             # The key is the run of this colour nearest the text along its middle rows ...
             cols = _run_near(_bridge(np.asarray(hit[mid].any(axis=0))), float(xb - xa))
             if cols is None:

@@ -200,12 +200,16 @@ def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text],
         region = legend_region(legend, len(found) - len(legend), rgb.shape)
         texts = replace_region(texts, reread(region), region)
         legend = find_legend([t for t in texts if math.hypot(t.cx - cx, t.cy - cy) > r], rgb, palette)
-    for text, colour in legend:
-        for k, s in enumerate(found):
-            if k not in names and np.abs(palette.colours[s.colour] - palette.colours[colour]).max() <= 40:
-                names[k] = text.text
-                used.add(id(text))
-                break
+    # Nearest colours pair first: a light cyan key lies within the tolerance of a grey slice too, and the first
+    # slice within it need not be the key's own.
+    pairs = sorted((int(np.abs(palette.colours[s.colour] - palette.colours[colour]).max()), k, n)
+                   for n, (_, colour) in enumerate(legend) for k, s in enumerate(found))
+    keyed: set[int] = set()
+    for distance, k, n in pairs:
+        if distance <= 40 and k not in names and n not in keyed:
+            names[k] = legend[n][0].text
+            used.add(id(legend[n][0]))
+            keyed.add(n)
     if not names:
         names = _labels_around(texts, found, cx, cy, r, used)
         if names and reread is not None:

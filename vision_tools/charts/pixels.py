@@ -167,11 +167,16 @@ def _solid(rgb: np.ndarray, colours: np.ndarray) -> np.ndarray:
 
 
 def background_mask(rgb: np.ndarray, palette: Palette, tol: int | None = None) -> np.ndarray:
-    """Pixels within ``tol`` (by default ``config.CONFIG.colour_tol``) of any background colour."""
+    """Pixels within ``tol`` (by default ``config.CONFIG.colour_tol``) of a background colour and no nearer to an
+    ink colour: a pale slice (a grey "Others", a light cyan) lies within the tolerance of a faint background blend
+    and is ink all the same."""
     tol = config.CONFIG.colour_tol if tol is None else tol
-    mask = np.zeros(rgb.shape[:2], dtype=bool)
+    near_bg = np.full(rgb.shape[:2], 255, dtype=np.uint8)
     for i in np.flatnonzero(palette.background):
-        mask |= chebyshev(rgb, palette.colours[i]) <= tol
+        near_bg = np.minimum(near_bg, chebyshev(rgb, palette.colours[i]))
+    mask = near_bg <= tol
+    for ink in palette.ink():
+        mask &= ~(chebyshev(rgb, palette.colours[ink]) < near_bg)
     return mask
 
 
