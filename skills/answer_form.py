@@ -29,7 +29,10 @@ _CURLY = re.compile(r"curly\s+brac(?:e|ket)s?|in\s+\{\s*\w*\s*\}|e\.g\.,?\s*\{",
 _OPTION_LINE = re.compile(r"^\s*\(?([A-H])[.):]\s+(.+?)\s*$", re.MULTILINE)
 # Inline options: "... (A) red (B) blue ..." or "A. red B. blue" on one line.
 _OPTION_INLINE = (re.compile(r"(?:^|\s)\(([A-H])\)\s*(.+?)(?=\s+\([A-H]\)\s|$)", re.DOTALL),
-                  re.compile(r"(?:^|\s)([A-H])[.)]\s+(.+?)(?=\s+[A-H][.)]\s|$)", re.DOTALL))
+                  re.compile(r"(?:^|\s)([A-H])[.)]\s+(.+?)(?=\s+[A-H][.)]\s|$)", re.DOTALL),
+                  # Typed by people in lower case: "a) 18% b) 22%", "(a) Reds (b) Blues" (never "a." : a sentence's
+                  # "a." is too common).
+                  re.compile(r"(?:^|\s)\(?([a-h])\)\s*(.+?)(?=\s+\(?[a-h]\)\s|$)", re.DOTALL))
 _LETTER_ASK = re.compile(r"option'?s?\s+letter|letter of the (?:correct )?(?:option|answer|choice)|"
                          r"choose (?:one|from)|from the given choices", re.IGNORECASE)
 _YESNO_ASK = re.compile(r"\byes\s*(?:/|or)\s*no\b|\byes or no\b", re.IGNORECASE)
@@ -171,7 +174,7 @@ def parse_options(question: str) -> dict[str, str]:
     for inline in _OPTION_INLINE:
         if len(found) >= 2:
             break
-        found = [(m.group(1), m.group(2).strip()) for m in inline.finditer(question)]
+        found = [(m.group(1).upper(), m.group(2).strip()) for m in inline.finditer(question)]
     options: dict[str, str] = {}
     for letter, text in found:
         expected = chr(ord("A") + len(options))

@@ -43,6 +43,15 @@ def test_options_are_parsed_in_order_and_must_start_at_a() -> None:
     assert parse_options("Mr. B. Smith signed it. C. Jones too.") == {}
 
 
+def test_options_typed_in_lower_case_are_options() -> None:
+    assert parse_options("what share does Nova hold? a) 18% b) 22% c) 27%") == {"A": "18%", "B": "22%", "C": "27%"}
+    assert parse_options("which team? (a) Reds (b) Blues") == {"A": "Reds", "B": "Blues"}
+    assert answer_form("which team? (a) Reds (b) Blues").kind == "choice"
+    # A sentence's "a." is no option, nor one "(a)" alone.
+    assert parse_options("pick a. b. or c.") == {}
+    assert parse_options("is it (a) good thing?") == {}
+
+
 @pytest.mark.parametrize("answer, expected", [
     ("B", "B"), ("(B)", "B"), ("B.", "B"), ("B. South", "B"), ("The answer is C", "C"), ("South", "B"),
     ("E", None), ("r", None), ("Day 14", None), ("86.53", None), ("I could not determine the answer.", None),

@@ -270,3 +270,20 @@ def test_the_answer_format_sentence_is_not_looked_for_on_a_sign() -> None:
                 "Answer with the option's letter from the given choices directly.")
     span = printed_answer(question, lines, None)
     assert span is None or span.answer is None  # the airport is not on the sign: never "5 km"
+
+
+def test_a_number_in_a_yes_no_question_is_matched_exactly_and_may_be_said_in_other_words(maestro) -> None:
+    image = Image.new("RGB", (900, 360), (245, 240, 230))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(BOLD, 40)
+    draw.text((40, 40), "IBUPROFEN", fill="black", font=font)
+    draw.text((40, 120), "200 mg Tablets", fill="black", font=font)
+    draw.text((620, 120), "24", fill="black", font=font)  # set apart on the row, as a box prints its count
+    draw.text((700, 120), "tablets", fill="black", font=font)
+    draw.text((40, 220), "Mon - Fri", fill="black", font=font)
+    draw.text((420, 220), "7:00 - 18:30", fill="black", font=font)
+    # "400 mg tablets" is a character away from "200 mg Tablets" as a string, and had been "Yes".
+    assert maestro.ask(image, "Does the label say 400 mg tablets?").answer == "No"
+    assert maestro.ask(image, "does it say 24 tablets").answer == "Yes"  # the row read as one phrase
+    # Its number is printed, its words are not: the sign may say it in other words, so neither Yes nor No.
+    assert maestro.ask(image, "does the sign say they close at 18:30 on weekdays").status == "abstained"

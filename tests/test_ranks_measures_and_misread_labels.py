@@ -101,7 +101,8 @@ def test_money_is_printed_when_the_chart_prints_a_currency() -> None:
     assert unprinted_measure(chart, "how many dollars did Q1 bring in") is None
     shares = ChartResult(kind="pie", title="Household budget", series=["percent"], categories=["Food"],
                          texts=["Household budget", "Food", "15%"], table={"Food": {"percent": 15.0}})
-    assert unprinted_measure(shares, "How many dollars per month does the household spend on food?") == "dollars"
+    assert unprinted_measure(shares, "How many dollars per month does the household spend on food?") == \
+        "dollars as a number (the chart gives shares in percent)"
     warmth = ChartResult(kind="line", title="Average temperature", series=["value"], categories=["Jan"],
                          texts=["Average temperature", "Temp (°C)", "Jan"], table={"Jan": {"value": 3.0}})
     assert unprinted_measure(warmth, "By how many degrees did it warm up from January to June?") is None

@@ -27,6 +27,11 @@ _COMPARATIVE = re.compile(r"\b(?:higher|more|greater|larger|bigger|above|exceed\
 _MOVED = re.compile(r"\b(?:(?P<up>go(?:es)? up|went up|increas\w*|rise|rose|grow|grew|climb\w*|improve\w*)|"
                     r"(?P<down>go(?:es)? down|went down|decreas\w*|fall|fell|drop\w*|declin\w*|shrink|shrank))\b"
                     r".*\b(?:from|between)\b")
+#: "more than double", "twice as high as", "3 times", "half": a comparison with a multiple of the other value.
+_FACTOR = re.compile(r"\b(?:(?P<word>double|twice|triple|thrice|quadruple|half)|(?P<n>\d+(?:\.\d+)?|two|three|"
+                     r"four|five|ten)\s*(?:times|x)\b)")
+_FACTORS = {"double": 2.0, "twice": 2.0, "triple": 3.0, "thrice": 3.0, "quadruple": 4.0, "half": 0.5, "two": 2.0,
+            "three": 3.0, "four": 4.0, "five": 5.0, "ten": 10.0}
 _LOWER = re.compile(r"\b(?:lower|less|fewer|smaller|below)\b")
 _YESNO = re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had)\b")
 _WHICH = re.compile(r"\b(?:which|what)\b")
@@ -53,6 +58,14 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
     if _YESNO.match(text) and re.search(r"\bor not\b|\bor no\b", text):
         text = re.sub(r",?\s*\bor not\b|,?\s*\bor no\b", "", text)  # "…higher than Q2, or not?" is Yes or No
     named_series = series[0] if len(series) == 1 else None
+    if (factor := _FACTOR.search(asking)) is not None:
+        # "Was A more than double B?": A against twice B, as a Yes or No only; any other shape is not settled.
+        times = _FACTORS.get(factor.group("word") or factor.group("n") or "") or float(factor.group("n") or 0)
+        if _YESNO.match(text) and times > 0 and len(categories) == 2 and len(series) <= 1:
+            return _yes_no(chart, [(categories[0], named_series), (categories[1], named_series)], lower, times)
+        if _YESNO.match(text) and times > 0 and len(categories) == 1 and len(series) == 2:
+            return _yes_no(chart, [(categories[0], series[0]), (categories[0], series[1])], lower, times)
+        return None, None
     if _YESNO.match(text) and " or " in f" {text} " and len(categories) == 2 and len(series) <= 1:
         # "Did more kids choose bananas or apples?" asks which, not Yes or No.
         return _pick(chart, {c: (c, named_series) for c in categories}, lower)
@@ -89,10 +102,11 @@ def _span(chart: ChartResult) -> float:
     return max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
 
 
-def _yes_no(chart: ChartResult, sides: list[tuple[str, str | None]], lower: bool) -> Answer:
-    """Whether the first side is above (below) the second."""
+def _yes_no(chart: ChartResult, sides: list[tuple[str, str | None]], lower: bool, times: float = 1.0) -> Answer:
+    """Whether the first side is above (below) the second, or ``times`` the second."""
     (a_cat, a_series), (b_cat, b_series) = sides
     a, b = read_value(chart, a_cat, a_series), read_value(chart, b_cat, b_series)
+    b = None if b is None else times * b
     if a is None or b is None or abs(a - b) < CLEAR_GAP_SHARE * _span(chart):
         return None, None
     holds = a < b if lower else a > b

@@ -36,9 +36,11 @@ _NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "co
                   "million", "millions", "billion", "k", "m", "bn", "percent", "percentage", "points", "units",
                   "times", "exactly", "approximately", "roughly", "about", "around", "higher", "lower", "bigger",
                   "larger", "smaller", "extra", "greater"} | _OPERATIONS
+#: Words of an amount that a share is not: "how many units", "how many thousand".
+_AMOUNTS = {"units", "thousand", "thousands", "million", "millions", "billion", "k", "m", "bn"}
 #: "What was the net profit in Q2?", "whats the average salary in engineering": the measure before the category.
 _WHAT_MEASURE = re.compile(r"\bwhat(?:'s|s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?"
-                           r"(?P<words>(?:[a-z][a-z'-]*\s+){1,3}?)(?:in|of|for|during|at)\b", re.I)
+                           r"(?P<words>(?:[a-z][a-z'-]*\s+){1,3}?)(?:in|of|for|during|at|from)\b", re.I)
 #: "came from mobile devices", "via the app", "using public transport": a source the value is narrowed to.
 _FROM_SOURCE = re.compile(r"\b(?:from|via|through|using)\s+(?P<words>(?:[a-z][a-z'-]*\s*){1,3})", re.I)
 #: Words of a narrowing phrase that name no source: "from the chart", "from 2019 to 2020" (numbers are skipped).
@@ -66,12 +68,33 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     names = {spelling for name in [*chart.categories, *chart.series] for spelling in spellings(norm(name))}
     if (verb := _OPPOSING.search(question)) and not _printed(verb.group(0).lower(), printed):
         return verb.group(0).lower()
+    if (counted := _counted_words(question)) and in_percent(chart):
+        return f"{' '.join(counted)} as a number (the chart gives shares in percent)"
     for words in (_measure_words(question), _narrowing_words(question)):
         asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names]
         missing = [w for w in asked if not (_printed(w, printed) or _unit_printed(w, printed))]
         if missing:
             return " ".join(missing)
     return None
+
+
+def in_percent(chart: ChartResult) -> bool:
+    """Whether the chart's values are percentages: a pie, or numbers printed with "%" (ticks or labels) for at least
+    half of those printed."""
+    if chart.kind == "pie":
+        return True
+    numbers = [t for t in chart.texts if re.search(r"\d", t)]
+    shares = [t for t in numbers if re.search(r"\d\s*%", t)]
+    return len(shares) >= 2 and 2 * len(shares) >= len(numbers)
+
+
+def _counted_words(question: str) -> list[str]:
+    """The things a "how many …"/"how much …" question counts or totals, other than a share: "how many <phones> did
+    Apex ship", "how many <units>", but not "how many percent" or "how many points higher"."""
+    match = _MEASURE.search(question)
+    if match is None:
+        return []
+    return [w for w in _measure_words(question) if w not in _NOT_A_MEASURE - _AMOUNTS]
 
 
 def _measure_words(question: str) -> list[str]:

@@ -55,3 +55,13 @@ def spellings(name: str) -> list[str]:
 def norm(text: str) -> str:
     """Lower case, words and numbers only, single spaces: how names and questions are compared."""
     return " ".join(re.sub(r"[^a-z0-9%.]+", " ", text.lower()).split())
+
+
+def unread_calendar_names(categories: list[str], text: str) -> list[str]:
+    """Months or weekdays ``text`` names in full that a chart of months or weekdays has no category for: "from
+    January to December" over a chart whose "Jan" went unread is no question about December alone. ("May" is a
+    verb too, and is never taken for the month.)"""
+    if not any(full in CALENDAR for c in categories for full in spellings(norm(c))):
+        return []
+    named = [full for full in CALENDAR if full != "may" and re.search(rf"\b{full}\b", text.lower())]
+    return [full for full in named if not mentioned(categories, full)]

@@ -91,6 +91,38 @@ def as_printed(chart: ChartResult, value: float) -> str | None:
     return next(iter(printed)) if len(printed) == 1 else None
 
 
+#: "in € thousand", "in millions of dollars", "(in $k)": the scale a question wants a total in.
+_ASKED_SCALE = re.compile(r"\bin\s+(?:[$€£¥]\s*|(?:us\s+)?dollars?\s+|euros?\s+|pounds?\s+)?"
+                          r"(?P<scale>thousands?|millions?|billions?|k|m|bn)\b", re.I)
+_SCALE_WORDS = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
+
+
+def in_printed_scale(chart: ChartResult, question: str, value: float, average: bool = False) -> str | None:
+    """A value computed from labels printed with a scale letter ("€412k"), written as they are ("€2026k"), or as a
+    bare number in the scale the question asks for ("in € thousand": 2026); None when the labels carry no scale
+    letter or do not agree on one (then the plain number is the answer)."""
+    styles, digits = set(), 0
+    for text in chart.texts:
+        plain = text.strip()
+        if "%" in plain or len(plain) < 2 or plain[-1] not in SCALE_SUFFIXES or not plain[-2].isdigit() or \
+                parse_number(plain) is None:
+            continue
+        currency = re.findall(r"[$€£¥]", plain)
+        styles.add((currency[0] if currency else "", plain[-1]))
+        digits = max(digits, len(m.group(1)) if (m := re.search(r"\.(\d+)\D*$", plain)) else 0)
+    if len(styles) != 1:
+        return None
+    unit, letter = styles.pop()
+    # The mean of printed whole numbers may fall between them.
+    number = formatted(value / SCALE_SUFFIXES[letter], digits + 1 if average else digits)
+    asked = _ASKED_SCALE.search(question)
+    if asked is None:
+        return f"{unit}{number}{letter}"
+    word = asked.group("scale").lower()
+    wanted = _SCALE_WORDS[word if word in ("bn", "k", "m") else word.rstrip("s")]
+    return number if wanted == SCALE_SUFFIXES[letter] else None
+
+
 def measured_reading(chart: ChartResult, value: float) -> float:
     """``value``, measured against the chart's axis, as a careful reader gives it: the roundest number within
     ``MEASURE_PIXELS`` of it (what a measurement can be off by: tick labels' centres, the spine over a bar's base,

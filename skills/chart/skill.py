@@ -23,8 +23,15 @@ from skills.chart.comparisons import compare_values
 from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import unprinted_measure
-from skills.chart.names import CALENDAR, mentioned, norm
-from skills.chart.precision import as_printed, formatted, read_value, unread_labels, value_decimals
+from skills.chart.names import CALENDAR, mentioned, norm, unread_calendar_names
+from skills.chart.precision import (
+    as_printed,
+    formatted,
+    in_printed_scale,
+    read_value,
+    unread_labels,
+    value_decimals,
+)
 from skills.common import conclude
 from skills.question_text import task_text
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
@@ -126,6 +133,9 @@ def run(ctx: SkillContext) -> SkillResult:
     if result.answer is None and stated and not getattr(ctx.expert, "neural", False):
         result.missing = (f"the question states {', '.join(stated)}, which the chart prints nowhere: a look-up in "
                           "its table answers no calculation from that number, nor a point between its marks")
+    elif result.answer is None and (unread := unread_calendar_names(chart.categories, ctx.question)):
+        result.missing = (f"the question names {', '.join(n.capitalize() for n in unread)}, which the tools could not "
+                          "read among the chart's labels")
     elif result.answer is None and (measure := unprinted_measure(chart, ctx.question)) is not None:
         result.missing = f"the question asks about {measure}, which the chart prints nowhere: it measures something else"
     elif result.answer is None and (unread := unread_labels(chart)):
@@ -175,6 +185,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     """The answer a parsed chart settles for ``question`` and how sure it is (``skills.chart.confidence``), or
     (None, None) when it needs reasoning beyond the table, or the answer is a mark whose label was not read
     ("Bar 5" for the warmest month)."""
+    if unread_calendar_names(chart.categories, question):
+        return None, None
     answer, confidence = _from_table(chart, question)
     if answer is not None and _PLACEHOLDER.match(answer):
         return None, None
@@ -238,7 +250,10 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     value: float | None = None
     average = False
     sure: float | None = 1.0  # how sure the categories used are the ones asked (an extreme may be too close to tell)
-    if (change := _CHANGE_FROM_TO.search(text)) and len(categories) == 2:
+    change = _CHANGE_FROM_TO.search(text)
+    if change and len(categories) != 2:
+        return None, None  # "how much did it grow from January to December" with one of the two not read
+    if change:
         used = mentioned(chart.categories, text[change.end():])
         if len(used) != 2:
             return None, None
@@ -305,6 +320,9 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     answer = formatted(value, decimals)
     if len(used) == 1 and not average and chart.kind != "pie":
         answer = as_printed(chart, value) or answer
+    elif len(used) > 1 and chart.kind != "pie" and not _measured(chart, used):
+        # A total of "€412k", "€386k", …: "€2026k", or 2026 when asked "in € thousand".
+        answer = in_printed_scale(chart, question, value, average) or answer
     if chart.kind == "pie" and not average and re.search(r"\b(percent|percentage|share)\b|%", question, re.I):
         answer += "%"  # a pie's values are shares in percent: "What percent goes to food?" is "20%", as printed
     confidence = values_confidence(chart, used, named_series)

@@ -33,6 +33,7 @@ from skills.ocr.spans import (
 from skills.ocr.spans_by_name import named_beside, near_named
 from skills.question_text import task_text
 from vision_tools.documents.patterns import QUANTITY as _QUANTITY
+from vision_tools.image.boxes import Box
 from vision_tools.text import OcrLine
 from vision_tools.text.ocr import order_lines
 
@@ -208,13 +209,30 @@ def _yes_no(question: str, lines: list[OcrLine], image: Image.Image | None) -> P
     target = _yes_no_target(question)
     if not target:
         return None
-    best, best_line = best_match(target, lines)
+    # Words a sign sets apart on one row ("24" beside "tablets") are one phrase to a reader.
+    rows = [OcrLine(" ".join(line.text for line in row), Box(min(line.box.x0 for line in row),
+                    min(line.box.y0 for line in row), max(line.box.x1 for line in row),
+                    max(line.box.y1 for line in row)), min(line.confidence for line in row))
+            for row in order_lines(lines) if len(row) > 1]
+    best, best_line = best_match(target, lines + rows)
     weakest_line = min(line.confidence for line in lines)
     features = {"printed_match": round(best, 3), "reading_min_line": round(weakest_line, 3)}
+    numbers = _digits(target)
+    if best >= PRESENT and not numbers <= _digits(best_line.text):
+        # "400 mg tablets" against a printed "200 mg Tablets": alike as strings, but a number is never an OCR slip
+        # away from another; the words are printed with a number other than the one asked.
+        return PrintedAnswer("No", round(min(0.95, best_line.confidence), 3),
+                             f"'{target}' is printed with another number: {best_line.text!r}", features=features)
     if best >= PRESENT:
         score = span_score(image, best_line, target)
         features["span_min_char"] = round(score, 3)
         return PrintedAnswer("Yes", round(min(0.97, score * best), 3), f"'{target}' is printed: {best_line.text!r}",
+                             features=features)
+    if numbers and numbers <= set().union(*(_digits(line.text) for line in lines)):
+        # "they close at 18:30 on weekdays" over "Mon - Fri 7:00 - 18:30": its numbers are printed, its words are
+        # not; the sign may say it in other words.
+        return PrintedAnswer(None, 0.0, "not printed", missing=f"'{target}' is not printed as such, but its numbers "
+                                                               "are: the text may say it in other words",
                              features=features)
     if best < ABSENT and _ABOUT_CONTENT.search(question):
         # "Does the label contain sugar?" may be printed in other words (CANE SYRUP): only a printed match settles it.
@@ -227,6 +245,11 @@ def _yes_no(question: str, lines: list[OcrLine], image: Image.Image | None) -> P
     return PrintedAnswer(None, 0.0, "unclear", missing=(f"the closest printed words ({best_line.text!r}) neither "
                                                         f"clearly match nor clearly differ from '{target}'"),
                          features=features)
+
+
+def _digits(text: str) -> set[str]:
+    """The numbers in ``text`` as runs of digits ("18:30" -> "1830", "5g" -> "5")."""
+    return {re.sub(r"\D", "", m) for m in re.findall(r"\d+(?:[.,:]\d+)*", text)}
 
 
 def best_match(target: str, lines: list[OcrLine]) -> tuple[float, OcrLine]:

@@ -37,9 +37,10 @@ RIVAL_SHARE = 0.8
 # Quoted text, not apostrophes: "Product D's share ... Product A's" quotes nothing.
 _QUOTED = re.compile(r"(?<![\w])[\"“']([^\"”']{2,40})[\"”'](?![\w])")
 _COLOUR_Q = re.compile(r"\bwhat (colou?r)\b|\bwhich colou?r\b|\bcolou?r of\b|\bcolou?r is\b", re.I)
-_WHERE_Q = re.compile(r"\bwhere\b|\bquadrant\b|\bwhich (corner|side|part)\b|\blocated\b", re.I)
+_WHERE_Q = re.compile(r"\bwhere(?:abouts)?\b|\bquadrant\b|\bwhich (corner|side|part)\b|\blocated\b", re.I)
 _TEXT_Q = re.compile(r"\b(written|say|says|word|text|label reads?)\b", re.I)
-_WHERE_OBJECT = re.compile(r"\bwhere (?:is|are) (?:the |a |an )?(?P<object>[a-z][a-z -]{0,40}?)\s*(?:\?|$|\blocated\b|"
+_WHERE_OBJECT = re.compile(r"\bwhere(?:abouts)?(?: in (?:the|this) (?:image|picture|photo|photograph))? (?:is|are) "
+                           r"(?:the |a |an )?(?P<object>[a-z][a-z -]{0,40}?)\s*(?:\?|$|\blocated\b|"
                            r"\bin\b|\bon\b|\.)", re.I)
 #: "What shape is the red object?", "What kind of shape is the blue one?"
 _SHAPE_OF = re.compile(r"\bshape\s+(?:is|of)\s+(?:the|this|that)\s+(?P<object>[a-z][a-z -]{0,40}?)\s*(?:\?|$|\.|,)",
@@ -123,6 +124,10 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
             matches = [(d.box, 0.9, d.colour) for d in found.detections]
     if not matches:
         return conclude(ctx, [kind, found], None, missing=f"nothing matching {target!r} was found in the image")
+    if _no_one_stands_out(matches):
+        # "A small coloured shape somewhere" on gravel: a dozen dull blobs of the ground alike, none of them clear.
+        return conclude(ctx, [kind, found], None, missing=(
+            f"no {target!r} stands out: {len(matches)} faint likenesses, none clearly drawn or coloured"))
     box, score, _ = matches[0]
     # A rival match nearly as good makes "the" target ambiguous when it would give another answer.
     rival = matches[1][0] if len(matches) > 1 and matches[1][1] >= 0.8 * score else None
@@ -164,6 +169,13 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
     outcome = conclude(ctx, results, answer, confidence=weighed(confidence, kind))
     outcome.extra_images = crops
     return outcome
+
+
+def _no_one_stands_out(matches: list[tuple[Box, float, str | None]]) -> bool:
+    """Whether the best of several matches is a weak likeness with two or more rivals as good: the texture of a
+    busy ground, not a shape anyone would point at."""
+    best = matches[0][1]
+    return best < SWEEP_SCORE and sum(score >= RIVAL_SHARE * best for _, score, _ in matches) >= 3
 
 
 #: A colour's shape counts in a sweep from this search score (the needle's own scored 0.93; clutter 0.6).
@@ -275,8 +287,10 @@ def _target(question: str, named: str | None) -> str | None:
         head = named.split()[-1]
         shape = shape_in(named)
         colours = colours_in(named)
-        if shape is None and head.rstrip("s") in GENERIC_SHAPE_WORDS and (colour_asked or _SHAPE_Q.search(question)):
-            # "the small shape", "the red object": a drawn shape of any kind, found as a solid coloured blob.
+        if shape is None and head.rstrip("s") in GENERIC_SHAPE_WORDS and (
+                colour_asked or _SHAPE_Q.search(question) or _WHERE_Q.search(question)):
+            # "the small shape", "the red object", "where is the red thing": a drawn shape of any kind, found as a
+            # solid coloured blob (one that stands out, or none).
             colour = colours[0] if colours and not colour_asked else None
             return " ".join(w for w in (colour, "shape") if w)
         findable = shape is not None or (colours and (head in _REGION_NOUNS or colours_in(head)))

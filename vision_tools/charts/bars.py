@@ -342,7 +342,8 @@ def _printed_label(numbers: list[Text], bar: Rect, vertical: bool, text_h: float
         else:
             if not bar.y0 - 0.25 * bar.height <= t.cy <= bar.y1 + 0.25 * bar.height:
                 continue
-            gap = t.box.x0 - bar.x1
+            # Written inside the bar's end ("€412k" in white), a label's right edge is the one near the end.
+            gap = t.box.x0 - bar.x1 if t.box.x1 > bar.x1 + 0.5 * text_h else t.box.x1 - bar.x1
         if -2.0 * text_h <= gap <= 1.5 * text_h and (best is None or abs(gap) < best[0]):
             best = (abs(gap), t)
     return None if best is None else best[1]

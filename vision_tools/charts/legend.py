@@ -3,6 +3,8 @@ where the entries OCR missed must be."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from vision_tools.charts.axes import Text
@@ -10,15 +12,18 @@ from vision_tools.charts.pixels import Palette, chebyshev, chroma_map
 from vision_tools.image.boxes import Box
 
 
-def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette) -> list[tuple[Text, int]]:
+def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette,
+                grey_keys: Sequence[int] = ()) -> list[tuple[Text, int]]:
     """``(text, colour index)`` for texts with a short patch (or line sample) of one ink colour just to their left.
 
     The key must be compact: within the text's height (a bar beside or under a label reaches beyond it) and
-    within a few character heights of the text (a bar ending before a value label extends further left).
+    within a few character heights of the text (a bar ending before a value label extends further left). Greys
+    are text and axes, so a grey key is looked for only in the colours ``grey_keys`` names (a pie's grey "Others"
+    slice), and only in that very colour.
     """
     entries = []
     h_img = rgb.shape[0]
-    ink = [i for i in palette.ink() if palette.chroma(i) >= 25]  # greys are text and axes; grey keys unsupported
+    ink = [i for i in palette.ink() if palette.chroma(i) >= 25 or i in grey_keys]
     for t in texts:
         h = max(4.0, t.height)
         ya, yb = int(max(0, t.box.y0 - 0.6 * h)), int(min(h_img, t.box.y1 + 0.6 * h + 1))
@@ -28,14 +33,17 @@ def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette) -> list[tu
         band = rgb[ya:yb, xa:xb]
         best, best_count = -1, 0
         mid = slice(int(t.cy - 0.25 * h) - ya, int(t.cy + 0.25 * h) + 1 - ya)
-        coloured = chroma_map(band) >= 20  # grey text never is a key
+        coloured = chroma_map(band) >= 20  # grey text never is a key ...
         if not ink:
             continue
         # Each pixel belongs to its nearest ink only: a teal key lies within the tolerance of a steel blue too.
         distances = np.stack([chebyshev(band, palette.colours[index]) for index in ink])
         nearest = distances.argmin(axis=0)
         for position, index in enumerate(ink):
-            hit = (distances[position] <= 45) & (nearest == position) & coloured
+            if index in grey_keys:  # ... unless it is the grey of a slice, exactly
+                hit = (distances[position] <= 12) & (nearest == position)
+            else:
+                hit = (distances[position] <= 45) & (nearest == position) & coloured
             # The key is the run of this colour nearest the text along its middle rows ...
             cols = _run_near(_bridge(np.asarray(hit[mid].any(axis=0))), float(xb - xa))
             if cols is None:

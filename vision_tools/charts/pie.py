@@ -182,7 +182,9 @@ def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text],
     percents: dict[int, Text] = {}
     names: dict[int, str] = {}
     for t in texts:
-        if math.hypot(t.cx - cx, t.cy - cy) > r:
+        # Beyond the rim a label names its slice; in the middle ("€2,400 total spent" in a donut's hole) it names
+        # none of them.
+        if not 0.4 * r <= math.hypot(t.cx - cx, t.cy - cy) <= r:
             continue
         k = _slice_at(found, _angle(t.cx - cx, t.cy - cy))
         if k is None:
@@ -195,11 +197,12 @@ def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text],
             continue
         if t.number is not None and (t.percent or k not in percents):
             percents[k] = t
-    legend = find_legend([t for t in texts if math.hypot(t.cx - cx, t.cy - cy) > r], rgb, palette)
+    greys = [s.colour for s in found if palette.chroma(s.colour) < 25]
+    legend = find_legend([t for t in texts if math.hypot(t.cx - cx, t.cy - cy) > r], rgb, palette, greys)
     if reread is not None and 0 < len(legend) < len(found):
         region = legend_region(legend, len(found) - len(legend), rgb.shape)
         texts = replace_region(texts, reread(region), region)
-        legend = find_legend([t for t in texts if math.hypot(t.cx - cx, t.cy - cy) > r], rgb, palette)
+        legend = find_legend([t for t in texts if math.hypot(t.cx - cx, t.cy - cy) > r], rgb, palette, greys)
     # Nearest colours pair first: a light cyan key lies within the tolerance of a grey slice too, and the first
     # slice within it need not be the key's own.
     pairs = sorted((int(np.abs(palette.colours[s.colour] - palette.colours[colour]).max()), k, n)
@@ -218,6 +221,8 @@ def parse_pie(rgb: np.ndarray, palette: Palette, texts: list[Text],
                     label = _reread_label(s, cx, cy, r, rgb.shape, reread)
                     if label is not None:
                         names[k] = label
+
+    _percents_around(texts, found, cx, cy, r, percents)
 
     table: dict[str, dict[str, float]] = {}
     marks: list[ChartMark] = []
@@ -292,6 +297,25 @@ def _labels_around(texts: list[Text], found: list[_Slice], cx: float, cy: float,
         taken.add(id(t))
     used |= taken
     return names
+
+
+def _percents_around(texts: list[Text], found: list[_Slice], cx: float, cy: float, r: float,
+                     percents: dict[int, Text]) -> None:
+    """Percentages written just outside the rim ("Rent" over "38%"), each given to the slice whose middle points
+    at it, for slices with none printed inside; the angle then confirms or rejects each (``parse_pie``)."""
+    pairs = []
+    for t in texts:
+        if t.number is None or not t.percent or not r < math.hypot(t.cx - cx, t.cy - cy) <= 1.45 * r:
+            continue
+        angle = _angle(t.cx - cx, t.cy - cy)
+        for k, s in enumerate(found):
+            if k not in percents:
+                pairs.append((abs((angle - s.mid_angle() + 180) % 360 - 180), k, t))
+    taken: set[int] = set()
+    for _, k, t in sorted(pairs, key=lambda p: p[0]):
+        if k not in percents and id(t) not in taken:
+            percents[k] = t
+            taken.add(id(t))
 
 
 def _reread_label(s: _Slice, cx: float, cy: float, r: float, shape: tuple[int, ...],

@@ -211,16 +211,23 @@ def _search_blobs(image: Image.Image, colour: str | None, shape: str | None, max
         masks += [(name, classes == index) for index, name in enumerate(PALETTE)
                   if name in CHROMATIC and np.any(classes == index)]
     components: list[tuple[int, str | None, tuple[int, int, int, int]]] = []
+    largest_of_each: list[tuple[int, str | None, tuple[int, int, int, int]]] = []
     for mask_colour, target in masks:
         # Closing joins the pieces of one object that dark print (a label's text) splits at the reduced scale.
         mask = cv2.morphologyEx(target.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        components += [(int(stats[i, cv2.CC_STAT_AREA]), mask_colour,
-                        (int(stats[i, 0]), int(stats[i, 1]), int(stats[i, 2]), int(stats[i, 3])))
-                       for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= 3]
+        found = sorted(((int(stats[i, cv2.CC_STAT_AREA]), mask_colour,
+                         (int(stats[i, 0]), int(stats[i, 1]), int(stats[i, 2]), int(stats[i, 3])))
+                        for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= 3), key=lambda c: -c[0])
+        components += found
+        largest_of_each += found[:3]
     components.sort(key=lambda c: -c[0])
+    # The largest blobs, and the largest few of each colour: on gravel, a 70 px red disc in 4K is smaller than a
+    # hundred brown blobs of the ground, and the one red blob there is.
+    chosen = components[: max(50, 10 * max_results)]
+    chosen += [c for c in largest_of_each if c not in chosen]
     matches: list[RegionMatch] = []
-    for _, mask_colour, (x, y, w, h) in components[: max(50, 10 * max_results)]:
+    for _, mask_colour, (x, y, w, h) in chosen:
         margin = 3
         coarse = Box((x - margin) / factor, (y - margin) / factor, (x + w + margin) / factor,
                      (y + h + margin) / factor).clamp(width, height)

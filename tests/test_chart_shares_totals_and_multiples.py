@@ -1,0 +1,126 @@
+"""Charts asked about in ways round 17 of new users' questions found unsafe or unread:
+
+- a count of things ("how many phones did Apex ship?") over a pie of market shares is no share;
+- options typed in lower case ("a) 18% b) 22%") are options, answered by letter;
+- a measure named before "from" ("the revenue from Laptop Pro") must be printed;
+- "how much did it grow from January to December" where January went unread is no look-up of December;
+- "more than double" compares with twice the other value;
+- a total of labels printed "€412k" is written as they are, or in the scale the question asks;
+- labels printed inside the end of horizontal bars are their values.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from tests.test_answers_as_asked import render
+
+SHARES = {"Apex": 27, "Nova": 22, "Orbit": 18, "Zenit": 13, "Lumo": 8, "Others": 12}
+SALES = {"Aero Kettle": 412, "Brew Pro": 386, "CityBlend": 254, "DuoToast": 198, "EcoPress": 471}
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory: pytest.TempPathFactory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+@pytest.fixture(scope="module")
+def market_shares() -> Image.Image:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.pie(list(SHARES.values()), colors=["#e63946", "#457b9d", "#f4a261", "#2a9d8f", "#a8dadc", "#adb5bd"],
+               autopct="%d%%", startangle=90, counterclock=False, wedgeprops={"edgecolor": "white"})
+        ax.legend(list(SHARES), loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+        ax.set_title("Smartphone Shipments - Market Share, Q4")
+
+    return render(draw)
+
+
+@pytest.fixture(scope="module")
+def product_sales() -> Image.Image:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        names = list(SALES)[::-1]
+        bars = ax.barh(names, [SALES[n] for n in names], color="#006d77")
+        ax.bar_label(bars, labels=[f"€{SALES[n]}k" for n in names], label_type="edge", padding=-48, color="white",
+                     fontweight="bold")
+        ax.set_xticks([])
+        for side in ("top", "right", "bottom"):
+            ax.spines[side].set_visible(False)
+        ax.set_title("Q3 Sales by Product (€ thousand)")
+
+    return render(draw)
+
+
+@pytest.mark.parametrize("question", ["How many phones did Apex ship in Q4?", "how many units did Nova sell"])
+def test_a_count_is_not_read_off_a_pie_of_shares(maestro: Maestro, market_shares: Image.Image,
+                                                 question: str) -> None:
+    run = maestro.ask(market_shares, question)
+    assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_options_in_lower_case_are_answered_by_letter(maestro: Maestro, market_shares: Image.Image) -> None:
+    run = maestro.ask(market_shares, "what share does Nova hold? a) 18% b) 22% c) 27% d) 12%")
+    assert run.answer in (None, "B"), run.answer  # never "22%": the question offers letters
+    share = maestro.ask(market_shares, "What is Orbit's market share?")
+    assert (share.status, share.answer) == ("done", "18%"), share.reason
+
+
+def test_values_printed_inside_horizontal_bars(maestro: Maestro, product_sales: Image.Image) -> None:
+    value = maestro.ask(product_sales, "duotoast sales?")
+    assert (value.status, value.answer) == ("done", "€198k"), value.reason
+    best = maestro.ask(product_sales, "Which product had the highest Q3 sales?")
+    assert (best.status, best.answer) == ("done", "EcoPress"), best.reason
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What were total Q3 sales across all five products, in € thousand?", "1721"),
+    ("total sales of aero kettle and brew pro", "€798k"),
+])
+def test_a_total_of_scaled_labels_keeps_their_scale(maestro: Maestro, product_sales: Image.Image, question: str,
+                                                    expected: str) -> None:
+    run = maestro.ask(product_sales, question)
+    assert (run.status, run.answer) == ("done", expected), run.reason
+
+
+def test_a_measure_named_before_from_must_be_printed(maestro: Maestro, product_sales: Image.Image) -> None:
+    run = maestro.ask(product_sales, "What was the revenue from Brew Pro in Q3?")
+    assert run.status == "abstained", run.answer
+    assert "revenue" in (run.reason or ""), run.reason
+
+
+@pytest.fixture(scope="module")
+def two_lines() -> Image.Image:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        years = ["2019", "2020", "2021", "2022", "2023"]
+        ax.plot(years, [5.8, 9.7, 15.8, 23.2, 30.4], color="tab:red", marker="o", label="Battery electric")
+        ax.plot(years, [8.2, 10.9, 13.7, 15.3, 16.8], color="tab:blue", marker="s", label="Hybrid")
+        ax.set_yticks(range(0, 36, 5))
+        ax.legend()
+        ax.set_title("Share of new car sales (%)")
+
+    return render(draw)
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Was the battery electric share in 2023 more than double the hybrid share that year?", "No"),  # 30.4 < 33.6
+    ("Was the battery electric share in 2023 more than triple that in 2019?", "Yes"),  # 30.4 > 17.4
+])
+def test_more_than_double_compares_with_twice_the_other(maestro: Maestro, two_lines: Image.Image, question: str,
+                                                        expected: str) -> None:
+    run = maestro.ask(two_lines, question)
+    assert (run.status, run.answer) == ("done", expected), run.reason
+
+
+def test_a_month_the_chart_does_not_show_is_not_dropped(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        months = ["Mar", "Apr", "May", "Jun", "Jul", "Aug"]
+        ax.bar(months, [2.6, 2.6, 2.8, 3.0, 3.2, 3.2], color="tab:green")
+        ax.set_title("Monthly active users (million)")
+
+    image = render(draw)
+    # "from January to August": January is not on the chart, so the answer is not August's value.
+    run = maestro.ask(image, "By how much did monthly active users grow from January to August?")
+    assert run.status == "abstained", run.answer
+    assert "January" in (run.reason or ""), run.reason

@@ -1,0 +1,71 @@
+"""A small coloured shape on gravel in 4K: found among hundreds of stones larger than it, named, placed; and on the
+same gravel with no such shape, no stone is taken for "the shape".
+
+The gravel is drawn here: about 500 separate brown and grey stones, each larger than the 74 px red disc, on grey
+noise. Only the disc is vivid.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFilter
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from vision_tools.zoom.regions import find_region
+
+STONES = [(130, 104, 76), (112, 92, 70), (140, 120, 96), (100, 98, 94)]
+
+
+def gravel(seed: int = 3, size: tuple[int, int] = (3840, 2160)) -> Image.Image:
+    width, height = size
+    rng = np.random.default_rng(seed)
+    image = Image.fromarray(np.clip(rng.normal(128, 14, (height, width, 3)), 0, 255).astype(np.uint8))
+    draw = ImageDraw.Draw(image)
+    for gx in range(0, width, 120):
+        for gy in range(0, height, 110):
+            x, y = gx + rng.uniform(45, 75), gy + rng.uniform(40, 70)
+            rx, ry = rng.uniform(35, 50), rng.uniform(30, 42)
+            tone = rng.uniform(0.75, 1.15)
+            stone = STONES[int(rng.integers(len(STONES)))]
+            draw.ellipse((x - rx, y - ry, x + rx, y + ry), fill=tuple(int(min(255, c * tone)) for c in stone))
+    return image.filter(ImageFilter.GaussianBlur(1.2))
+
+
+@pytest.fixture(scope="module")
+def ground() -> Image.Image:
+    return gravel()
+
+
+@pytest.fixture(scope="module")
+def red_disc(ground: Image.Image) -> Image.Image:
+    image = ground.copy()
+    ImageDraw.Draw(image).ellipse((3260, 320, 3334, 394), fill=(205, 35, 40))
+    return image
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory: pytest.TempPathFactory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+def test_the_disc_is_searched_although_a_hundred_stones_are_larger(red_disc: Image.Image) -> None:
+    # Blobs were refined largest first, at most 120 of them: the disc, smaller than the stones, was never looked at.
+    best = find_region(red_disc, "shape", max_results=12).matches[0]
+    assert best.label == "red circle"
+    assert best.box.x0 == pytest.approx(3260, abs=4) and best.box.y0 == pytest.approx(320, abs=4)
+
+
+def test_the_small_shape_is_named_and_placed(maestro: Maestro, red_disc: Image.Image) -> None:
+    colour = maestro.ask(red_disc, "there's a small coloured shape somewhere in this picture, what colour is it")
+    assert (colour.status, colour.answer) == ("done", "red"), colour.reason
+    where = maestro.ask(red_disc, "where in the image is the red thing")
+    assert (where.status, where.answer) == ("done", "top-right"), where.reason
+
+
+def test_stones_alike_are_no_shape_to_name(maestro: Maestro, ground: Image.Image) -> None:
+    # A dozen dull stones scored alike and all brown: "brown" had been the answer at 0.99.
+    run = maestro.ask(ground, "what colour is the little shape")
+    assert run.status == "abstained" and run.answer is None
+    assert "stands out" in (run.reason or ""), run.reason
