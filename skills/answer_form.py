@@ -48,6 +48,11 @@ _COUNT_ASK = re.compile(r"\bhow many\b|\bcount\b|\bnumber of\b(?!.*\bwhat is the
 _NUMBER_ASK = re.compile(r"\bhow much\b|\bwhat (?:is|was|are) the (?:\w+\s+){0,3}?(?:value|total|price|amount|"
                          r"cost|percentage|percent|share|sum|difference|average|mean|tax|change|rate|number)\b|"
                          r"\bwhat percentage\b|\bhow (?:tall|long|wide|high|far|old|heavy)\b", re.IGNORECASE)
+#: "What is the lot number?", "the tracking no.": an identifier, printed with letters as often as not.
+_IDENTIFIER_ASK = re.compile(r"\b(?:lot|batch|serial|tracking|reference|ref|order|account|model|part|invoice|receipt|"
+                             r"flight|booking|confirmation|registration|licen[cs]e|policy|membership|customer|ticket|"
+                             r"transaction|product|item|sku|article|site|seat|gate|platform|room|postal|zip|post)\s+"
+                             r"(?:number|no\.?|code|id)\b", re.IGNORECASE)
 _TEXT_ASK = re.compile(r"\bwhat (?:is|does) (?:written|it say)|\bwhat does the .{1,30} say\b|\bwhat (?:word|text|"
                        r"name|title|letter)\b|\bwhat is the (?:\w+(?:'s)? ){0,2}name\b|\bwhich (?:business|company|shop|store|seller|vendor|merchant)\b|"
                        r"\bwho (?:issued|sold)\b|\bwhen\b|\bwhich date\b|\bwhat date\b|\bwhere is the (?:shop|store|"
@@ -117,6 +122,8 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
     if _COUNT_ASK.search(question):
         return AnswerForm("count", {}, braces)
     alternatives = named_alternatives(question)
+    if _IDENTIFIER_ASK.search(question):
+        return AnswerForm("text", {}, braces, alternatives)  # "B47K29", "HV-2087": a code as printed
     if _NUMBER_ASK.search(question):
         return AnswerForm("number", {}, braces, alternatives)
     if _TEXT_ASK.search(question):

@@ -129,3 +129,10 @@ def test_one_vocabulary_of_answer_kinds() -> None:
 ])
 def test_a_position_answers_the_side_a_question_offers(question: str, position: str, expected: str | None) -> None:
     assert conform(answer_form(question), position) == expected
+
+
+@pytest.mark.parametrize("question", ["what is the lot number", "What's the tracking number?",
+                                      "what is the order no. on the receipt"])
+def test_an_identifier_is_text_as_printed_not_a_number(question: str) -> None:
+    # "B47K29" is the lot number as printed: a number form refused it.
+    assert answer_form(question).kind == "text"

@@ -124,3 +124,43 @@ def test_a_month_the_chart_does_not_show_is_not_dropped(maestro: Maestro) -> Non
     run = maestro.ask(image, "By how much did monthly active users grow from January to August?")
     assert run.status == "abstained", run.answer
     assert "January" in (run.reason or ""), run.reason
+
+
+@pytest.fixture(scope="module")
+def grey_panel_line() -> Image.Image:
+    """A seaborn-like line: white gridlines on a grey panel, no axis lines, no flat colour areas."""
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        ax.plot(months, [5.1, 5.4, 7.8, 10.2, 13.4, 16.3, 18.6, 18.2, 15.6, 12.4, 8.4, 5.9], color="tab:blue")
+        ax.set_facecolor("#eaeaf2")
+        ax.grid(color="white", linewidth=1.2)
+        for side in ax.spines.values():
+            side.set_visible(False)
+        ax.set_title("Average monthly temperature (°C)")
+
+    return render(draw)
+
+
+def test_a_chart_with_gridlines_and_no_axis_lines_is_taken_for_a_chart(maestro: Maestro,
+                                                                      grey_panel_line: Image.Image) -> None:
+    # Its look scored 0.3 (no axes, no flat colour areas), so a question naming no chart word went to OCR alone.
+    run = maestro.ask(grey_panel_line, "which month is the warmest on average")
+    assert (run.status, run.answer) == ("done", "Jul"), run.reason
+    when = maestro.ask(grey_panel_line, "When was it coldest?")
+    assert (when.status, when.answer) == ("done", "Jan"), when.reason
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("which product had the second lowest sales", "CityBlend"),  # 254 after 198, before 386
+    ("Which product sold the 2nd most?", "Aero Kettle"),
+])
+def test_a_rank_other_than_the_first_when_clear_on_both_sides(maestro: Maestro, product_sales: Image.Image,
+                                                            question: str, expected: str) -> None:
+    run = maestro.ask(product_sales, question)
+    assert (run.status, run.answer) == ("done", expected), run.reason
+
+
+def test_a_share_is_what_a_pie_measures_and_is_given_in_percent(maestro: Maestro,
+                                                                market_shares: Image.Image) -> None:
+    run = maestro.ask(market_shares, "what proportion of the market is Zenit's")
+    assert (run.status, run.answer) == ("done", "13%"), run.reason

@@ -44,6 +44,22 @@ def extreme_confidence(chart: ChartResult, highest: bool, series: str | None = N
     return round(sure if gap >= CLEAR_GAP_SHARE * _span(chart) else 0.5 * sure, 3)
 
 
+def ranked(chart: ChartResult, rank: int, highest: bool, series: str | None = None) -> tuple[str, float] | None:
+    """The category ``rank``-th highest (lowest) in ``series`` (the only one when left out) and how sure that is:
+    its readings and its neighbours', and a clear gap on both sides of it (a near tie could swap the ranks). None
+    when the chart has fewer marks, or may miss one ("no bar read for a label", a bar clipped at the top)."""
+    name = chart.series[0] if series is None and len(chart.series) == 1 else (
+        match_name(series, chart.series) if series is not None else None)
+    marks = [m for m in chart.marks if m.series == name]
+    if name is None or len(marks) < rank or any("may be missing" in w or "clipped" in w for w in chart.warnings):
+        return None
+    order = sorted(marks, key=lambda m: m.value, reverse=highest)
+    around = order[max(0, rank - 2):rank + 1]
+    sure = min(_mark_confidence(chart, m) for m in around)
+    gaps = [abs(a.value - b.value) for a, b in zip(around, around[1:], strict=False)]
+    return order[rank - 1].category, round(sure if min(gaps) >= CLEAR_GAP_SHARE * _span(chart) else 0.5 * sure, 3)
+
+
 def count_confidence(chart: ChartResult) -> float:
     """How sure the number of categories is: every mark needs a readable label of its own."""
     labelled = len(chart.categories) == len({m.category for m in chart.marks})

@@ -36,6 +36,9 @@ _NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "co
                   "million", "millions", "billion", "k", "m", "bn", "percent", "percentage", "points", "units",
                   "times", "exactly", "approximately", "roughly", "about", "around", "higher", "lower", "bigger",
                   "larger", "smaller", "extra", "greater"} | _OPERATIONS
+#: Words naming a share: "what share of sessions came from social media" over a donut of traffic sources.
+_SHARE_WORDS = {"share", "shares", "proportion", "proportions", "portion", "fraction", "percent", "percentage",
+                "percentages", "part"}
 #: Words of an amount that a share is not: "how many units", "how many thousand".
 _AMOUNTS = {"units", "thousand", "thousands", "million", "millions", "billion", "k", "m", "bn"}
 #: "What was the net profit in Q2?", "whats the average salary in engineering": the measure before the category.
@@ -70,8 +73,11 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
         return verb.group(0).lower()
     if (counted := _counted_words(question)) and in_percent(chart):
         return f"{' '.join(counted)} as a number (the chart gives shares in percent)"
+    shares = in_percent(chart)
     for words in (_measure_words(question), _narrowing_words(question)):
-        asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names]
+        # A share is what a pie or a chart in percent measures, whether it prints the word or not.
+        asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names
+                 and not (shares and w in _SHARE_WORDS)]
         missing = [w for w in asked if not (_printed(w, printed) or _unit_printed(w, printed))]
         if missing:
             return " ".join(missing)

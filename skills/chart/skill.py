@@ -20,7 +20,7 @@ from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.comparisons import compare_values
-from skills.chart.confidence import count_confidence, extreme_confidence, values_confidence
+from skills.chart.confidence import count_confidence, extreme_confidence, ranked, values_confidence
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import unprinted_measure
 from skills.chart.names import CALENDAR, mentioned, norm, unread_calendar_names
@@ -49,8 +49,11 @@ _HIGH = re.compile(rf"\b({_HIGH_WORDS})\b", re.I)
 _LOW = re.compile(rf"\b({_LOW_WORDS})\b", re.I)
 #: A bare superlative and a noun: "smallest country on this chart?"
 _SUPERLATIVE_FIRST = re.compile(rf"(?:the )?(?:{_HIGH_WORDS}|{_LOW_WORDS}) (?!value|number|amount)\w+")
-#: "Which …" / "What's the biggest category?": the question asks for a category, not a value.
-_ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat(?:s| s| is| was| are| were)?(?: the)?(?: \w+)? (?:category|categories|slice|"
+#: A rank other than the first: "second lowest", "3rd most", "runner-up".
+_RANK = re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b")
+_RANKS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+#: "Which …" / "What's the biggest category?" / "When was it lowest?": the question asks for a category, not a value.
+_ASKS_WHICH = re.compile(r"\bwhich\b|\bwhen (?:was|were|is|are|did|does|do)\b|\bwhat(?:s| s| is| was| are| were)?(?: the)?(?: \w+)? (?:category|categories|slice|"
                          r"bar|month|day|year|item|country|city|product|group|segment|region|team|brand|company|"
                          r"sector|department|quarter|week|person|fruit|type|kind)\b")
 #: "What is the difference between …", "How much bigger is France than Poland?", "By how much …"
@@ -194,8 +197,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
 
 
 #: A number as a question or a chart prints it ("2.5", "3,000", "2023", the 7 of "7B"), not a digit inside a word
-#: ("Q3").
-_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d+(?:[.,]\d+)*")
+#: ("Q3") nor a rank ("2nd").
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d+(?:[.,]\d+)*(?!\d|(?:st|nd|rd|th)\b)")
 
 
 def unprinted_numbers(chart: ChartResult, question: str) -> list[str]:
@@ -238,8 +241,13 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text)
     if asks_which and _asks_a_change(chart, text):
         return None, None  # the extreme of a change, which the table's values do not name by themselves
-    if re.search(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b", text):
-        return None, None  # "the second biggest slice": a rank the extreme does not answer
+    if (rank := _RANK.search(text)) is not None:
+        # "the second biggest slice", "the team with the 3rd most goals": that rank, when clear on both sides
+        k = _RANKS.get(rank.group(0).replace("-", " "), 0)
+        if not (asks_which and k and (_HIGH.search(text) or _LOW.search(text))):
+            return None, None
+        at_rank = ranked(chart, k, highest=bool(_HIGH.search(text)), series=one_series)
+        return (None, None) if at_rank is None else at_rank
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
@@ -323,7 +331,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     elif len(used) > 1 and chart.kind != "pie" and not _measured(chart, used):
         # A total of "€412k", "€386k", …: "€2026k", or 2026 when asked "in € thousand".
         answer = in_printed_scale(chart, question, value, average) or answer
-    if chart.kind == "pie" and not average and re.search(r"\b(percent|percentage|share)\b|%", question, re.I):
+    if chart.kind == "pie" and not average and re.search(r"\b(?:percent|percentage|share|proportion|portion|fraction)\b|%",
+                                                        question, re.I):
         answer += "%"  # a pie's values are shares in percent: "What percent goes to food?" is "20%", as printed
     confidence = values_confidence(chart, used, named_series)
     return answer, None if confidence is None or sure is None else min(confidence, sure)

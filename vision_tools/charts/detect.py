@@ -52,7 +52,47 @@ def chart_likeness(image: Image.Image) -> ChartLikeness:
         return ChartLikeness(0.9, graphic, axes, flat, "a graphic with an x and a y axis line")
     if flat >= 0.08:
         return ChartLikeness(0.7, graphic, axes, flat, f"a graphic with large flat colour areas ({flat:.0%})")
+    if _gridlines(image) and _coloured_share(colours) >= 0.002:
+        return ChartLikeness(0.7, graphic, axes, flat, "a graphic with evenly spaced gridlines and coloured marks")
     return ChartLikeness(0.3, graphic, axes, flat, "a graphic without axes or flat colour areas")
+
+
+def _gridlines(image: Image.Image) -> bool:
+    """Three or more evenly spaced thin lines across at least half the image, in either direction: a chart's grid,
+    light on a grey panel or grey on white, where no axis line is drawn (a seaborn or spreadsheet line chart)."""
+    scale = min(1.0, 800 / max(image.size))
+    grey = image.convert("L")
+    if scale < 1.0:
+        grey = grey.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))),
+                           Image.Resampling.BOX)
+    pixels = np.asarray(grey, dtype=np.int16)
+    return _evenly_spaced_lines(pixels) or _evenly_spaced_lines(pixels.T)
+
+
+def _evenly_spaced_lines(grey: np.ndarray) -> bool:
+    """Whether rows of ``grey`` hold three or more thin lines (each brighter or darker than the rows two above and
+    two below along half the width or more) at equal spacing (within 12 %)."""
+    if grey.shape[0] < 8:
+        return False
+    middle, above, below = grey[2:-2], grey[:-4], grey[4:]
+    lighter = (middle - above > 6) & (middle - below > 6)
+    darker = (above - middle > 6) & (below - middle > 6)
+    rows = np.flatnonzero(np.maximum(lighter.mean(axis=1), darker.mean(axis=1)) >= 0.5) + 2
+    if rows.size < 3:
+        return False
+    centres = [float(run.mean()) for run in np.split(rows, np.flatnonzero(np.diff(rows) > 1) + 1)]
+    gaps = np.diff(centres)
+    if gaps.size < 2:
+        return False
+    typical = float(np.median(gaps))
+    return typical >= 6 and int(np.sum(np.abs(gaps - typical) <= 0.12 * typical)) >= 2
+
+
+def _coloured_share(rgb: np.ndarray) -> float:
+    """Share of pixels in clearly coloured ink (chroma >= 60): a data series, not grey text or a ruled form."""
+    red, green, blue = (rgb[..., i].astype(np.int16) for i in range(3))
+    chroma = np.maximum(np.maximum(red, green), blue) - np.minimum(np.minimum(red, green), blue)
+    return float((chroma >= 60).mean())
 
 
 def _block_min(grey: np.ndarray, block: int) -> np.ndarray:

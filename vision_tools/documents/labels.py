@@ -46,6 +46,11 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "rounding": ("rounding", "rounding adj", "rounding adjustment", "round"),
     "change": ("change", "change due", "change amt"),
     "weight": ("weight", "wt", "wgt"),
+    "reference": ("reference", "ref"),
+    "expiry": ("expiry", "exp", "expires", "expiration"),
+    "account": ("account", "acct", "acc", "a/c"),
+    "batch": ("batch", "lot"),
+    "department": ("department", "dept"),
     # Event words of signs and tickets ("Boarding 14:35", "Departs 15:05").
     "boarding": ("boarding", "board", "boards"),
     "departure": ("departure", "departs", "depart", "dep", "departing"),
@@ -194,6 +199,9 @@ def variants_for(label: str) -> list[str]:
     if len(words) > 1 and all(w in FIELD_WORDS for w in words[1:]):
         # "invoice number" is often printed as plain "invoice" or "inv #"; "speed limit" is never plain "speed".
         variants += [v for v in SYNONYMS.get(words[0], (words[0],)) if v not in variants]
+    elif len(words) > 2 and words[-1] in FIELD_WORDS:
+        # "site reference number" printed "Site ref:": the field word left off after the words that name it.
+        variants += [v for v in (" ".join(option[:-1]) for option in options) if v not in variants]
     return variants
 
 
