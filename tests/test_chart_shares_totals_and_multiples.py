@@ -164,3 +164,65 @@ def test_a_share_is_what_a_pie_measures_and_is_given_in_percent(maestro: Maestro
                                                                 market_shares: Image.Image) -> None:
     run = maestro.ask(market_shares, "what proportion of the market is Zenit's")
     assert (run.status, run.answer) == ("done", "13%"), run.reason
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Was the hybrid share ever higher than battery electric?", "Yes"),  # 2019 and 2020
+    ("was battery electric higher than hybrid in every year", "No"),
+    ("Was battery electric always above 5?", None),  # a threshold, not the other line: not this comparison
+])
+def test_ever_and_every_compare_two_lines_over_all_categories(maestro: Maestro, two_lines: Image.Image,
+                                                              question: str, expected: str | None) -> None:
+    run = maestro.ask(two_lines, question)
+    assert run.answer == expected, run.reason
+
+
+def test_slowest_is_the_lowest_speed_but_not_the_lowest_time(maestro: Maestro) -> None:
+    def times(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.bar(["Berlin", "Madrid", "Rome", "Vienna"], [26.4, 31.8, 35.2, 19.6], color="#264653")
+        ax.set_title("Average parcel delivery time (hours)")
+
+    def speeds(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.bar(["Alto", "Brio", "Corsa", "Dart"], [182, 224, 205, 167], color="#e76f51")
+        ax.set_title("Top speed (km/h)")
+
+    # "The slowest deliveries" took the shortest time for the slowest: Vienna, where Rome was meant.
+    slow = maestro.ask(render(times), "Which city has the slowest deliveries?")
+    assert slow.status == "abstained" and slow.answer is None, slow.answer
+    fast = maestro.ask(render(speeds), "which car is the fastest")
+    assert (fast.status, fast.answer) == ("done", "Brio"), fast.reason
+
+
+@pytest.fixture(scope="module")
+def books_by_month() -> Image.Image:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        bars = ax.bar(["Sep", "Oct", "Nov", "Dec", "Jan", "Feb", "Mar"], [28, 41, 33, 27, 35, 30, 46], color="tab:blue")
+        ax.bar_label(bars)
+        ax.set_title("Books read by Class 4B")
+
+    return render(draw)
+
+
+def test_which_pupil_is_not_answered_with_a_month(maestro: Maestro, books_by_month: Image.Image) -> None:
+    pupil = maestro.ask(books_by_month, "Which pupil in Class 4B read the most books?")
+    assert pupil.status == "abstained" and pupil.answer is None, pupil.answer
+    month = maestro.ask(books_by_month, "In which month did Class 4B read the most books?")
+    assert (month.status, month.answer) == ("done", "Mar"), month.reason
+
+
+def test_a_percentage_is_not_read_off_a_chart_of_other_values(maestro: Maestro, books_by_month: Image.Image) -> None:
+    run = maestro.ask(books_by_month, "what percentage of the class read books in October?")
+    assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_a_difference_of_labels_in_millions_keeps_their_scale(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        cities = {"Chicago": 42.7, "Denver": 18.3, "Austin": 25.9, "Seattle": 37.1}
+        bars = ax.bar(list(cities), list(cities.values()), color="#1d3557")
+        ax.bar_label(bars, labels=[f"${v}M" for v in cities.values()])
+        ax.set_yticks(range(0, 50, 10), labels=[f"${v}M" for v in range(0, 50, 10)])
+        ax.set_title("Q3 revenue by city")
+
+    # The labels are in the table in the axis's millions: the difference had been written "$0M".
+    run = maestro.ask(render(draw), "By how much did Seattle's Q3 revenue exceed Austin's?")
+    assert (run.status, run.answer) == ("done", "$11.2M"), run.reason

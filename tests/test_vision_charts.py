@@ -417,3 +417,36 @@ def test_horizontal_bars_measure_from_the_spine_not_past_it(spine: bool) -> None
     # With the spine, the bars' base is its column (mean error about -0.04); without one, the bars' own first column
     # (about +0.14: moving that base a column left too would read them +0.4 long).
     assert abs(float(np.mean(errors))) < (0.1 if spine else 0.2) and max(abs(e) for e in errors) < 0.35
+
+
+def _slide_bars(labels: dict[str, str], heights: dict[str, float]) -> Image.Image:
+    """A slide's bar chart: no value axis, pale value labels with a unit above the bars."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(12, 6.75))
+    fig.patch.set_facecolor("#fdf6ec")
+    ax.set_facecolor("#fdf6ec")
+    bars = ax.bar(list(heights), list(heights.values()), color="#264653", width=0.55)
+    ax.bar_label(bars, labels=[labels[k] for k in heights], padding=6, color="#555555", fontsize=13)
+    ax.set_yticks([])
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    ax.set_title("Average parcel delivery time by city", loc="left", fontsize=22)
+    return _png(fig)
+
+
+def test_values_printed_with_a_unit_on_a_chart_without_an_axis() -> None:
+    hours = {"Berlin": 26.4, "Madrid": 31.8, "Paris": 22.9, "Rome": 35.2, "Warsaw": 28.7, "Vienna": 19.6}
+    result = parse_chart(_slide_bars({k: f"{v:g} h" for k, v in hours.items()}, hours))
+    assert result.kind == "bar"
+    assert {name: result.value(name) for name in hours} == hours, result.table
+    assert not any("out of line" in w for w in result.warnings)
+
+
+def test_a_printed_value_out_of_line_with_the_bars_is_flagged() -> None:
+    hours = {"Berlin": 26.4, "Madrid": 31.8, "Paris": 22.9, "Rome": 35.2, "Warsaw": 28.7, "Vienna": 19.6}
+    labels = {k: f"{v:g} h" for k, v in hours.items()} | {"Paris": "62.9 h"}  # a digit misread, or a wrong label
+    result = parse_chart(_slide_bars(labels, hours))
+    assert any(w.startswith("Paris: the printed 62.9 is out of line") for w in result.warnings), result.warnings

@@ -32,6 +32,8 @@ _FACTOR = re.compile(r"\b(?:(?P<word>double|twice|triple|thrice|quadruple|half)|
                      r"four|five|ten)\s*(?:times|x)\b)")
 _FACTORS = {"double": 2.0, "twice": 2.0, "triple": 3.0, "thrice": 3.0, "quadruple": 4.0, "half": 0.5, "two": 2.0,
             "three": 3.0, "four": 4.0, "five": 5.0, "ten": 10.0}
+#: "Were expenses ever higher than revenue?", "was 2024 above 2023 in every month?": over all the categories.
+_QUANTIFIER = re.compile(r"\b(?:ever|at any (?:point|time|stage)|(?P<every>always|every|each|all))\b")
 _LOWER = re.compile(r"\b(?:lower|less|fewer|smaller|below)\b")
 _YESNO = re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had)\b")
 _WHICH = re.compile(r"\b(?:which|what)\b")
@@ -79,6 +81,8 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
         return _pick(chart, {s: (categories[0], s) for s in chart.series}, lower)
     if _WHICH.search(text) and len(categories) == 1 and len(series) == 2:  # "Which was higher in Q3, North or South?"
         return _pick(chart, {s: (categories[0], s) for s in series}, lower)
+    if _YESNO.match(text) and len(series) == 2 and not categories and (quantifier := _QUANTIFIER.search(text)):
+        return _ever_or_always(chart, series, lower, every=quantifier.group("every") is not None)
     if len(series) == 2 and not categories and (_WHICH.search(text) or _HOW_MANY.search(text)):
         return _where_above(chart, series, lower, count=bool(_HOW_MANY.search(text)))
     return None
@@ -126,6 +130,30 @@ def _pick(chart: ChartResult, sides: dict[str, tuple[str, str | None]], lower: b
     categories = list(dict.fromkeys(category for category, _ in sides.values()))
     same_series = {series for _, series in sides.values()}
     return ranked[0], values_confidence(chart, categories, same_series.pop() if len(same_series) == 1 else None)
+
+
+def _ever_or_always(chart: ChartResult, series: list[str], lower: bool, every: bool) -> Answer:
+    """Whether the first series is above (below) the second in some category ("ever") or in every one: settled by
+    the categories clearly on one side; a near tie that could settle it leaves it open."""
+    first, second = series
+    above, below, unclear = 0, 0, 0
+    for category in chart.categories:
+        a, b = read_value(chart, category, first), read_value(chart, category, second)
+        if a is None or b is None:
+            return None, None  # a value missing: "every" and "never" cannot be told
+        if abs(a - b) < CLEAR_GAP_SHARE * _span(chart):
+            unclear += 1
+        elif (a < b) == lower:
+            above += 1
+        else:
+            below += 1
+    if every:
+        holds = None if below == 0 and unclear else below == 0
+    else:
+        holds = True if above else (None if unclear else False)
+    if holds is None:
+        return None, None
+    return ("Yes" if holds else "No"), values_confidence(chart, chart.categories, None)
 
 
 def _where_above(chart: ChartResult, series: list[str], lower: bool, count: bool) -> Answer:

@@ -26,6 +26,7 @@ _VERBS = {"use", "uses", "went", "go", "came", "come", "got", "get", "gets", "ma
 #: ("growth", "rate", "change" are measures of their own: "the population growth rate in the coastal region" is no
 #: population, so they must be printed.)
 _OPERATIONS = {"value", "values", "number", "amount", "figure", "average", "avg", "mean", "median", "sum", "level",
+               "difference", "total",
                "highest", "lowest", "largest", "smallest", "biggest", "maximum", "minimum", "max", "min", "peak",
                "most", "least", "estimated", "approximate", "exact", "reported", "recorded", "actual"}
 #: Verbs that turn a measure into its opposite: "how many goals did Riverside concede" over goals scored.

@@ -113,14 +113,35 @@ def in_printed_scale(chart: ChartResult, question: str, value: float, average: b
     if len(styles) != 1:
         return None
     unit, letter = styles.pop()
+    per_unit = _table_scale(chart, SCALE_SUFFIXES[letter])
+    if per_unit is None:
+        return None
     # The mean of printed whole numbers may fall between them.
-    number = formatted(value / SCALE_SUFFIXES[letter], digits + 1 if average else digits)
+    number = formatted(value * per_unit / SCALE_SUFFIXES[letter], digits + 1 if average else digits)
     asked = _ASKED_SCALE.search(question)
     if asked is None:
         return f"{unit}{number}{letter}"
     word = asked.group("scale").lower()
     wanted = _SCALE_WORDS[word if word in ("bn", "k", "m") else word.rstrip("s")]
     return number if wanted == SCALE_SUFFIXES[letter] else None
+
+
+def _table_scale(chart: ChartResult, scale: float) -> float | None:
+    """What one unit of the table is worth: 1 when a label "€412k" is in the table as 412000, ``scale`` when it is
+    there as 412 (an axis in thousands reads the labels in its own unit); None when no label says which."""
+    worth = set()
+    for mark in chart.marks:
+        if mark.printed is None or mark.source not in ("label", "printed", "confirmed"):
+            continue
+        for text in chart.texts:
+            number = parse_number(text)
+            if number is None or text.strip()[-1:] not in SCALE_SUFFIXES:
+                continue
+            if math.isclose(number[0], mark.value, rel_tol=1e-6):
+                worth.add(1.0)
+            elif math.isclose(number[0], mark.value * scale, rel_tol=1e-6):
+                worth.add(scale)
+    return worth.pop() if len(worth) == 1 else None
 
 
 def measured_reading(chart: ChartResult, value: float) -> float:

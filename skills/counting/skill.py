@@ -153,6 +153,11 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
         return conclude(ctx, [kind, found], None, missing=(
             f"{merged} oval blob(s){f' of {target.colour}' if target.colour else ''} may be circles that overlap "
             "or lie partly hidden; the count cannot tell how many circles they hold"))
+    if traced is None and (shades := _neighbour_shades(target, found)):
+        # "How many white stars?" over stars a light grey (white lit softly, or a paper's grey): 0 white stars.
+        return conclude(ctx, [kind, found], None, missing=(
+            f"{shades} of a neighbouring shade are in the image; whether they are the {target.colour} ones asked "
+            "for cannot be told from the shade"))
     if traced is None:
         stacked = _stacked(found.detections)
         if stacked:
@@ -202,6 +207,18 @@ def _detected(ctx: SkillContext, result: detection.CountResult, label: str, sure
                         note=f"Every {label} detection is weak (score below {sure}).")
     return conclude(ctx, [result], str(strong), confidence=0.9 if weak == 0 else 0.55,
                     note=f"{weak} weak detection(s) (score below {sure}) not counted." if weak else "")
+
+
+#: Colour names a shade can fall either side of: a white shape in soft light is named gray, a dark gray black.
+_NEIGHBOUR_SHADES = {"white": ("gray",), "gray": ("white", "black"), "black": ("gray",)}
+
+
+def _neighbour_shades(target: Counted, found: detection.CountResult) -> str | None:
+    """The shapes of the asked kind seen in a shade next to the asked one ("6 gray star"), or None."""
+    near = _NEIGHBOUR_SHADES.get(target.colour or "", ())
+    seen = [f"{n} {label}" for label, n in found.others.items()
+            if label.split()[0] in near and (target.shape is None or label.split()[-1] == target.shape)]
+    return ", ".join(seen) or None
 
 
 def _merged_circles(target: Counted, found: detection.CountResult) -> int:

@@ -124,6 +124,17 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
             matches = [(d.box, 0.9, d.colour) for d in found.detections]
     if not matches:
         return conclude(ctx, [kind, found], None, missing=f"nothing matching {target!r} was found in the image")
+    if (labelled := _LABELLED.search(question)) is not None:
+        # "the circle labelled A": the match whose outline holds that printed label, or no answer.
+        lines = trace.call("ocr.read_text", read_text_cached, ctx.image)
+        wanted = labelled.group("label").casefold()
+        marks = [line.box for line in lines.lines if line.text.strip(" .:'\"").casefold() == wanted]
+        holding = [m for m in matches if len(marks) == 1 and _holds(m[0], marks[0].center)]
+        if len(holding) != 1:
+            return conclude(ctx, [kind, found, lines], None, missing=(
+                f"the label {labelled.group('label')!r} the question picks the {target} by was not read inside exactly "
+                f"one of the {len(matches)} found"))
+        matches = holding
     if _no_one_stands_out(matches):
         # "A small coloured shape somewhere" on gravel: a dozen dull blobs of the ground alike, none of them clear.
         return conclude(ctx, [kind, found], None, missing=(
@@ -145,6 +156,12 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         if picked.colour is not None and picked.colour != colour.name:
             # Segmentation named the shape's own pixels; its box holds ground too (half a triangle's box).
             answer, confidence = picked.colour, 0.9 * picked.factor
+        if labelled is None and (hidden := _overlapping_other(image, box, answer)) is not None:
+            # A Venn diagram's blue circle, half under the red one, is no circle to the search: "the circle" may
+            # be either.
+            return conclude(ctx, results, None, missing=(
+                f"a {hidden} shape overlaps the {target} found; it may be another {target} partly hidden, and the "
+                "question does not single one out"))
     elif _SHAPE_Q.search(question) and isinstance(found, SearchResult) and found.matches:
         # "What shape is the red object?": the shape of the best blob, unless a close rival has another one.
         label = found.matches[0].label.split()[-1]
@@ -169,6 +186,29 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
     outcome = conclude(ctx, results, answer, confidence=weighed(confidence, kind))
     outcome.extra_images = crops
     return outcome
+
+
+#: "the circle labelled A", "the square marked 2": a shape picked by a printed label.
+_LABELLED = re.compile(r"\b(?:labell?ed|marked|lettered|numbered|tagged)\s+['\"“]?(?P<label>[A-Za-z0-9]{1,3})\b", re.I)
+
+
+def _overlapping_other(image: Image.Image, box: Box, colour: str | None) -> str | None:
+    """The colour of a solid blob of another colour, at least a third the size of ``box``, overlapping it without
+    lying inside it (a shape partly hidden under the one found), or None."""
+    for match in find_region(image, "shape", max_results=MAX_CANDIDATES).matches:
+        other = match.box
+        inter = max(0.0, min(box.x1, other.x1) - max(box.x0, other.x0)) * \
+            max(0.0, min(box.y1, other.y1) - max(box.y0, other.y0))
+        inside = inter >= 0.9 * other.area
+        if inter > 0 and not inside and other.area >= box.area / 3 and inter < 0.9 * box.area:
+            name = name_colour(image, other).name
+            if name != colour:
+                return name
+    return None
+
+
+def _holds(box: Box, point: tuple[float, float]) -> bool:
+    return box.x0 <= point[0] <= box.x1 and box.y0 <= point[1] <= box.y1
 
 
 def _no_one_stands_out(matches: list[tuple[Box, float, str | None]]) -> bool:

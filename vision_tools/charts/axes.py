@@ -48,11 +48,17 @@ class Text:
         return self.box.height
 
 
+#: A unit printed after a value label ("26.4 h", "12 kg", "21.8°C"): the number is the value.
+_UNIT_AFTER = re.compile(r"(?<=\d)(?:°[CF]?|hrs?|h|mins?|sec|kg|g|km|mi|mm|cm|ml|kwh|mph|pts|yrs?|years|days|hours)$",
+                         re.I)
+
+
 def parse_number(text: str) -> tuple[float, bool] | None:
     """``(value, is_percent)`` for a printed number ("1,200", "−5", "$3.5k", "42%"), else None."""
     s = text.strip().replace("\u2212", "-").replace("\u2013", "-")
     # Tick marks are read as dashes: "800-" and "- 0" (a minus sign is never detached from its number).
     s = re.sub(r"^[-_]\s+|[-_]+$", "", s.strip()).replace(" ", "")
+    s = _UNIT_AFTER.sub("", s) if _UNIT_AFTER.search(s) and s[:1] in "+-.0123456789$€£¥" else s
     percent = s.endswith("%")
     s = s.rstrip("%").lstrip("$€£¥").rstrip("$€£¥")
     scale = 1.0

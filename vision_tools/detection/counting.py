@@ -148,6 +148,8 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
     kind = normalise_shape(shape) if shape else None
     want_colour = normalise_colour(colour) if colour else None
     found = find_shapes(rgb)
+    unions, rims = _unions(found), _rims_of_fills(found)
+    found = [s for n, s in enumerate(found) if n not in unions and n not in rims]
     framed = _outlines_of_fills(found)
     matched: list[Shape] = []
     others: dict[str, int] = {}
@@ -179,10 +181,68 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
     notes = []
     if len(keep) < len(matched):
         notes.append(f"{len(matched) - len(keep)} duplicate outline(s) merged")
-    if framed:
-        notes.append(f"{len(framed)} outline(s) drawn round a filled shape counted with it")
+    if framed or rims:
+        notes.append(f"{len(framed) + len(rims)} outline(s) drawn round a filled shape counted with it")
+    if unions:
+        notes.append(f"{len(unions)} blob(s) of two or more touching shapes counted as those shapes")
     return CountResult(_describe(kind, want_colour), len(detections), detections, "colour/shape segmentation",
                        (rgb.shape[1], rgb.shape[0]), others, notes, annotate(rgb, detections, outlines))
+
+
+def _contains(outer: tuple[float, float, float, float], inner: tuple[float, float, float, float],
+              slack: float = 3.0) -> bool:
+    return (inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack and inner[2] <= outer[2] + slack
+            and inner[3] <= outer[3] + slack)
+
+
+def _unions(shapes: list[Shape]) -> set[int]:
+    """Indices of shapes whose box holds two or more others side by side: two touching hexagons segmented as
+    one blob as well as apart are two hexagons, not three. (Nested outlines hold a chain, never two apart.)"""
+    out = set()
+    for i, outer in enumerate(shapes):
+        # Of the blob's colour, or any when the blob is the dark rim drawn round the two.
+        inside = [s.bbox for j, s in enumerate(shapes) if j != i and s.kind == outer.kind
+                  and (s.colour == outer.colour or not outer.filled) and _contains(outer.bbox, s.bbox)
+                  and _area(s.bbox) < 0.8 * _area(outer.bbox)]
+        pairs = [(a, b) for n, a in enumerate(inside) for b in inside[n + 1:] if _apart(a, b)]
+        # The blob is just the two together: a frame drawn round two shapes leaves a margin round them.
+        rim = max(3.0, OUTLINE_RIM * min(outer.bbox[2] - outer.bbox[0], outer.bbox[3] - outer.bbox[1]))
+        if any(_contains(_joined(a, b), outer.bbox, rim) for a, b in pairs):
+            out.add(i)
+    return out
+
+
+def _joined(a: tuple[float, float, float, float],
+            b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def _area(box: tuple[float, float, float, float]) -> float:
+    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
+
+
+def _apart(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    overlap = max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return overlap <= 0.05 * min(_area(a), _area(b))
+
+
+def _rims_of_fills(shapes: list[Shape]) -> set[int]:
+    """Indices of shapes that only frame a filled shape of the same kind a rim's width inside them (a dark outline
+    segmented as a shape of its own, in the fill's colour or not): one shape."""
+    out = set()
+    for i, ring in enumerate(shapes):
+        x0, y0, x1, y1 = ring.bbox
+        # Twice the rim of ``_outlines_of_fills``: a star's outline juts out past the fill at each sharp tip.
+        rim = max(3.0, 2 * OUTLINE_RIM * min(x1 - x0, y1 - y0))
+        for j, fill in enumerate(shapes):
+            if j == i or j in out or not fill.filled or fill.kind != ring.kind:
+                continue
+            fx0, fy0, fx1, fy1 = fill.bbox
+            gaps = (fx0 - x0, fy0 - y0, x1 - fx1, y1 - fy1)
+            if all(-1.0 <= gap <= rim for gap in gaps) and _area(fill.bbox) < _area(ring.bbox):
+                out.add(i)
+                break
+    return out
 
 
 def _outlines_of_fills(shapes: list[Shape]) -> set[int]:
