@@ -226,3 +226,29 @@ def test_a_difference_of_labels_in_millions_keeps_their_scale(maestro: Maestro) 
     # The labels are in the table in the axis's millions: the difference had been written "$0M".
     run = maestro.ask(render(draw), "By how much did Seattle's Q3 revenue exceed Austin's?")
     assert (run.status, run.answer) == ("done", "$11.2M"), run.reason
+
+
+def test_a_period_the_chart_does_not_show_is_not_answered_from_the_one_it_does(maestro: Maestro,
+                                                                             product_sales: Image.Image) -> None:
+    # The chart is of Q3 ("Q3 Sales by Product"): Q2 is nowhere on it.
+    q2 = maestro.ask(product_sales, "what were brew pro sales in Q2")
+    assert q2.status == "abstained" and "Q2" in (q2.reason or ""), q2.answer
+    q3 = maestro.ask(product_sales, "what were brew pro sales in Q3")
+    assert (q3.status, q3.answer) == ("done", "€386k"), q3.reason
+
+
+def test_an_amount_is_not_read_off_a_pie_of_shares(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        shares = {"Rent": 38, "Groceries": 14, "Transport": 9, "Savings": 15, "Other": 24}
+        ax.pie(list(shares.values()), labels=[f"{k}\n{v}%" for k, v in shares.items()], startangle=90,
+               counterclock=False, wedgeprops={"width": 0.4})
+        ax.text(0, 0, "€2,400", ha="center", fontsize=18)
+        ax.set_title("Where my money went in March")
+
+    image = render(draw)
+    cost = maestro.ask(image, "how much did rent cost in March?")  # €912, which the pie does not print
+    assert cost.status == "abstained" and cost.answer is None, cost.answer
+    february = maestro.ask(image, "what share went to rent in February?")
+    assert february.status == "abstained", february.answer
+    share = maestro.ask(image, "how much of the money went to rent")
+    assert (share.status, share.answer) == ("done", "38%"), share.reason

@@ -450,3 +450,25 @@ def test_a_printed_value_out_of_line_with_the_bars_is_flagged() -> None:
     labels = {k: f"{v:g} h" for k, v in hours.items()} | {"Paris": "62.9 h"}  # a digit misread, or a wrong label
     result = parse_chart(_slide_bars(labels, hours))
     assert any(w.startswith("Paris: the printed 62.9 is out of line") for w in result.warnings), result.warnings
+
+
+def test_gridlines_with_a_coloured_line_look_like_a_chart_and_a_ruled_form_does_not() -> None:
+    from vision_tools.charts import chart_likeness
+
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 5))
+    ax.plot(["Jan", "Feb", "Mar", "Apr", "May", "Jun"], [5.1, 5.4, 7.8, 10.2, 13.4, 16.3], color="tab:orange")
+    ax.set_facecolor("#eaeaf2")
+    ax.grid(color="white", linewidth=1.2)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    assert chart_likeness(_png(fig)).chart  # no axis lines, no flat colour areas: its grid says it
+    form = Image.new("RGB", (900, 600), "white")
+    draw = ImageDraw.Draw(form)
+    for y in range(60, 600, 45):
+        draw.line((40, y, 860, y), fill=(170, 170, 170), width=1)
+    draw.text((50, 20), "Name:", fill="black", font=ImageFont.truetype(FONT, 20))
+    assert not chart_likeness(form).chart  # ruled, but nothing coloured is plotted on it

@@ -40,6 +40,10 @@ _NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "co
 #: Words naming a share: "what share of sessions came from social media" over a donut of traffic sources.
 _SHARE_WORDS = {"share", "shares", "proportion", "proportions", "portion", "fraction", "percent", "percentage",
                 "percentages", "part"}
+#: "How much did rent cost?", "how many were sold": an amount, unless it is "how much of" the whole or a gap.
+_ASKS_AMOUNT = re.compile(r"\bhow (?:much|many)\b(?! of\b| more\b| less\b| fewer\b| higher\b| lower\b| bigger\b|"
+                          r" smaller\b| larger\b| greater\b)", re.I)
+_NAMES_A_SHARE = re.compile(r"%|\bpercent|\bshares?\b|\bproportion|\bportion|\bfraction|\bpoints?\b", re.I)
 #: Words of an amount that a share is not: "how many units", "how many thousand".
 _AMOUNTS = {"units", "thousand", "thousands", "million", "millions", "billion", "k", "m", "bn"}
 #: "What was the net profit in Q2?", "whats the average salary in engineering": the measure before the category.
@@ -74,6 +78,8 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
         return verb.group(0).lower()
     if (counted := _counted_words(question)) and in_percent(chart):
         return f"{' '.join(counted)} as a number (the chart gives shares in percent)"
+    if in_percent(chart) and _ASKS_AMOUNT.search(question) and not _NAMES_A_SHARE.search(question):
+        return "an amount (the chart gives shares in percent)"  # "how much did rent cost" over a budget pie
     shares = in_percent(chart)
     for words in (_measure_words(question), _narrowing_words(question)):
         # A share is what a pie or a chart in percent measures, whether it prints the word or not.

@@ -57,11 +57,15 @@ def norm(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9%.]+", " ", text.lower()).split())
 
 
-def unread_calendar_names(categories: list[str], text: str) -> list[str]:
-    """Months or weekdays ``text`` names in full that a chart of months or weekdays has no category for: "from
-    January to December" over a chart whose "Jan" went unread is no question about December alone. ("May" is a
-    verb too, and is never taken for the month.)"""
-    if not any(full in CALENDAR for c in categories for full in spellings(norm(c))):
-        return []
+def unread_calendar_names(categories: list[str], text: str, printed: list[str] | None = None) -> list[str]:
+    """Months or weekdays ``text`` names in full, and quarters ("Q2", "H1"), that the chart shows nowhere: not
+    among its categories, nor in ``printed`` (its title and other text). "From January to December" over a chart
+    whose "Jan" went unread is no question about December alone; "Brew Pro sales in Q2" over "Q3 Sales by
+    Product" is about a quarter the chart does not show. ("May" is a verb too, and is never taken for the month.)"""
+    shown = norm(" ".join([*categories, *(printed or [])]))
+    words = set(shown.split())
     named = [full for full in CALENDAR if full != "may" and re.search(rf"\b{full}\b", text.lower())]
-    return [full for full in named if not mentioned(categories, full)]
+    missing = [full for full in named if not mentioned(categories, full)
+               and not any(spelling in words for spelling in spellings(full))]
+    quarters = re.findall(r"\b([qh][1-4])\b", text.lower())
+    return missing + [q.upper() for q in dict.fromkeys(quarters) if not re.search(rf"\b{q}\b", shown)]

@@ -38,9 +38,6 @@ from vision_tools.charts import ChartResult, chart_likeness, parse_chart
 
 #: What is missing when no chart was found: said about the image, in a user's words.
 NO_CHART = "no chart with readable values was found in the image"
-#: ``chart_likeness`` from which an image looks like a chart (axes, or large flat colour areas); the routing
-#: policies use the same bar (``agents.policies.image_prior.IMAGE_PRIOR_MIN``) to try this skill first.
-LOOKS_LIKE_A_CHART = 0.7
 _KIND_FOR_LEVEL2 = {"bar": None, "line": "line", "pie": "pie"}
 _HIGH_WORDS = ("highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak|warmest|hottest|busiest|"
                "wettest|heaviest|fastest")
@@ -148,9 +145,10 @@ def run(ctx: SkillContext) -> SkillResult:
     if result.answer is None and stated and not getattr(ctx.expert, "neural", False):
         result.missing = (f"the question states {', '.join(stated)}, which the chart prints nowhere: a look-up in "
                           "its table answers no calculation from that number, nor a point between its marks")
-    elif result.answer is None and (unread := unread_calendar_names(chart.categories, ctx.question)):
-        result.missing = (f"the question names {', '.join(n.capitalize() for n in unread)}, which the tools could not "
-                          "read among the chart's labels")
+    elif result.answer is None and (unread := unread_calendar_names(chart.categories, ctx.question,
+                                                                    [chart.title, *chart.texts])):
+        result.missing = (f"the question names {', '.join(n.capitalize() for n in unread)}, which the chart does not "
+                          "show (not among the labels the tools read)")
     elif result.answer is None and (measure := unprinted_measure(chart, ctx.question)) is not None:
         result.missing = f"the question asks about {measure}, which the chart prints nowhere: it measures something else"
     elif result.answer is None and (unread := unread_labels(chart)):
@@ -170,7 +168,7 @@ def _choose(ctx: SkillContext, chart: ChartResult, form: AnswerForm) -> SkillRes
         + decision.explain()
     letter = decision.letter if decision.confidence >= MIN_CONFIDENCE else None
     missing = decision.missing
-    if decision.letter is None and not chart.found and chart_likeness(ctx.image).score < LOOKS_LIKE_A_CHART:
+    if decision.letter is None and not chart.found and not chart_likeness(ctx.image).chart:
         # Tried as a last resort on a graphic that does not look like a chart: the parser's reason (kept in the
         # observation) would be chart jargon about a sign or a diagram.
         missing = NO_CHART
@@ -200,7 +198,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     """The answer a parsed chart settles for ``question`` and how sure it is (``skills.chart.confidence``), or
     (None, None) when it needs reasoning beyond the table, or the answer is a mark whose label was not read
     ("Bar 5" for the warmest month)."""
-    if unread_calendar_names(chart.categories, question) or any(_run_together(c) for c in chart.categories):
+    if unread_calendar_names(chart.categories, question, [chart.title, *chart.texts]) or \
+            any(_run_together(c) for c in chart.categories):
         return None, None
     if _ASKS_PERCENT.search(question) and not in_percent(chart):
         return None, None  # "what percentage of people in Portland …" over commute minutes: no value is a share
@@ -349,7 +348,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     elif len(used) > 1 and chart.kind != "pie" and not _measured(chart, used):
         # A total of "€412k", "€386k", …: "€2026k", or 2026 when asked "in € thousand".
         answer = in_printed_scale(chart, question, value, average) or answer
-    if chart.kind == "pie" and not average and re.search(r"\b(?:percent|percentage|share|proportion|portion|fraction)\b|%",
+    if chart.kind == "pie" and not average and re.search(r"\b(?:percent|percentage|share|proportion|portion|fraction|"
+                                                        r"how much of)\b|%",
                                                         question, re.I):
         answer += "%"  # a pie's values are shares in percent: "What percent goes to food?" is "20%", as printed
     confidence = values_confidence(chart, used, named_series)

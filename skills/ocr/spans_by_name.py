@@ -40,7 +40,7 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
             every = all(any(fuzzy_in(w, line.text) for line in lines) for w in named)
             bare = [(span, line) for span, line in hits if _bare(line.text, span)
                     and _only_values_between(lines, naming[-1], lines.index(line))]
-            if every and len({span for span, _ in hits}) == 1 and bare:
+            if every and len({span for span, _ in hits}) == 1 and bare and not _share_beside(lines, naming):
                 # The one such span, on a line of its own ("Price: $6.49" under the product's name): the whole
                 # label's, so the named thing's.
                 return chosen(bare, image, f"the only {what} printed, on a line of its own")
@@ -90,6 +90,20 @@ def _squeezed(span: str) -> str:
 #: Words a line may print beside a span and still be that span's line alone ("Price: $6.49", "Net wt 500 g").
 _SPAN_LABELS = frozenset(["price", "only", "now", "each", "per", "net", "wt", "weight", "distance", "ahead", "approx",
                           "lb", "kg", "g", "pound", "mile", "miles", "km", "mi", "m", "ft"])
+
+
+_PERCENT = re.compile(r"\d+(?:[.,]\d+)?\s*%")
+
+
+def _share_beside(lines: list[OcrLine], naming: list[int]) -> bool:
+    """Whether a line naming the thing carries a percentage, or is followed by one on its own ("Rent" over "38%"
+    on a budget donut): the thing's own value is that share, and the one bare price elsewhere ("€2,400" in the
+    hole) is the whole's."""
+    for i in naming:
+        below = lines[i + 1].text if i + 1 < len(lines) else ""
+        if _PERCENT.search(lines[i].text) or _PERCENT.fullmatch(below.strip()):
+            return True
+    return False
 
 
 def _only_values_between(lines: list[OcrLine], named: int, span: int) -> bool:

@@ -3,7 +3,8 @@
 ``chart_likeness(image)`` takes a few milliseconds. A rendered chart is a graphic (a handful of flat colours cover
 almost every pixel, which a photograph never does) with either a pair of axis lines — a long dark horizontal line
 and a long dark vertical line meeting at a corner — or a large area of a few flat saturated colours (pie slices,
-filled areas, bars without drawn axes). Thin axis lines survive the reduction because the image is shrunk by
+filled areas, bars without drawn axes), or three or more evenly spaced gridlines with some coloured ink (a line
+chart on a grey panel with white gridlines and no axis lines). Thin axis lines survive the reduction because the image is shrunk by
 taking the darkest pixel of each block, not an average.
 """
 
@@ -17,6 +18,10 @@ from PIL import Image
 from vision_tools.charts import config
 from vision_tools.image.loading import require_rgb
 
+#: The score from which an image is taken for a chart (axes, large flat colour areas, or gridlines with coloured
+#: marks): the Chart skill answers there, and a sign's rules (one bare price is the named thing's) do not.
+CHART_LIKE = 0.7
+
 
 @dataclass(frozen=True)
 class ChartLikeness:
@@ -27,6 +32,11 @@ class ChartLikeness:
     axes: bool  # an L of a long horizontal and a long vertical dark line
     flat_colour: float  # share of pixels in large flat saturated colours
     reason: str
+
+    @property
+    def chart(self) -> bool:
+        """Whether the image is taken for a chart (``CHART_LIKE``)."""
+        return self.score >= CHART_LIKE
 
     def summary(self) -> str:
         return f"chart likeness {self.score:.2f}: {self.reason}"
