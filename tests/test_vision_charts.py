@@ -472,3 +472,20 @@ def test_gridlines_with_a_coloured_line_look_like_a_chart_and_a_ruled_form_does_
         draw.line((40, y, 860, y), fill=(170, 170, 170), width=1)
     draw.text((50, 20), "Name:", fill="black", font=ImageFont.truetype(FONT, 20))
     assert not chart_likeness(form).chart  # ruled, but nothing coloured is plotted on it
+
+
+def test_a_label_printed_with_a_unit_never_joins_the_ticks_of_its_axis() -> None:
+    # From a misleading chart's broken axis (ticks 250 … 0 unevenly spaced): "$260 cm" over the first point, its
+    # left edge in the ticks' column, had joined the fit as a tick of 260, and the fit's 260 line was wrong.
+    from vision_tools.charts.axes import Text, fit_axis
+    from vision_tools.image.boxes import Box
+
+    def text(s: str, x0: float, y: float, x1: float) -> Text:
+        parsed = parse_number(s)
+        return Text(s, Box(x0, y - 10, x1, y + 10), 0.99, parsed[0] if parsed else None)
+
+    ticks = [text(v, 142, y, 174) for v, y in (("250", 250), ("200", 340), ("150", 440), ("100", 560), ("50", 720))]
+    label = text("$260 cm", 142, 215, 210)
+    fitted = fit_axis([label, *ticks], "y")
+    assert fitted is not None and label not in fitted[1]
+    assert label.style == "$ cm" and ticks[0].style == ""

@@ -51,8 +51,13 @@ _ASKS_PERCENT = re.compile(r"\bwhat (?:percent(?:age)?|share|proportion|fraction
                            r"\bpercentage of\b|\bwhat portion\b", re.I)
 #: "which <noun>": the kind of thing asked for, to be told from the chart's categories when they are times.
 _WHICH_NOUN = re.compile(r"\b(?:which|what)\s+(?P<noun>[a-z]+)\b", re.I)
-_TIME_NOUNS = {"month", "year", "day", "week", "quarter", "period", "date", "season", "time", "decade", "hour",
-               "weekday", "semester", "term", "half"}
+_TIME_NOUNS = {"month", "year", "day", "week", "quarter", "date", "season", "decade", "weekday", "semester"}
+#: Kinds of things that are never a time: "which pupil", "which team" over a chart of months names none of them.
+_THINGS = {"pupil", "student", "person", "player", "team", "club", "city", "town", "country", "state", "region",
+           "company", "brand", "product", "store", "shop", "department", "employee", "member", "child", "kid",
+           "school", "car", "model", "restaurant", "hotel", "hospital", "airline", "animal", "fruit", "colour",
+           "color", "language", "sport", "movie", "film", "book", "author", "app", "website", "channel", "party",
+           "candidate", "athlete", "driver", "singer", "band", "artist", "customer", "supplier", "branch", "site"}
 _QUARTER = re.compile(r"^(?:q[1-4]|h[12])(?:\s*'?\d{2,4})?$|^(?:19|20)\d\d(?:\s*q[1-4])?$|^fy\s*'?\d{2,4}$", re.I)
 #: Words whose direction depends on what is measured: a speed (highest is fastest) or a time (lowest is).
 _SPEED_WORD = re.compile(r"\b(?:slow|fast|quick)(?:est|er)\b", re.I)
@@ -367,23 +372,20 @@ def _run_together(category: str) -> bool:
 
 
 def _asks_for_the_categories_kind(chart: ChartResult, question: str) -> bool:
-    """False when "which <noun>" asks for a kind of thing the categories are not: a pupil among months, a month
-    among products. Only times are told apart (months, weekdays, years, quarters); other nouns pass."""
+    """False when "which <noun>" asks for a kind of thing the categories cannot be: a pupil or a team among months,
+    a month among products. Only times are told apart from things; other nouns ("category", "slice") pass."""
     asked = _WHICH_NOUN.search(question)
     if asked is None or not chart.categories:
         return True
     noun = asked.group("noun").lower()
-    if noun in {"of", "one", "is", "was", "are", "were", "the", "a", "an", "do", "does", "did", "has", "had", "s",
-                "this", "that", "these", "those", "its", "their", "kind", "type", "sort"}:
-        return True
-    noun = noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+    noun = noun[:-1] if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3 else noun
     # Most of them: one misread label ("Aùg") leaves the others months.
     timed = sum(bool(_QUARTER.match(norm(c)) or any(full in CALENDAR for full in spellings(norm(c))))
                 for c in chart.categories)
     if timed >= 0.8 * len(chart.categories):
         printed = " ".join([chart.title, *chart.texts, *chart.series]).lower()
-        return noun in _TIME_NOUNS or re.search(rf"\b{re.escape(noun)}", printed) is not None
-    return timed > 0 or noun not in _TIME_NOUNS - {"time", "period", "half", "term"}
+        return noun not in _THINGS or re.search(rf"\b{re.escape(noun)}", printed) is not None
+    return timed > 0 or noun not in _TIME_NOUNS
 
 
 def _names_the_categories(noun: str, chart: ChartResult) -> bool:

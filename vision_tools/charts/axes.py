@@ -36,6 +36,11 @@ class Text:
     percent: bool = False
 
     @property
+    def style(self) -> str:
+        """What is printed round the number ("$ cm" of "$260 cm", "" of "250"): a value label's, or an axis's."""
+        return " ".join(re.sub(r"[\d.,\s\-+]+", " ", self.text).split()) if self.number is not None else ""
+
+    @property
     def cx(self) -> float:
         return (self.box.x0 + self.box.x1) / 2
 
@@ -132,6 +137,8 @@ def fit_axis(texts: list[Text], orientation: str) -> tuple[AxisFit, list[Text]] 
     else:
         values = [t.cy for t in numbers]
         groups += [[numbers[i] for i in g] for g in cluster_1d(values, max(3.0, 0.4 * height)) if len(g) >= 2]
+    # Ticks are printed alike: "$260 cm" over a point beside the "250" of the axis is a value label.
+    groups = [kept for kept in (_one_style(g) for g in groups) if len(kept) >= 2]
     best: tuple[int, float, AxisFit, list[Text]] | None = None
     for group in groups:
         for inverted in (False, True):
@@ -148,6 +155,15 @@ def fit_axis(texts: list[Text], orientation: str) -> tuple[AxisFit, list[Text]] 
     if _off_the_line(groups, axis, used, height):
         axis.scale = "nonlinear"
     return axis, used
+
+
+def _one_style(group: list[Text]) -> list[Text]:
+    """The texts of ``group`` printed in its most common style (ties: the plainest)."""
+    counts: dict[str, int] = {}
+    for t in group:
+        counts[t.style] = counts.get(t.style, 0) + 1
+    style = max(counts, key=lambda k: (counts[k], -len(k)))
+    return [t for t in group if t.style == style]
 
 
 def _off_the_line(groups: list[list[Text]], axis: AxisFit, used: list[Text], height: float) -> bool:

@@ -260,7 +260,7 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
     far = int(min(near + max(6, round(0.8 * text_h)), max(near + 3, pitch / 2 - 1)))
 
     names = _series_names(traces, legend, palette)
-    numbers = [t for t in texts if t.number is not None and id(t) not in used]
+    numbers = [t for t in texts if t.number is not None and id(t) not in used and not _in_tick_column(t, ticks, text_h)]
     points: dict[tuple[int, int], tuple[float, float]] = {}  # (trace, label) -> (x, row)
     # A marker drawn over a line's first and last points hides its ends: reach a little beyond them.
     reach = max(3.0, min(0.15 * pitch, 1.5 * text_h))
@@ -344,6 +344,15 @@ def _series_names(traces: list[_Trace], legend: list[tuple[Text, int]], palette:
                 break
         names.append(name or (DEFAULT_SERIES if len(traces) == 1 else f"Series {i + 1}"))
     return names
+
+
+def _in_tick_column(t: Text, ticks: list[Text], text_h: float) -> bool:
+    """Whether ``t`` is printed like the ticks and in their column: a tick the fit left out (on a broken scale, the
+    "250" beside the first point), not a point's label ("$260 cm" above it)."""
+    if not ticks or t.style != ticks[0].style:
+        return False
+    tol = max(4.0, 0.5 * text_h)
+    return any(abs(t.box.x0 - u.box.x0) <= tol or abs(t.box.x1 - u.box.x1) <= tol for u in ticks)
 
 
 def _printed(numbers: list[Text], points: dict[tuple[int, int], tuple[float, float]], text_h: float,
