@@ -97,6 +97,9 @@ class DocumentQuestion:
     #: Words that narrow which value is asked ("in Q3" of "what was revenue in Q3?"): the value read after the
     #: label answers only where they are printed with it.
     qualifier: tuple[str, ...] = ()
+    #: For a date: the event it is the date of ("delivered", "expire"), as the stems a label prints it by (any one
+    #: must be on the date's row: "Ship date" is no delivery date). Empty for the document's own date.
+    event: tuple[str, ...] = ()
 
     @property
     def is_label(self) -> bool:
@@ -118,6 +121,8 @@ def document_field(question: str) -> DocumentQuestion | None:
         match = pattern.search(text)
         if match and field == "total" and (_ONE_ITEM.search(text) or _COMPARES.search(text)):
             continue  # "How much did each tomato cost?" asks an item's price, never the receipt's total
+        if match and field == "date":
+            return DocumentQuestion(field, match.group(0), event=event_stems(text))
         if match:
             return DocumentQuestion(field, match.group(0))
     if issued := _ISSUE_TIME.search(text):
@@ -133,6 +138,36 @@ def document_field(question: str) -> DocumentQuestion | None:
             rest = re.findall(r"[a-z0-9]+", (generic.groupdict().get("rest") or "").lower())
             return DocumentQuestion(label, generic.group(0).strip(), tuple(w for w in rest if w not in _THE_PAGE))
     return None
+
+
+#: Events whose date a question may ask, by the stems labels print them with.
+_EVENTS = {"deliver": ("deliver", "arriv", "eta", "expected"), "arrive": ("arriv", "eta", "deliver", "expected"),
+           "expire": ("exp", "best before", "use by", "bb"), "ship": ("ship", "dispatch", "sent", "posted"),
+           "dispatch": ("dispatch", "ship", "sent"), "due": ("due", "pay by", "payable"), "pay": ("due", "pay by"),
+           "produce": ("prod", "mfg", "manufactur", "made"), "manufacture": ("mfg", "manufactur", "prod", "made"),
+           "make": ("made", "mfg", "prod", "manufactur"), "start": ("start", "begin", "from", "valid from"),
+           "begin": ("begin", "start", "from"), "end": ("end", "until", "valid", "expir", "exp")}
+#: Verbs of the document's own date: "when was this bought?" is the receipt's date.
+_ISSUE_VERBS = frozenset(["buy", "bought", "purchase", "purchased", "print", "printed", "issue", "issued", "date",
+                          "dated", "write", "written", "visit", "visited", "shop", "shopped", "get", "got", "take",
+                          "taken", "make", "made", "happen", "happened", "do", "done"])
+#: "when will it be delivered", "when does this expire": the event's verb, last in the question.
+_WHEN_EVENT = re.compile(r"\bwhen\b.*?\b(?P<verb>[a-z]+)\W*$", re.IGNORECASE)
+
+
+def event_stems(question: str) -> tuple[str, ...]:
+    """The stems a label prints the asked date's event by ("deliver", "arriv" … for "when will it be delivered?"),
+    or () for the document's own date ("when was this bought?") and questions naming no event."""
+    match = _WHEN_EVENT.search(question.lower())
+    if match is None:
+        return ()
+    verb = match.group("verb")
+    if verb in _ISSUE_VERBS or verb in _THE_PAGE or len(verb) < 3 or verb in ("receipt", "invoice", "ticket"):
+        return ()
+    for base, stems in _EVENTS.items():
+        if verb.startswith(base[:5]) or verb.rstrip("sd").rstrip("e") == base.rstrip("e"):
+            return stems
+    return (re.sub(r"(?:ied|ed|es|ing|s|e)$", "", verb),)  # "roasted": "roast"
 
 
 def _canonical_money(label: str) -> str:

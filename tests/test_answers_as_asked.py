@@ -287,3 +287,13 @@ def test_a_number_in_a_yes_no_question_is_matched_exactly_and_may_be_said_in_oth
     assert maestro.ask(image, "does it say 24 tablets").answer == "Yes"  # the row read as one phrase
     # Its number is printed, its words are not: the sign may say it in other words, so neither Yes nor No.
     assert maestro.ask(image, "does the sign say they close at 18:30 on weekdays").status == "abstained"
+
+
+def test_the_date_of_another_event_and_another_month_are_not_answered(maestro) -> None:
+    label = sign("SHIP TO: M. KOVACS", "Ship date: 03/11/2025", "Groceries $520", size=(900, 360))
+    delivered = maestro.ask(label, "when will it be delivered")  # the ship date is no delivery date
+    assert delivered.status == "abstained" and delivered.answer is None, delivered.answer
+    shipped = maestro.ask(label, "when was it shipped")
+    assert (shipped.status, shipped.answer) == ("done", "03/11/2025"), shipped.reason
+    february = maestro.ask(label, "How much did I spend on groceries in February?")
+    assert february.status == "abstained" and "February" in (february.reason or ""), february.answer

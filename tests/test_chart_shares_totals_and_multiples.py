@@ -252,3 +252,24 @@ def test_an_amount_is_not_read_off_a_pie_of_shares(maestro: Maestro) -> None:
     assert february.status == "abstained", february.answer
     share = maestro.ask(image, "how much of the money went to rent")
     assert (share.status, share.answer) == ("done", "38%"), share.reason
+
+
+@pytest.mark.parametrize("question", [
+    "where will the share of battery electric be in 2024?",  # a forecast: the chart records what was
+    "In which year did hybrid sales begin to slow down?",  # a category, which no look-up of a value names
+    "What was the battery electric profit margin in 2023?",  # a measure of more words than one, not printed
+])
+def test_questions_the_table_does_not_answer_are_not_answered_with_a_value(maestro: Maestro, two_lines: Image.Image,
+                                                                          question: str) -> None:
+    run = maestro.ask(two_lines, question)
+    assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_a_product_code_before_the_measure_does_not_hide_it(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        bars = ax.bar(["SKU-114", "SKU-207", "SKU-319"], [1400, 890, 1210], color="tab:green")
+        ax.bar_label(bars)
+        ax.set_title("Units sold in Q2")
+
+    run = maestro.ask(render(draw), "What was SKU-114's revenue in Q2 in dollars?")
+    assert run.status == "abstained" and "revenue" in (run.reason or ""), run.answer

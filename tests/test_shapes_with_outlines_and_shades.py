@@ -89,3 +89,15 @@ def test_the_circle_of_two_overlapping_is_no_one_circle(maestro: Maestro) -> Non
     assert either.status == "abstained" and either.answer is None, either.answer
     a = maestro.ask(image, "what colour is the circle labelled A")
     assert a.answer in (None, "blue"), a.answer
+
+
+def test_a_shade_of_a_colour_is_not_counted_as_the_colour(maestro: Maestro) -> None:
+    image = _ground((245, 245, 245), 8)
+    draw = ImageDraw.Draw(image)
+    for cx, fill in ((200, (20, 40, 140)), (500, (20, 40, 140)), (800, (120, 170, 240)), (1100, (120, 170, 240))):
+        draw.polygon(_polygon(cx, 500, 110, 3, rot=-math.pi / 2), fill=fill)
+    # Both blues are "blue" to the tools: "4" had been the answer for 2.
+    dark = maestro.ask(image, "how many of the dark blue triangles r there")
+    assert dark.status == "abstained" and "shade" in (dark.reason or ""), dark.answer
+    every = maestro.ask(image, "how many triangles")
+    assert (every.status, every.answer) == ("done", "4"), every.reason

@@ -48,7 +48,7 @@ _NAMES_A_SHARE = re.compile(r"%|\bpercent|\bshares?\b|\bproportion|\bportion|\bf
 _AMOUNTS = {"units", "thousand", "thousands", "million", "millions", "billion", "k", "m", "bn"}
 #: "What was the net profit in Q2?", "whats the average salary in engineering": the measure before the category.
 _WHAT_MEASURE = re.compile(r"\bwhat(?:'s|s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?"
-                           r"(?P<words>(?:[a-z][a-z'-]*\s+){1,3}?)(?:in|of|for|during|at|from)\b", re.I)
+                           r"(?P<words>(?:[a-z][\w'’-]*\s+){1,5}?)(?:in|of|for|during|at|from)\b", re.I)
 #: "came from mobile devices", "via the app", "using public transport": a source the value is narrowed to.
 _FROM_SOURCE = re.compile(r"\b(?:from|via|through|using)\s+(?P<words>(?:[a-z][a-z'-]*\s*){1,3})", re.I)
 #: Words of a narrowing phrase that name no source: "from the chart", "from 2019 to 2020" (numbers are skipped).

@@ -46,6 +46,10 @@ _HIGH = re.compile(rf"\b({_HIGH_WORDS})\b", re.I)
 _LOW = re.compile(rf"\b({_LOW_WORDS})\b", re.I)
 #: A bare superlative and a noun: "smallest country on this chart?"
 _SUPERLATIVE_FIRST = re.compile(rf"(?:the )?(?:{_HIGH_WORDS}|{_LOW_WORDS}) (?!value|number|amount)\w+")
+#: A prediction asked for, which only a chart of forecasts prints.
+_FUTURE = re.compile(r"\bwill\b|\bgoing to\b|\bforecast|\bpredict|\bexpect(?:ed)? to\b|\bnext (?:year|month|quarter|"
+                     r"week|season)\b|\bin the future\b|\bproject(?:ed|ion)\b", re.I)
+_FORECAST = re.compile(r"\bforecast|\bprojected\b|\bprojections?\b|\bpredicted\b|\bestimates?\b|\boutlook\b", re.I)
 #: A share asked for: only a chart of percentages gives it by a look-up.
 _ASKS_PERCENT = re.compile(r"\bwhat (?:percent(?:age)?|share|proportion|fraction|%)\b|\bhow many percent\b|"
                            r"\bpercentage of\b|\bwhat portion\b", re.I)
@@ -206,6 +210,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     if unread_calendar_names(chart.categories, question, [chart.title, *chart.texts]) or \
             any(_run_together(c) for c in chart.categories):
         return None, None
+    if _FUTURE.search(question) and not _FORECAST.search(" ".join([chart.title, *chart.texts, *chart.series])):
+        return None, None  # "where will the rate be by mid 2025?": a chart of what was recorded predicts nothing
     if _ASKS_PERCENT.search(question) and not in_percent(chart):
         return None, None  # "what percentage of people in Portland …" over commute minutes: no value is a share
     if not _asks_for_the_categories_kind(chart, question):
@@ -274,6 +280,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
         return found, None if found is None else extreme_confidence(chart, highest, named_series)
+    if asks_which:
+        return None, None  # "In which year did the bank begin raising rates again?": a category, not a value
     if unprinted_measure(chart, question) is not None:
         return None, None  # "how many sunny days" over a chart of rainfall: no value of it answers
     used: list[str] = []

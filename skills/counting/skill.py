@@ -99,10 +99,21 @@ def run(ctx: SkillContext) -> SkillResult:
                 f"the image is mostly printed text ({len(printed)} lines): a count of drawn shapes would count its "
                 f"print, and the tools do not count the things a text lists; configure a VLM expert "
                 f"(see {EXPERTS_DOC})"))
+    if target.colour is not None and (shade := _SHADE.search(question)):
+        # "How many of the dark blue triangles": the tools name a colour, never its shades (dark and light blue
+        # are both blue to them).
+        return conclude(ctx, [], None, missing=(
+            f"the question asks for a shade ('{shade.group(0)}'); the tools tell colours apart, not shades of one "
+            "colour"))
     kind, image = drawing_view(ctx)
     if kind.is_photo:
         return conclude(ctx, [kind], None, missing=photo_missing("shape-counting tools", kind))
     return _as_asked(ctx, _count_drawn(ctx, target, kind, image))
+
+
+#: A shade of a colour: "dark blue", "light-green", "pale pink", "navy".
+_SHADE = re.compile(r"\b(?:dark|light|pale|bright|deep|sky|baby|neon|pastel|dull)[\s-]+(?:red|orange|yellow|green|"
+                    r"blue|purple|violet|pink|brown|gr[ae]y|cyan|teal)\b|\bnavy\b", re.I)
 
 
 def _as_asked(ctx: SkillContext, result: SkillResult) -> SkillResult:

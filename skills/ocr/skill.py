@@ -250,6 +250,13 @@ def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer
         return SkillResult(observation=f"Key information ({asked.field}, asked as {asked.wording!r}): "
                                        f"{field.summary()}\nNo answer: {missing}.\nOCR lines:\n{evidence}",
                            evidence=data, missing=missing)
+    if asked.event and field.value is not None and not _row_names(asked.event, field, lines):
+        # "When will it be delivered?" over "Ship date: 03/11/2025": the date of another event.
+        missing = (f"the question asks for the date of an event ({asked.event[0]}…) that is not printed with the "
+                   f"date read ({field.value!r})")
+        return SkillResult(observation=f"Key information ({asked.field}, asked as {asked.wording!r}): "
+                                       f"{field.summary()}\nNo answer: {missing}.\nOCR lines:\n{evidence}",
+                           evidence=data, missing=missing)
     page = " ".join(line.text for line in lines)
     features = field_features(ctx.image, field, page)
     confidence = round(field.confidence * evidence_factor(features), 4)
@@ -272,14 +279,26 @@ def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer
 def _printed_with(words: tuple[str, ...], field: FieldAnswer, lines: list[OcrLine]) -> bool:
     """Whether every word narrowing the question ("q3" of "revenue in Q3") is printed on the row of the value read
     or of its label: the value after "Revenue" in a chart's title is no quarter's revenue."""
+    row = _row_of(field, lines)
+    return all(re.search(rf"\b{re.escape(w)}(?:e?s)?\b", row) for w in words)
+
+
+def _row_names(stems: tuple[str, ...], field: FieldAnswer, lines: list[OcrLine]) -> bool:
+    """Whether a word starting with one of ``stems`` ("deliver", "arriv") is printed on the row of the value read
+    or of its label."""
+    row = _row_of(field, lines)
+    return any(re.search(rf"\b{re.escape(stem)}", row) for stem in stems)
+
+
+def _row_of(field: FieldAnswer, lines: list[OcrLine]) -> str:
+    """The words of the lines on the row of the value read or of its label, lower case."""
     anchors = [*field.boxes, *([field.label_box] if field.label_box else [])]
 
     def same_row(line: OcrLine) -> bool:
         return any(min(line.box.y1, a.y1) - max(line.box.y0, a.y0) > 0.5 * min(line.box.height, a.height)
                    for a in anchors)
 
-    row = " ".join(re.findall(r"[a-z0-9]+", " ".join(line.text for line in lines if same_row(line)).lower()))
-    return all(re.search(rf"\b{re.escape(w)}(?:e?s)?\b", row) for w in words)
+    return " ".join(re.findall(r"[a-z0-9]+", " ".join(line.text for line in lines if same_row(line)).lower()))
 
 
 def reading_confidence(lines: list[OcrLine]) -> float | None:

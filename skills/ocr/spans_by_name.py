@@ -7,6 +7,7 @@ that lists several places; "Which town is 12 km away?" from the one line that pr
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from PIL import Image
@@ -27,6 +28,10 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
     such span when the question names nothing printed."""
     if pattern.search(question):
         return None  # the question quotes such a span itself ("What would 3 coffees at $3.00 cost?"): not a look-up
+    if unprinted := _unprinted_periods(question, lines):
+        # "How much did I spend on groceries in February?" over this month's budget: another month's amount.
+        return PrintedAnswer(None, 0.0, what, missing=f"the question names {', '.join(unprinted)}, which is printed "
+                                                      "nowhere in the image")
     hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text)]
     named = [w for w in words_of(question) if w not in STOP_WORDS and w not in ASKING and len(w) > 2]
     if named and hits:
@@ -90,6 +95,21 @@ def _squeezed(span: str) -> str:
 #: Words a line may print beside a span and still be that span's line alone ("Price: $6.49", "Net wt 500 g").
 _SPAN_LABELS = frozenset(["price", "only", "now", "each", "per", "net", "wt", "weight", "distance", "ahead", "approx",
                           "lb", "kg", "g", "pound", "mile", "miles", "km", "mi", "m", "ft"])
+
+
+#: Month names in full ("May" is a verb too, and is left out).
+_MONTHS = tuple(name.lower() for name in calendar.month_name if name and name != "May")
+
+
+def _unprinted_periods(question: str, lines: list[OcrLine]) -> list[str]:
+    """Months and quarters ("February", "Q2") the question names that the image prints nowhere."""
+    printed = " ".join(line.text for line in lines).lower()
+    asked = question.lower()
+    months = [m.capitalize() for m in _MONTHS if re.search(rf"\b{m}\b", asked)
+              and not re.search(rf"\b{m[:3]}", printed)]
+    quarters = [q.upper() for q in dict.fromkeys(re.findall(r"\b([qh][1-4])\b", asked))
+                if not re.search(rf"\b{q}\b", printed)]
+    return months + quarters
 
 
 _PERCENT = re.compile(r"\d+(?:[.,]\d+)?\s*%")
