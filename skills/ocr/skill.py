@@ -242,21 +242,13 @@ def _reads_as_document(asked: DocumentQuestion, reading: DocumentReading) -> boo
 def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer, evidence: str,
                   data: dict[str, object], lines: list[OcrLine]) -> SkillResult:
     """The field as the answer when it is certain enough, else an abstention that says what is missing."""
+    missing = _another_value(asked, field, lines)
+    if missing is not None:
+        return SkillResult(observation=f"Key information ({asked.field}, asked as {asked.wording!r}): "
+                                       f"{field.summary()}\nNo answer: {missing}.\nOCR lines:\n{evidence}",
+                           evidence=data, missing=missing)
     # Signs of a misreading the line scores miss (a near-miss word, an accent the page lacks, an address that is
     # not shaped like one, an illegible character) lower the confidence before it is compared with the threshold.
-    if asked.qualifier and field.value is not None and not _printed_with(asked.qualifier, field, lines):
-        missing = (f"the question asks about {' '.join(asked.qualifier)}, which is not printed with the "
-                   f"{_field_words(asked.field)} read ({field.value!r})")
-        return SkillResult(observation=f"Key information ({asked.field}, asked as {asked.wording!r}): "
-                                       f"{field.summary()}\nNo answer: {missing}.\nOCR lines:\n{evidence}",
-                           evidence=data, missing=missing)
-    if asked.event and field.value is not None and not _row_names(asked.event, field, lines):
-        # "When will it be delivered?" over "Ship date: 03/11/2025": the date of another event.
-        missing = (f"the question asks for the date of an event ({asked.event[0]}…) that is not printed with the "
-                   f"date read ({field.value!r})")
-        return SkillResult(observation=f"Key information ({asked.field}, asked as {asked.wording!r}): "
-                                       f"{field.summary()}\nNo answer: {missing}.\nOCR lines:\n{evidence}",
-                           evidence=data, missing=missing)
     page = " ".join(line.text for line in lines)
     features = field_features(ctx.image, field, page)
     confidence = round(field.confidence * evidence_factor(features), 4)
@@ -274,6 +266,20 @@ def _answer_field(ctx: SkillContext, asked: DocumentQuestion, field: FieldAnswer
     answer = format_answer(ctx.question, settled.answer)
     return SkillResult(observation=f"{found}\nAnswer from the tools: {answer}\n{shown}", answer=answer,
                        confidence=settled.confidence, evidence=data, features=features)
+
+
+def _another_value(asked: DocumentQuestion, field: FieldAnswer, lines: list[OcrLine]) -> str | None:
+    """Why the value read answers another question than the one asked, or None: words narrowing the question
+    ("in Q3") or the event of a date ("delivered") not printed with it ("Ship date: 03/11/2025")."""
+    if field.value is None:
+        return None
+    if asked.qualifier and not _printed_with(asked.qualifier, field, lines):
+        return (f"the question asks about {' '.join(asked.qualifier)}, which is not printed with the "
+                f"{_field_words(asked.field)} read ({field.value!r})")
+    if asked.event and not _row_names(asked.event, field, lines):
+        return (f"the question asks for the date of an event ({asked.event[0]}…) that is not printed with the date "
+                f"read ({field.value!r})")
+    return None
 
 
 def _printed_with(words: tuple[str, ...], field: FieldAnswer, lines: list[OcrLine]) -> bool:
