@@ -22,8 +22,9 @@ from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.comparisons import compare_values
 from skills.chart.confidence import count_confidence, extreme_confidence, ranked, values_confidence
 from skills.chart.limits import VOIDS_VALUES, limits_seen
-from skills.chart.measure import in_percent, unprinted_measure
-from skills.chart.names import CALENDAR, mentioned, norm, spellings, unread_calendar_names
+from skills.chart.measure import unprinted_measure
+from skills.chart.mismatch import asks_another_question
+from skills.chart.names import CALENDAR, mentioned, norm, unread_calendar_names
 from skills.chart.precision import (
     as_printed,
     formatted,
@@ -46,27 +47,6 @@ _HIGH = re.compile(rf"\b({_HIGH_WORDS})\b", re.I)
 _LOW = re.compile(rf"\b({_LOW_WORDS})\b", re.I)
 #: A bare superlative and a noun: "smallest country on this chart?"
 _SUPERLATIVE_FIRST = re.compile(rf"(?:the )?(?:{_HIGH_WORDS}|{_LOW_WORDS}) (?!value|number|amount)\w+")
-#: A prediction asked for, which only a chart of forecasts prints.
-_FUTURE = re.compile(r"\bwill\b|\bgoing to\b|\bforecast|\bpredict|\bexpect(?:ed)? to\b|\bnext (?:year|month|quarter|"
-                     r"week|season)\b|\bin the future\b|\bproject(?:ed|ion)\b", re.I)
-_FORECAST = re.compile(r"\bforecast|\bprojected\b|\bprojections?\b|\bpredicted\b|\bestimates?\b|\boutlook\b", re.I)
-#: A share asked for: only a chart of percentages gives it by a look-up.
-_ASKS_PERCENT = re.compile(r"\bwhat (?:percent(?:age)?|share|proportion|fraction|%)\b|\bhow many percent\b|"
-                           r"\bpercentage of\b|\bwhat portion\b", re.I)
-#: "which <noun>": the kind of thing asked for, to be told from the chart's categories when they are times.
-_WHICH_NOUN = re.compile(r"\b(?:which|what)\s+(?P<noun>[a-z]+)\b", re.I)
-_TIME_NOUNS = {"month", "year", "day", "week", "quarter", "date", "season", "decade", "weekday", "semester"}
-#: Kinds of things that are never a time: "which pupil", "which team" over a chart of months names none of them.
-_THINGS = {"pupil", "student", "person", "player", "team", "club", "city", "town", "country", "state", "region",
-           "company", "brand", "product", "store", "shop", "department", "employee", "member", "child", "kid",
-           "school", "car", "model", "restaurant", "hotel", "hospital", "airline", "animal", "fruit", "colour",
-           "color", "language", "sport", "movie", "film", "book", "author", "app", "website", "channel", "party",
-           "candidate", "athlete", "driver", "singer", "band", "artist", "customer", "supplier", "branch", "site"}
-_QUARTER = re.compile(r"^(?:q[1-4]|h[12])(?:\s*'?\d{2,4})?$|^(?:19|20)\d\d(?:\s*q[1-4])?$|^fy\s*'?\d{2,4}$", re.I)
-#: Words whose direction depends on what is measured: a speed (highest is fastest) or a time (lowest is).
-_SPEED_WORD = re.compile(r"\b(?:slow|fast|quick)(?:est|er)\b", re.I)
-_SPEED_MEASURE = re.compile(r"\bspeeds?\b|\bvelocity\b|km/h|\bkph\b|\bmph\b|/s\b|\bmbps\b|"
-                            r"\bper (?:second|hour)\b", re.I)
 #: A rank other than the first: "second lowest", "3rd most", "runner-up".
 _RANK = re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b")
 _RANKS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
@@ -207,17 +187,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     """The answer a parsed chart settles for ``question`` and how sure it is (``skills.chart.confidence``), or
     (None, None) when it needs reasoning beyond the table, or the answer is a mark whose label was not read
     ("Bar 5" for the warmest month)."""
-    if unread_calendar_names(chart.categories, question, [chart.title, *chart.texts]) or \
-            any(_run_together(c) for c in chart.categories):
+    if asks_another_question(chart, question):
         return None, None
-    if _FUTURE.search(question) and not _FORECAST.search(" ".join([chart.title, *chart.texts, *chart.series])):
-        return None, None  # "where will the rate be by mid 2025?": a chart of what was recorded predicts nothing
-    if _ASKS_PERCENT.search(question) and not in_percent(chart):
-        return None, None  # "what percentage of people in Portland …" over commute minutes: no value is a share
-    if not _asks_for_the_categories_kind(chart, question):
-        return None, None  # "Which pupil read the most books?" over months: a month is no pupil
-    if _SPEED_WORD.search(question) and not _SPEED_MEASURE.search(" ".join([chart.title, *chart.texts])):
-        return None, None  # "the slowest deliveries" over delivery times is the highest bar, over speeds the lowest
     answer, confidence = _from_table(chart, question)
     if answer is not None and _PLACEHOLDER.match(answer):
         return None, None
@@ -367,33 +338,6 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         answer += "%"  # a pie's values are shares in percent: "What percent goes to food?" is "20%", as printed
     confidence = values_confidence(chart, used, named_series)
     return answer, None if confidence is None or sure is None else min(confidence, sure)
-
-
-def _run_together(category: str) -> bool:
-    """Whether a category label holds two or more times ("Q4 2021 Q1 2022"): slanted labels read as one line,
-    which leaves the points between them with no label of their own."""
-    text = norm(category)
-    quarters = len(re.findall(r"\b[qh][1-4]\b", text))
-    years = len(re.findall(r"\b(?:19|20)\d\d\b", text))
-    months = sum(1 for word in text.split() if len(word) >= 3 and any(full.startswith(word) for full in CALENDAR))
-    return quarters >= 2 or months >= 2 or (years >= 2 and not re.fullmatch(r"(?:19|20)\d\d\s*\d{2,4}", text))
-
-
-def _asks_for_the_categories_kind(chart: ChartResult, question: str) -> bool:
-    """False when "which <noun>" asks for a kind of thing the categories cannot be: a pupil or a team among months,
-    a month among products. Only times are told apart from things; other nouns ("category", "slice") pass."""
-    asked = _WHICH_NOUN.search(question)
-    if asked is None or not chart.categories:
-        return True
-    noun = asked.group("noun").lower()
-    noun = noun[:-1] if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3 else noun
-    # Most of them: one misread label ("Aùg") leaves the others months.
-    timed = sum(bool(_QUARTER.match(norm(c)) or any(full in CALENDAR for full in spellings(norm(c))))
-                for c in chart.categories)
-    if timed >= 0.8 * len(chart.categories):
-        printed = " ".join([chart.title, *chart.texts, *chart.series]).lower()
-        return noun not in _THINGS or re.search(rf"\b{re.escape(noun)}", printed) is not None
-    return timed > 0 or noun not in _TIME_NOUNS
 
 
 def _names_the_categories(noun: str, chart: ChartResult) -> bool:
