@@ -78,7 +78,7 @@ def test_one_printed_value_against_its_bar_while_the_others_agree_is_no_reading(
     ("What was the rainfall in July?", None),
     ("how many more mm in January than in July", None),
     ("What was the net profit in July?", "net profit"),
-    ("whats the average temperature in jan", "temperature"),
+    ("whats the average temperature in jan", "a temperature"),
     ("What is the average rainfall in July?", None),
     ("what was the value for January?", None),
     ("how much rain came from thunderstorms in July?", "thunderstorms"),

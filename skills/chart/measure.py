@@ -67,6 +67,24 @@ _UNIT_SIGNS = {
     "tonne": re.compile(r"\bt\b|\btons?\b"), "litre": re.compile(r"\bl\b"),
 }
 
+#: Questions that ask for a value in a kind of unit, and how a chart prints that kind: "on average how long is a
+#: weather delay in minutes?" over a pie of delay causes asks for a duration, which no share is. A chart answers
+#: them only when it prints such a unit (an axis in "min", a title naming "wait time").
+_UNIT_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    ("a duration", re.compile(r"\bhow long\b|\bduration\b|\bin (?:seconds|minutes|hours|days|weeks)\b", re.I),
+     re.compile(r"\b(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|wks?|months?|years?|yrs?|"
+                r"time|times|duration|wait|waits|waiting|delay|delays|length|lasted)\b|\d\s*(?:s|min|h|d)\b")),
+    ("a distance", re.compile(r"\bhow far\b|\bdistance\b|\bin (?:km|kilomet(?:re|er)s|miles|metres|meters)\b", re.I),
+     re.compile(r"\b(?:km|kilomet\w*|mi|miles?|m|metres?|meters?|ft|feet|yards?|distance)\b")),
+    ("a weight", re.compile(r"\bhow heavy\b|\bweigh(?:s|ed|t)?\b|\bin (?:kg|kilograms|grams|tonnes|tons|lbs)\b", re.I),
+     re.compile(r"\b(?:kg|g|grams?|kilograms?|lbs?|pounds|tonnes?|tons?|t|weight|weighs)\b")),
+    ("a speed", re.compile(r"\bhow fast\b|\bspeed\b|\bin (?:mph|km/h|kph)\b", re.I),
+     re.compile(r"mph|km/?h|kph|m/s|\bspeeds?\b|\bknots?\b")),
+    ("a temperature", re.compile(r"\bhow (?:hot|cold|warm)\b|\btemperature\b|\bin degrees\b", re.I),
+     re.compile(r"°|\bdegrees?\b|\btemp")),
+    ("an age", re.compile(r"\bhow old\b", re.I), re.compile(r"\bages?\b|\bold\b|\byears?\b|\byrs\b")),
+)
+
 
 def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     """The measure ``question`` asks for ("sunny days", "net profit") or a source it narrows it to ("from mobile
@@ -76,6 +94,9 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     names = {spelling for name in [*chart.categories, *chart.series] for spelling in spellings(norm(name))}
     if (verb := _OPPOSING.search(question)) and not _printed(verb.group(0).lower(), printed):
         return verb.group(0).lower()
+    for kind, asks, printed_as in _UNIT_KINDS:
+        if asks.search(question) and (in_percent(chart) or not printed_as.search(printed)):
+            return kind
     if (counted := _counted_words(question)) and in_percent(chart):
         return f"{' '.join(counted)} as a number (the chart gives shares in percent)"
     if in_percent(chart) and _ASKS_AMOUNT.search(question) and not _NAMES_A_SHARE.search(question):
