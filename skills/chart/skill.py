@@ -24,6 +24,7 @@ from skills.chart.confidence import count_confidence, extreme_confidence, ranked
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import unprinted_measure
 from skills.chart.mismatch import asks_another_question
+from skills.chart.named_options import by_lookup
 from skills.chart.names import CALENDAR, mentioned, norm, unread_calendar_names
 from skills.chart.precision import (
     as_printed,
@@ -153,6 +154,9 @@ def run(ctx: SkillContext) -> SkillResult:
 def _choose(ctx: SkillContext, chart: ChartResult, form: AnswerForm) -> SkillResult:
     """A multiple-choice question: the letter the table supports, with its confidence, or what is missing."""
     decision = decide(chart, ctx.question, form)
+    if decision.letter is None and chart.found:
+        decision = by_lookup(chart, task_text(ctx.question)[0] or ctx.question, form.options, decision,
+                             answer_from_table, lambda name: misread_label(name, chart.categories))
     note = ("Data table:\n" + chart.markdown() if chart.found else "") + "\nOptions checked against the table:\n" \
         + decision.explain()
     letter = decision.letter if decision.confidence >= MIN_CONFIDENCE else None

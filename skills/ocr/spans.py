@@ -29,7 +29,8 @@ STOP_WORDS = frozenset(["a", "an", "the", "is", "are", "to", "of", "for", "on", 
 DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
 
 PRICE = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d{1,2})?|\b(?:RM|USD|EUR|GBP)\s?\d[\d,]*(?:\.\d{1,2})?|"
-                    r"\b\d[\d,]*\.\d{2}\s?(?:€|\$|EUR|USD|RM)?(?!\d)"
+                    # "Roasted on: 12.03.2025": two digits after a point inside a date are no price.
+                    r"(?<!\d[./-])\b\d[\d,]*\.\d{2}(?![./-]\d)\s?(?:€|\$|EUR|USD|RM)?(?!\d)"
                     # "Salt 0.08 g": a number with a unit of measure after it is a quantity, not a price.
                     rf"(?!{UNIT_AFTER})", re.I)
 

@@ -29,7 +29,7 @@ from vision_tools.image import Box, name_background, name_colour
 from vision_tools.image.colour import CHROMATIC
 from vision_tools.text import read_text, read_text_cached
 from vision_tools.text.panel import panel_colour
-from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region, quadrant
+from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region, position, quadrant
 
 #: Candidates a colour question compares, and the share of the best match's score that makes one a rival.
 MAX_CANDIDATES = 12
@@ -38,6 +38,9 @@ RIVAL_SHARE = 0.8
 _QUOTED = re.compile(r"(?<![\w])[\"“']([^\"”']{2,40})[\"”'](?![\w])")
 _COLOUR_Q = re.compile(r"\bwhat (colou?r)\b|\bwhich colou?r\b|\bcolou?r of\b|\bcolou?r is\b", re.I)
 _WHERE_Q = re.compile(r"\bwhere(?:abouts)?\b|\bquadrant\b|\bwhich (corner|side|part)\b|\blocated\b", re.I)
+#: "Which quadrant …?", "which corner …?", or an answer asked among the quadrants' names ("top-left, top-right …").
+_QUADRANT_Q = re.compile(r"\bquadrant\b|\bcorner\b|\b(?:top|bottom|upper|lower)[- ](?:left|right)\b.*"
+                         r"\b(?:top|bottom|upper|lower)[- ](?:left|right)\b", re.I)
 _TEXT_Q = re.compile(r"\b(written|say|says|word|text|label reads?)\b", re.I)
 _WHERE_OBJECT = re.compile(r"\bwhere(?:abouts)?(?: in (?:the|this) (?:image|picture|photo|photograph))? (?:is|are) "
                            r"(?:the |a |an )?(?P<object>[a-z][a-z -]{0,40}?)\s*(?:\?|$|\blocated\b|"
@@ -169,10 +172,16 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         answer = None if rivals or label == "region" else label
         confidence = min(0.95, 0.5 + 0.45 * score)
     elif _WHERE_Q.search(question):  # before text: "in which quadrant is the word 'X' written?" asks where
-        answer = quadrant(box, image.size)
-        confidence = min(0.95, 0.55 + 0.4 * score) * _quadrant_margin(box, image.size)
-        if rival is not None and quadrant(rival, image.size) != answer:
-            confidence *= 0.4
+        if _QUADRANT_Q.search(question):
+            answer = quadrant(box, image.size)
+            confidence = min(0.95, 0.55 + 0.4 * score) * _quadrant_margin(box, image.size)
+            if rival is not None and quadrant(rival, image.size) != answer:
+                confidence *= 0.4
+        else:  # "where is it?": a corner, a side or the centre, as a person names it
+            answer, clear = position(box, image.size)
+            confidence = min(0.95, 0.55 + 0.4 * score) * (1.0 if clear else 0.5)
+            if rival is not None and position(rival, image.size)[0] != answer:
+                confidence *= 0.4
     elif _TEXT_Q.search(question):
         text = trace.call("ocr.read_text", read_text, ctx.image, region=box)
         results.append(text)

@@ -142,6 +142,30 @@ def quadrant(box: Box, image_size: tuple[int, int]) -> str:
     return f"{'top' if cy < image_size[1] / 2 else 'bottom'}-{'left' if cx < image_size[0] / 2 else 'right'}"
 
 
+#: Where along one axis (0-1) a centre lies as people name it: a side below ``SIDE`` (above 1 - ``SIDE``), the
+#: middle within ``MIDDLE`` of 0.5, and between the two a border no one names alike ("top right" or "top"?).
+SIDE, MIDDLE = 0.35, 0.1
+
+
+def position(box: Box, image_size: tuple[int, int]) -> tuple[str, bool]:
+    """Where the centre of ``box`` lies as a person says it, and whether that is clear: a corner ("top-right"), a
+    side when it is halfway along the other axis ("right" for a shape 80 % across and halfway down, which no one
+    calls "top-right"), or "centre". Not clear near a border between those zones."""
+    cx, cy = box.center
+    column, clear_x = _zone(cx / image_size[0], "left", "right")
+    row, clear_y = _zone(cy / image_size[1], "top", "bottom")
+    name = "-".join(part for part in (row, column) if part) or "centre"
+    return name, clear_x and clear_y
+
+
+def _zone(at: float, low: str, high: str) -> tuple[str | None, bool]:
+    """``low``, ``high`` or None (the middle) for a position ``at`` (0-1) along one axis, and whether it is clear."""
+    if abs(at - 0.5) <= MIDDLE:
+        return None, True
+    side = low if at < 0.5 else high
+    return side, abs(at - 0.5) >= 0.5 - SIDE
+
+
 def find_region(
     image: Image.Image,
     target: str,
