@@ -10,38 +10,14 @@ from PIL import Image
 
 from agents.config import Settings
 from agents.runtime import Maestro
-from tests.test_answers_as_asked import render
+from tests.test_chart_options_naming_categories import delay_causes, waits
 
-CAUSES = {"Late-arriving aircraft": 39, "Carrier issues": 30, "Air traffic control": 22, "Weather": 6,
-          "Security": 3}
-WAITS = {"Northgate": 52, "Lakeview": 45, "Cedar Park": 31, "Harbor": 38}
+__all__ = ["delay_causes", "waits"]  # fixtures shared with that module
 
 
 @pytest.fixture(scope="module")
 def maestro(tmp_path_factory: pytest.TempPathFactory) -> Maestro:
     return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
-
-
-@pytest.fixture(scope="module")
-def delay_causes() -> Image.Image:
-    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
-        ax.pie(list(CAUSES.values()), colors=["#264653", "#2a9d8f", "#e9c46a", "#f4a261", "#e76f51"],
-               startangle=90, counterclock=False, wedgeprops={"width": 0.35, "edgecolor": "white"})
-        ax.legend(list(CAUSES), loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
-        ax.set_title("Why flights were delayed, 2023")
-
-    return render(draw)
-
-
-@pytest.fixture(scope="module")
-def wait_times() -> Image.Image:
-    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
-        bars = ax.bar(list(WAITS), list(WAITS.values()), color="#457b9d")
-        ax.bar_label(bars, labels=[f"{v} min" for v in WAITS.values()])
-        ax.set_ylabel("Median wait (min)")
-        ax.set_title("Emergency room waits")
-
-    return render(draw)
 
 
 @pytest.mark.parametrize("question", [
@@ -61,6 +37,6 @@ def test_the_share_itself_is_still_read(maestro: Maestro, delay_causes: Image.Im
     assert (run.status, run.answer) == ("done", "Late-arriving aircraft")
 
 
-def test_a_duration_is_answered_where_the_chart_prints_its_unit(maestro: Maestro, wait_times: Image.Image) -> None:
-    run = maestro.ask(wait_times, "how long is the wait at Lakeview?")
+def test_a_duration_is_answered_where_the_chart_prints_its_unit(maestro: Maestro, waits: Image.Image) -> None:
+    run = maestro.ask(waits, "how long is the wait at Lakeview?")
     assert run.status == "done" and run.answer is not None and run.answer.startswith("45"), run.answer
