@@ -21,6 +21,8 @@ from PIL import Image
 from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, colours_in, conclude, shape_in
 from skills.evidence import EXPERTS_DOC, drawing_view, weighed
+from skills.perception.marked_shapes import asks_about_marks, marked_shape_answer
+from skills.perception.zones import named_zone
 from skills.question_text import task_text
 from skills.targets import asks_about_whole_image, asks_background, attribute_object
 from vision_tools.detection import CountResult, count_shapes
@@ -76,6 +78,11 @@ def run(ctx: SkillContext) -> SkillResult:
     box = query_box(ctx.query, ctx.image.size)
     if box is not None:
         return _zoom_into(ctx, box)
+    if asks_about_marks(question):
+        _, image = drawing_view(ctx)
+        marked = marked_shape_answer(question, image, ctx.trace)
+        return conclude(ctx, marked.results, marked.answer, missing=marked.missing,
+                        confidence=None if marked.answer is None else marked.confidence)
     named = _named_object(question)
     if _COLOUR_Q.search(question) and _names_a_panel(named) and not _PART_OF_PANEL.search(question):
         return _panel_colour(ctx)
@@ -127,6 +134,12 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
             matches = [(d.box, 0.9, d.colour) for d in found.detections]
     if not matches:
         return conclude(ctx, [kind, found], None, missing=f"nothing matching {target!r} was found in the image")
+    if not _WHERE_Q.search(question) and (zone := named_zone(question)) is not None:
+        # "The small thing in the top left": only the matches there.
+        matches = [m for m in matches if zone.holds(m[0], image.size)]
+        if not matches:
+            return conclude(ctx, [kind, found], None, missing=f"nothing matching {target!r} was found in the {zone} "
+                                                              "of the image")
     if (labelled := _LABELLED.search(question)) is not None:
         # "the circle labelled A": the match whose outline holds that printed label, or no answer.
         lines = trace.call("ocr.read_text", read_text_cached, ctx.image)

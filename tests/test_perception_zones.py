@@ -1,0 +1,69 @@
+"""A question may narrow its object to a part of the image: "what colour is the small thing in the top left?" over
+4K gravel holding a red ball top left and a blue square bottom right is about the red one (round 18 of new users'
+questions abstained: two matches of different colours). "To the left of the square" is beside another thing, and
+"where is it?" asks for the part instead of naming one."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from PIL import Image, ImageDraw
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from skills.perception.zones import Zone, named_zone
+from vision_tools.image import Box
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory: pytest.TempPathFactory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+@pytest.fixture(scope="module")
+def gravel() -> Image.Image:
+    """Grey 4K gravel, a small red ball top left and a small blue square bottom right."""
+    rng = random.Random(3)
+    image = Image.new("RGB", (3840, 2160), (125, 120, 112))
+    draw = ImageDraw.Draw(image)
+    for _ in range(6000):
+        x, y, r = rng.randrange(3840), rng.randrange(2160), rng.randint(6, 22)
+        tone = rng.randint(80, 170)
+        draw.ellipse([x - r, y - r, x + r, y + r], fill=(tone, tone - 4, tone - 10))
+    draw.ellipse([560, 380, 640, 460], fill=(220, 30, 30))
+    draw.rectangle([3080, 1680, 3160, 1760], fill=(30, 70, 220))
+    return image
+
+
+@pytest.mark.parametrize(("question", "zone"), [
+    ("what colour is the small thing in the top left", Zone("top", "left")),
+    ("the dot in the lower right-hand corner?", Zone("bottom", "right")),
+    ("what colour is the shape on the right", Zone(None, "right")),
+    ("the circle at the very bottom", Zone("bottom", None)),
+    ("the circle to the left of the square", None),
+    ("what colour is the star", None),
+])
+def test_the_part_a_question_names(question: str, zone: Zone | None) -> None:
+    assert named_zone(question) == zone
+
+
+def test_a_zone_holds_the_centres_in_it() -> None:
+    assert Zone("top", "left").holds(Box(100, 100, 200, 200), (1000, 800))
+    assert not Zone("top", "left").holds(Box(700, 100, 800, 200), (1000, 800))
+    assert Zone(None, "right").holds(Box(700, 600, 800, 700), (1000, 800))
+
+
+@pytest.mark.parametrize(("question", "colour"), [
+    ("what colour is the small thing in the top left", "red"),
+    ("what colour is the little object in the bottom right corner?", "blue"),
+])
+def test_the_object_in_the_named_part_is_the_one_asked_about(maestro: Maestro, gravel: Image.Image, question: str,
+                                                             colour: str) -> None:
+    run = maestro.ask(gravel, question)
+    assert (run.status, run.answer) == ("done", colour)
+
+
+def test_nothing_in_the_named_part_is_no_answer(maestro: Maestro, gravel: Image.Image) -> None:
+    run = maestro.ask(gravel, "what colour is the small thing in the top right")
+    assert run.status == "abstained" and run.answer is None, run.answer
