@@ -117,7 +117,9 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
     if request and not _YESNO_ASK.search(question):
         return answer_form(question[request.end():], expected_kind) if question[request.end():].strip() else \
             AnswerForm("free", {}, braces)
-    if _YESNO_ASK.search(question) or (_AUXILIARY.search(question) and not re.search(r"\bor\b", question, re.I)):
+    # "… more returns due to 'damaged or defective' than …": an "or" inside quotes names no alternative.
+    unquoted = _QUOTED.sub(" ", question)
+    if _YESNO_ASK.search(question) or (_AUXILIARY.search(question) and not re.search(r"\bor\b", unquoted, re.I)):
         return AnswerForm("yesno", {}, braces)
     if _COUNT_ASK.search(question):
         return AnswerForm("count", {}, braces)
@@ -131,6 +133,8 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
     return AnswerForm("free", {}, braces, alternatives)
 
 
+#: Text in quotes (not an apostrophe: "what's", "Mary's").
+_QUOTED = re.compile(r"(?<!\w)[\"“‘']([^\"”’']{1,60})[\"”’'](?!\w)")
 #: Up to three words, then "X, Y or Z" at the very end of the question.
 _ALTERNATIVES = re.compile(r"(?P<list>(?:[\w'-]+(?: [\w'-]+){0,2}, )*)(?P<last>[\w'-]+(?: [\w'-]+){0,2}),? or "
                            r"(?P<after>[\w'-]+(?: [\w'-]+){0,2})\s*[?.!]*\s*$")

@@ -48,7 +48,11 @@ _ONE_ITEM = re.compile(r"\bhow\s+much\s+(?:did|does|do|was|were|is|are)\s+(?:eac
                        rf"|\bwhat\s+(?:did|does|do)\s+(?:the|a|an|each|one|my|our)\s+{_WHOLE}[a-z]+(?:\s+[a-z]+)?\s+"
                        r"cost\b", re.IGNORECASE)
 #: "How much more did the cheddar cost than the milk?": a difference, never the total.
-_COMPARES = re.compile(r"\bhow\s+much\s+(?:more|less|extra|cheaper|dearer)\b|\bthan\b", re.IGNORECASE)
+#: "How much more …", "… than …", and a change over time ("by how much did the fare rise in total from 2015 to
+#: 2024"): a difference, never a printed total.
+_COMPARES = re.compile(r"\bhow\s+much\s+(?:more|less|extra|cheaper|dearer)\b|\bthan\b|\bby\s+how\s+much\b|"
+                       r"\b(?:rise|rose|risen|increase[ds]?|grow|grew|grown|go\s+up|went\s+up|gone\s+up|fall|fell|"
+                       r"fallen|drop(?:ped)?|decrease[ds]?|decline[ds]?|change[ds]?)\b", re.IGNORECASE)
 _DATE = re.compile(r"\bwhen\b|\bdate\b|\bwhat\s+day\b|\bwhich\s+day\b|\bday\s+of\s+(?:the\s+)?purchase\b|"
                    r"\bpurchased\s+on\b|\bbought\s+on\b|\bdated\b", re.IGNORECASE)
 _PLACE = (r"(?:shop|store|business|company|seller|vendor|merchant|restaurant|outlet|retailer|supplier|"
@@ -104,6 +108,12 @@ class DocumentQuestion:
     @property
     def is_label(self) -> bool:
         return self.field not in ("total", "date", "company", "address")
+
+
+def asks_a_difference(question: str) -> bool:
+    """Whether ``question`` asks how much more, less, or how much something changed: a difference of printed values,
+    never one of them."""
+    return _COMPARES.search(question) is not None
 
 
 def document_field(question: str) -> DocumentQuestion | None:

@@ -26,6 +26,16 @@ def value_confidence(chart: ChartResult, category: str, series: str | None = Non
     return None if mark is None else _mark_confidence(chart, mark)
 
 
+def contested(chart: ChartResult, categories: list[str]) -> ChartMark | None:
+    """The first mark of ``categories`` whose printed number the parser found at odds with its geometry ("Line 3:
+    printed 9870 disagrees with measured 1.097e+04"): one of the two readings is wrong, and which is not known."""
+    for mark in chart.marks:
+        if mark.category in categories and any(w.startswith(f"{mark.category}: printed") and "disagrees" in w
+                                               for w in chart.warnings):
+            return mark
+    return None
+
+
 def values_confidence(chart: ChartResult, categories: list[str], series: str | None = None) -> float | None:
     """The weakest of several values (what a difference, sum or average is built from)."""
     found = [value_confidence(chart, c, series) for c in categories]

@@ -48,7 +48,7 @@ _NAMES_A_SHARE = re.compile(r"%|\bpercent|\bshares?\b|\bproportion|\bportion|\bf
 _AMOUNTS = {"units", "thousand", "thousands", "million", "millions", "billion", "k", "m", "bn"}
 #: "What was the net profit in Q2?", "whats the average salary in engineering": the measure before the category.
 _WHAT_MEASURE = re.compile(r"\bwhat(?:'s|s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?"
-                           r"(?P<words>(?:[a-z][\w'’-]*\s+){1,5}?)(?:in|of|for|during|at|from)\b", re.I)
+                           r"(?P<words>(?:[a-z][\w'’-]*\s+){1,5}?)(?:in|of|for|during|at|from|on)\b", re.I)
 #: "came from mobile devices", "via the app", "using public transport": a source the value is narrowed to.
 _FROM_SOURCE = re.compile(r"\b(?:from|via|through|using)\s+(?P<words>(?:[a-z][a-z'-]*\s*){1,3})", re.I)
 #: Words of a narrowing phrase that name no source: "from the chart", "from 2019 to 2020" (numbers are skipped).
@@ -83,6 +83,10 @@ _UNIT_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ("a temperature", re.compile(r"\bhow (?:hot|cold|warm)\b|\btemperature\b|\bin degrees\b", re.I),
      re.compile(r"°|\bdegrees?\b|\btemp")),
     ("an age", re.compile(r"\bhow old\b", re.I), re.compile(r"\bages?\b|\bold\b|\byears?\b|\byrs\b")),
+    # "how much does a ticket to the gallery cost?" over a chart of its visitors
+    ("an amount of money", re.compile(r"\bcost(?:s|ed|ing)?\b|\bprices?\b|\bfares?\b|\bfees?\b|\bhow much money\b|"
+                                      r"\bhow much (?:do|does|did|will|would)\b.*\b(?:pay|spend|earn|charge)\b", re.I),
+     _CURRENCY),
 )
 
 
@@ -101,6 +105,9 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
         return f"{' '.join(counted)} as a number (the chart gives shares in percent)"
     if in_percent(chart) and _ASKS_AMOUNT.search(question) and not _NAMES_A_SHARE.search(question):
         return "an amount (the chart gives shares in percent)"  # "how much did rent cost" over a budget pie
+    for word in counted:
+        if (unit := _only_before_a_unit(word, printed)) is not None:
+            return f"{word} as a number (the chart gives {unit})"
     shares = in_percent(chart)
     for words in (_measure_words(question), _narrowing_words(question)):
         # A share is what a pie or a chart in percent measures, whether it prints the word or not.
@@ -110,6 +117,21 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
         if missing:
             return " ".join(missing)
     return None
+
+
+#: Nouns a chart measures in, which turn the word before them into a modifier: "Volunteer hours" counts hours.
+_UNIT_NOUNS = ("hours", "hrs", "minutes", "mins", "days", "weeks", "months", "years", "trips", "visits", "miles",
+               "km", "kilometres", "kilometers", "spending", "spend", "sales", "revenue", "costs", "cost", "income",
+               "wages", "salaries", "pay", "time", "share", "shares", "rate", "rates")
+
+
+def _only_before_a_unit(word: str, printed: str) -> str | None:
+    """"volunteer hours" when ``printed`` names the counted ``word`` ("volunteers") only before a unit noun: "how many
+    volunteers worked?" over "Volunteer hours by program" asks a count the chart does not give."""
+    stem = re.escape(re.sub(r"(?:ies|es|s)$", "", word) or word)
+    uses = list(re.finditer(rf"\b{stem}\w*(?:\s+(?P<next>[a-z]+))?", printed))
+    units = [m.group(0) for m in uses if m.group("next") in _UNIT_NOUNS]
+    return units[0] if uses and len(units) == len(uses) else None
 
 
 def in_percent(chart: ChartResult) -> bool:

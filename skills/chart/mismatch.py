@@ -12,6 +12,7 @@ import re
 
 from skills.chart.measure import in_percent
 from skills.chart.names import CALENDAR, norm, spellings, unread_calendar_names
+from skills.question_text import task_text
 from vision_tools.charts import ChartResult
 
 #: A prediction asked for, which only a chart of forecasts prints.
@@ -78,3 +79,24 @@ def _asks_for_the_categories_kind(chart: ChartResult, question: str) -> bool:
         printed = " ".join([chart.title, *chart.texts, *chart.series]).lower()
         return noun not in _THINGS or re.search(rf"\b{re.escape(noun)}", printed) is not None
     return timed > 0 or noun not in _TIME_NOUNS
+
+
+#: A number as a question or a chart prints it ("2.5", "3,000", "2023", the 7 of "7B"), not a digit inside a word
+#: ("Q3") nor a rank ("2nd").
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d+(?:[.,]\d+)*(?!\d|(?:st|nd|rd|th)\b)")
+
+
+def unprinted_numbers(chart: ChartResult, question: str) -> list[str]:
+    """The numbers ``question`` states that the chart prints nowhere: a premise ("if the income is $3000"), a point
+    between the ticks ("for 2.5 hours") or a threshold ("more than 90k"). A look-up in the table would answer as if
+    they were not there."""
+    printed = {_plain(n) for text in [*chart.texts, *chart.categories, *chart.series] for n in _NUMBER.findall(text)}
+    asked = task_text(question)[0] or question
+    # "the average over the 8 months", "all 5 cities": the number of the chart's categories, not a value
+    counted = {m.group(1) for m in re.finditer(r"\b(?:the|all|these|those) (\d+) [a-z]+s\b", asked.lower())
+               if int(m.group(1)) == len(chart.categories) > 1}
+    return [n for n in _NUMBER.findall(asked) if _plain(n) not in printed and n not in counted]
+
+
+def _plain(number: str) -> str:
+    return number.replace(",", "").lstrip("0") or "0"

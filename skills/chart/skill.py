@@ -20,10 +20,10 @@ from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.comparisons import compare_values
-from skills.chart.confidence import count_confidence, extreme_confidence, ranked, values_confidence
+from skills.chart.confidence import contested, count_confidence, extreme_confidence, ranked, values_confidence
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import unprinted_measure
-from skills.chart.mismatch import asks_another_question
+from skills.chart.mismatch import asks_another_question, unprinted_numbers
 from skills.chart.named_options import by_lookup
 from skills.chart.names import CALENDAR, mentioned, norm, unread_calendar_names
 from skills.chart.precision import (
@@ -92,10 +92,11 @@ def run(ctx: SkillContext) -> SkillResult:
     form = answer_form(ctx.question)
     # A multiple-choice question may be about any kind of chart: the parser detects the kind itself.
     kind = None if form.kind == "choice" else _KIND_FOR_LEVEL2.get(ctx.level2.id)
-    chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=kind)
+    # The sub-skill's kind came from the question's words ("increase" is a line chart's, and so is "Line 3" of a
+    # bar chart of tram lines): the pixels decide, and the words only where the pixels find no chart.
+    chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=None)
     if not chart.found and kind is not None:
-        # The sub-skill's kind came from the question's words ("increase" is a line chart's); the pixels decide.
-        chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=None)
+        chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=kind)
     if chart.found and (other := unread_series(chart)) is not None:
         # Two lines read as one zig-zag between them: no value of either can be trusted.
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
@@ -130,6 +131,12 @@ def run(ctx: SkillContext) -> SkillResult:
     answer, confidence = answer_from_table(chart, ctx.question)
     if answer in chart.categories and misread_label(answer, chart.categories):
         answer, confidence = None, None  # "Satt" among "Mon", "Tue", "Sun": a misread label is no answer as printed
+    used = mentioned(chart.categories, norm(ctx.question)) or chart.categories
+    if answer is not None and (clash := contested(chart, used)) is not None:
+        result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
+        result.missing = (f"the number printed for {clash.category} ({clash.printed:g}) disagrees with its mark "
+                          f"measured against the axis ({clash.measured:.4g}): one of the two readings is wrong")
+        return result
     result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown(), confidence=confidence)
     stated = unprinted_numbers(chart, ctx.question)
     if result.answer is None and stated and not getattr(ctx.expert, "neural", False):
@@ -197,27 +204,6 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     if answer is not None and _PLACEHOLDER.match(answer):
         return None, None
     return answer, confidence
-
-
-#: A number as a question or a chart prints it ("2.5", "3,000", "2023", the 7 of "7B"), not a digit inside a word
-#: ("Q3") nor a rank ("2nd").
-_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d+(?:[.,]\d+)*(?!\d|(?:st|nd|rd|th)\b)")
-
-
-def unprinted_numbers(chart: ChartResult, question: str) -> list[str]:
-    """The numbers ``question`` states that the chart prints nowhere: a premise ("if the income is $3000"), a point
-    between the ticks ("for 2.5 hours") or a threshold ("more than 90k"). A look-up in the table would answer as if
-    they were not there."""
-    printed = {_plain(n) for text in [*chart.texts, *chart.categories, *chart.series] for n in _NUMBER.findall(text)}
-    asked = task_text(question)[0] or question
-    # "the average over the 8 months", "all 5 cities": the number of the chart's categories, not a value
-    counted = {m.group(1) for m in re.finditer(r"\b(?:the|all|these|those) (\d+) [a-z]+s\b", asked.lower())
-               if int(m.group(1)) == len(chart.categories) > 1}
-    return [n for n in _NUMBER.findall(asked) if _plain(n) not in printed and n not in counted]
-
-
-def _plain(number: str) -> str:
-    return number.replace(",", "").lstrip("0") or "0"
 
 
 def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | None]:

@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 
 from PIL import Image
 
+from skills.document_questions import asks_a_difference
 from skills.ocr.spans import (
     DISTANCE,
     PRICE,
@@ -163,7 +164,8 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
             return chosen(hits, image, f"the number after '{noun}'")
         if re.search(rf"\b{re.escape(noun)}\b", text, re.I) is None and not _WHICH_NUMBER.search(question):
             return None  # the noun is not printed: perhaps a document label read elsewhere
-    if _PRICE_Q.search(question):
+    if _PRICE_Q.search(question) and not asks_a_difference(question):
+        # "by how much did the fare rise?" asks a difference of prices, not one printed
         return near_named(question, lines, image, PRICE, "price")
     if _WHICH_NUMBER.search(question) or named:
         return _unique(lines, image, _NUMBER, "number", lambda s: True)

@@ -125,6 +125,11 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
             if swept is not None:
                 found = swept
                 matches = [(m.box, m.score, m.label.split()[0]) for m in found.matches]
+            elif matches:
+                # Only weak likenesses, and no colour holds a clear one: a speck of the fabric or the gravel
+                # (a 14-pixel "circle" of a cloth's weave), not a shape anyone would point at.
+                return conclude(ctx, [kind, found], None, missing=(
+                    f"no clear {shape} is in the image: the best likeness scores {matches[0][1]:.2f}"))
         if not matches and shape is not None:
             # The search looks for vivid blobs; on a coloured or graded ground the shape is told from the ground
             # by segmentation instead.
@@ -185,7 +190,7 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         answer = None if rivals or label == "region" else label
         confidence = min(0.95, 0.5 + 0.45 * score)
     elif _WHERE_Q.search(question):  # before text: "in which quadrant is the word 'X' written?" asks where
-        if _QUADRANT_Q.search(question):
+        if _QUADRANT_Q.search(ctx.question):  # the whole question: "Answer with the quadrant: …" is no task text
             answer = quadrant(box, image.size)
             confidence = min(0.95, 0.55 + 0.4 * score) * _quadrant_margin(box, image.size)
             if rival is not None and quadrant(rival, image.size) != answer:

@@ -139,6 +139,29 @@ def _describe(shape: str | None, colour: str | None, plural: bool = True) -> str
     return f"{colour} {noun}" if colour else noun
 
 
+#: Kinds that are convex when whole, and the solidity (area over its convex hull's) below which a filled one is not
+#: whole: drawn convex polygons and circles measure 0.98 or more, hearts 0.92.
+_CONVEX_KINDS = frozenset({"circle", "ellipse", "triangle", "square", "rectangle", "quadrilateral", "pentagon",
+                           "hexagon", "heptagon", "octagon"})
+CONVEX = 0.95
+
+
+def _concave(shape: Shape, found: list[Shape]) -> bool:
+    """Whether ``shape``, classified as a convex kind, is a filled blob with a notch that no shape of another colour
+    overlapping it explains."""
+    if not shape.filled or shape.kind not in _CONVEX_KINDS or float(shape.extra.get("solidity", 1.0)) >= CONVEX:
+        return False
+    box = Box(*shape.bbox)
+    for other in found:
+        if other is shape or other.colour == shape.colour or other.kind in ("other", "line"):
+            continue
+        near = Box(*other.bbox)
+        if near.area < 4 * box.area and min(box.x1, near.x1) > max(box.x0, near.x0) and \
+                min(box.y1, near.y1) > max(box.y0, near.y0):
+            return False
+    return True
+
+
 def count_shapes(image: Image.Image, shape: str | None = None, colour: str | None = None) -> CountResult:
     """Count drawn shapes of kind ``shape`` (e.g. "triangle"; None = any) and colour name ``colour`` (None = any).
 
@@ -158,6 +181,11 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
             continue
         if s.kind in ("other", "line"):
             others[f"unclassified {s.kind}"] = others.get(f"unclassified {s.kind}", 0) + 1
+            continue
+        if _concave(s, found):
+            # A heart's notch: its hull has six corners, yet it is no hexagon. A polygon hidden in part by another
+            # shape has a notch too, and is still counted.
+            others[f"{s.colour} concave shape"] = others.get(f"{s.colour} concave shape", 0) + 1
             continue
         if (kind is None or s.kind == kind) and (want_colour is None or s.colour == want_colour):
             matched.append(s)

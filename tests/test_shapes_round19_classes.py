@@ -1,0 +1,98 @@
+"""Shapes round 19 of new users' questions answered wrongly:
+
+- a heart, whose hull has six corners, had been called a hexagon ("what colour is the hexagon?" → "orange" with no
+  hexagon drawn); a filled convex kind with a notch no other shape explains is no such kind, while a hexagon partly
+  hidden by a shape of another colour still is;
+- a 14-pixel speck of a cloth's weave had been "the circle" ("what colour is the circle?" → "brown"): weak
+  likenesses, none clear in any colour, are no shape (the weave drawn here is a guard: its specks were already
+  refused as many faint likenesses alike);
+- a calibration whose labelled examples all scored high does not vouch for an answer its tool scored lower.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from PIL import Image, ImageDraw
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from agents.trust.calibration import Group
+from agents.trust.evidence import Evidence
+from vision_tools.detection import count_shapes
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory: pytest.TempPathFactory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+def _heart(draw: ImageDraw.ImageDraw, cx: int, cy: int, r: int, fill: tuple[int, int, int]) -> None:
+    draw.ellipse([cx - 2 * r, cy - r, cx, cy + r], fill=fill)
+    draw.ellipse([cx, cy - r, cx + 2 * r, cy + r], fill=fill)
+    draw.polygon([(cx - 2 * r + 4, cy + r // 3), (cx + 2 * r - 4, cy + r // 3), (cx, cy + 2 * r + r // 2)],
+                 fill=fill)
+
+
+@pytest.fixture(scope="module")
+def heart_and_shapes() -> Image.Image:
+    image = Image.new("RGB", (1200, 800), (236, 234, 228))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse([100, 100, 330, 330], fill=(200, 30, 30))
+    draw.rectangle([500, 120, 700, 320], fill=(30, 70, 200))
+    _heart(draw, 900, 520, 70, (250, 135, 20))
+    draw.regular_polygon((250, 560, 110), 5, fill=(130, 60, 180))
+    return image
+
+
+def test_a_heart_is_no_hexagon(heart_and_shapes: Image.Image) -> None:
+    found = count_shapes(heart_and_shapes)
+    assert sorted(d.label for d in found.detections) == ["circle", "pentagon", "square"]
+    assert found.others.get("orange concave shape") == 1
+
+
+def test_a_hexagon_partly_hidden_by_another_colour_is_still_a_hexagon() -> None:
+    image = Image.new("RGB", (900, 700), (240, 240, 240))
+    draw = ImageDraw.Draw(image)
+    draw.regular_polygon((400, 350, 180), 6, fill=(40, 150, 70))
+    draw.ellipse([480, 120, 700, 340], fill=(200, 30, 30))
+    assert "hexagon" in [d.label for d in count_shapes(image, shape="hexagon").detections]
+
+
+def test_a_heart_gives_no_colour_of_a_polygon(maestro: Maestro, heart_and_shapes: Image.Image) -> None:
+    # This heart's hull has seven corners: the classifier had called it a heptagon.
+    run = maestro.ask(heart_and_shapes, "what colour is the heptagon?")
+    assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_a_speck_of_the_weave_is_no_circle(maestro: Maestro) -> None:
+    rng = random.Random(5)
+    image = Image.new("RGB", (1600, 1200), (214, 198, 170))
+    draw = ImageDraw.Draw(image)
+    for _ in range(30000):  # a beige weave of small darker and lighter flecks
+        x, y = rng.randrange(1600), rng.randrange(1200)
+        tone = rng.randint(-40, 30)
+        draw.rectangle([x, y, x + rng.randint(2, 9), y + rng.randint(1, 4)],
+                       fill=(214 + tone, 198 + tone, 170 + tone))
+    for cx, cy in ((300, 300), (900, 400), (600, 900)):
+        draw.regular_polygon((cx, cy, 120), 5, fill=(30, 100, 40), rotation=rng.randint(0, 60))
+    run = maestro.ask(image, "what colour is the circle?")
+    assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def _group(min_score: float | None) -> Group:
+    return Group("tools|verified|free|Perception", 73, 73, None, 0.0, [0.0], [0.9867], {"0.95": 0.9867},
+                 {"0.95": False}, 0, min_score)
+
+
+def _evidence(score: float) -> Evidence:
+    return Evidence("top-left", "free", "Perception", "Relative Position and General Perception", "tools",
+                    "verified", score)
+
+
+def test_a_score_weaker_than_every_labelled_example_is_not_vouched_for() -> None:
+    assert _group(0.85).supports(_evidence(0.9))
+    assert not _group(0.85).supports(_evidence(0.38))
+    assert _group(None).supports(_evidence(0.38))  # an older calibration, without the record, checks nothing
+    assert Group.from_dict("k", _group(0.85).to_dict()).min_score == 0.85
