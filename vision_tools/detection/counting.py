@@ -139,19 +139,23 @@ def _describe(shape: str | None, colour: str | None, plural: bool = True) -> str
     return f"{colour} {noun}" if colour else noun
 
 
-#: Kinds that are convex when whole, and the solidity (area over its convex hull's) below which a filled one is not
-#: whole: drawn convex polygons and circles measure 0.98 or more, hearts 0.92.
+#: Kinds that are convex when whole, and the solidity (area over its convex hull's) below which a filled one at
+#: least ``CONVEX_SIDE`` pixels across is not whole: drawn polygons and circles that large measure 0.95 or more,
+#: hearts 0.92. Smaller ones lose more to their pixels' steps (a 30-pixel rectangle measures 0.92), so they are
+#: not judged.
 _CONVEX_KINDS = frozenset({"circle", "ellipse", "triangle", "square", "rectangle", "quadrilateral", "pentagon",
                            "hexagon", "heptagon", "octagon"})
-CONVEX = 0.95
+CONVEX = 0.94
+CONVEX_SIDE = 80
 
 
 def _concave(shape: Shape, found: list[Shape]) -> bool:
     """Whether ``shape``, classified as a convex kind, is a filled blob with a notch that no shape of another colour
     overlapping it explains."""
-    if not shape.filled or shape.kind not in _CONVEX_KINDS or float(shape.extra.get("solidity", 1.0)) >= CONVEX:
-        return False
     box = Box(*shape.bbox)
+    if not shape.filled or shape.kind not in _CONVEX_KINDS or float(shape.extra.get("solidity", 1.0)) >= CONVEX \
+            or min(box.width, box.height) < CONVEX_SIDE:
+        return False
     for other in found:
         if other is shape or other.colour == shape.colour or other.kind in ("other", "line"):
             continue
