@@ -76,3 +76,11 @@ def test_options_naming_what_the_chart_does_not_show_get_no_letter(maestro: Maes
     run = maestro.ask(waits, "Which hospital has the shortest wait? A) Northgate B) Riverside General "
                              "C) Lakeview")
     assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_the_extreme_of_the_options_is_not_the_charts_when_it_is_not_offered(maestro: Maestro,
+                                                                             waits: Image.Image) -> None:
+    # Cedar Park (31) has the shortest wait and no option offers it; Riverside is not on the chart.
+    run = maestro.ask(waits, "Which hospital has the lowest wait? A) Northgate B) Riverside C) Lakeview "
+                             "D) St. Mary's")
+    assert run.status == "abstained" and run.answer is None, run.answer

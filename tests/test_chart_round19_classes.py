@@ -51,6 +51,7 @@ def _chart(title: str, texts: list[str]) -> ChartResult:
 @pytest.mark.parametrize(("title", "question", "missing"), [
     ("Museum visitors, 2024", "how much does a ticket to the food bank cost", "an amount of money"),
     ("Ticket prices, 2024", "how much does a ticket to the food bank cost", None),  # "price" printed, and "$"
+    ("Sales by region (units)", "How much does the food bank cost?", "an amount of money"),  # units are sold too
     ("Volunteer hours by program", "how many volunteers worked at the food bank",
      "volunteers as a number (the chart gives volunteer hours)"),
     ("Volunteers by program", "how many volunteers worked at the food bank", None),

@@ -76,3 +76,15 @@ def test_a_shape_picked_by_its_place_is_no_answer(maestro: Maestro) -> None:
     image = _marked([("circle", (210, 40, 40), (300, 300), "A"), ("circle", (40, 80, 200), (1000, 300), "B")])
     run = maestro.ask(image, "which letter is in the left circle")
     assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_a_letter_beside_every_shape_is_in_none(maestro: Maestro) -> None:
+    # Round 18's fresh-eyes review: a "Q" floating beside two empty shapes had been "in" an ellipse (its own glyph).
+    image = Image.new("RGB", (1400, 900), (245, 240, 228))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse([120, 120, 380, 380], fill=(210, 40, 40))
+    draw.rectangle([900, 120, 1160, 380], fill=(40, 80, 200))
+    draw.text((640, 640), "Q", font=ImageFont.truetype(BOLD, 80), fill=(20, 20, 20), anchor="mm")
+    for question in ("which shape has the Q", "what colour is the shape with the Q"):
+        run = maestro.ask(image, question)
+        assert run.status == "abstained" and run.answer is None, (question, run.answer)

@@ -84,9 +84,11 @@ _UNIT_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
      re.compile(r"°|\bdegrees?\b|\btemp")),
     ("an age", re.compile(r"\bhow old\b", re.I), re.compile(r"\bages?\b|\bold\b|\byears?\b|\byrs\b")),
     # "how much does a ticket to the gallery cost?" over a chart of its visitors
+    # "Sales" or "revenue" printed is no price: units are sold too.
     ("an amount of money", re.compile(r"\bcost(?:s|ed|ing)?\b|\bprices?\b|\bfares?\b|\bfees?\b|\bhow much money\b|"
                                       r"\bhow much (?:do|does|did|will|would)\b.*\b(?:pay|spend|earn|charge)\b", re.I),
-     _CURRENCY),
+     re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds|costs?|prices?|fees?|fares?|spend\w*|spent|"
+                r"expens\w*|budget\w*|paid|pay)\b", re.I)),
 )
 
 

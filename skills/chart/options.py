@@ -210,6 +210,16 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
         if reading is None or compare(best, reading, high, "extreme").status != "true":
             return {k: Verdict.unknown("an option may be the category whose label could not be read", "data")
                     for k in options}
+    mentions = [m for text in options.values() for m in find_mentions(_plain_option(text), facts)]
+    if len(facts.series) < 2 and mentions and all(m.kind == "category" for m in mentions):
+        # "Which region had the lowest sales? A) North B) Central C) East D) West" where South, offered by no option,
+        # is lower still: the lowest of the options is not the lowest region.
+        named = {m.name for m in mentions}
+        for category in (c for c in facts.categories if c not in named and c not in unread):
+            reading = facts.reading(category)
+            if reading is not None and compare(best, reading, high, "extreme").status != "true":
+                return {k: Verdict.unknown(f"{category}, which no option offers, may be the "
+                                           f"{word.group(1)}", "data") for k in options}
     out = {}
     for letter, reading in ranked[1:]:
         verdict = compare(best, reading, high, "extreme")

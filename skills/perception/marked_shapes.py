@@ -1,13 +1,14 @@
 """Shapes marked with a letter or a digit: "what letter is in the hexagon?", "which shape has the M in it?", "what
 colour is the shape with the R?".
 
-The shape classifier (``count_shapes``) finds the shapes and OCR reads the marks. OCR's box around one letter is
-often far larger than the letter, so a mark's holder is told by the shapes alone: the largest shape whose box holds
-the mark's centre. The glyph itself, traced as a shape, lies inside it and is much smaller; a shape nearly as large
-holding the centre too (shapes nested) makes the holder unclear. A page or frame (half the image or more, or a box
-holding two shapes or more) holds no mark. Each answer needs exactly one: one shape of the kind asked, holding one
-mark read surely (another such shape may hold a mark OCR missed), or one shape holding the mark asked; anything
-else is no answer.
+The shape classifier (``count_shapes``) finds the shapes and OCR reads the marks (one letter or digit each). OCR's
+box around one letter is often far larger than the letter, so a mark's holder is told by the shapes alone: the
+largest shape whose box holds the mark's centre, other than the glyph itself traced as a shape (inside OCR's box
+and well smaller than it), so a letter beside every shape has none. A second shape nearly as large holding the
+centre too (shapes nested) makes the holder unclear. A page or a frame (half the image or more, a box holding two
+shapes or more, or one a quarter its size) holds no mark. Each answer needs exactly one: one shape of the kind
+asked, holding one mark read surely (another such shape may hold a mark OCR missed), or one shape holding the mark
+asked; anything else is no answer.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ RIVAL_AREA = 0.25
 #: Shape names the classifier may give one drawn shape: a circle drawn slightly squashed is an ellipse.
 _FAMILIES = ({"circle", "ellipse", "oval"}, {"square", "rectangle", "diamond", "rhombus", "parallelogram", "trapezoid"},
              {"pentagon", "hexagon", "heptagon", "octagon", "polygon"})
+#: A glyph traced as a shape covers about a third of OCR's box around it; a holder as much or more.
+GLYPH_SHARE = 0.6
+#: A shape holding the centre of one this share of its area or more is a frame of shapes, not one shape.
+LARGE_HELD = 0.25
 #: OCR confidence a mark needs to be answered (a "K" read as "R" came at 0.63).
 SURE_MARK = 0.9
 #: A box covering this share of the image or more is the page, not a shape on it.
@@ -68,7 +73,8 @@ def marked_shape_answer(question: str, image: Image.Image, trace: ToolTrace) -> 
     shapes = trace.call("counting.count_shapes", count_shapes, image)
     text = trace.call("ocr.read_text", read_text_cached, image)
     results: list[CountResult | OcrResult] = [shapes, text]
-    marks = [line for line in text.lines if len(line.text.strip(" .:'\"")) == 1]
+    # A mark is one letter or digit: a "3" read as "日" is no mark.
+    marks = [line for line in text.lines if re.fullmatch(r"[A-Za-z0-9]", line.text.strip(" .:'\""))]
     held = {id(mark): _holder(mark, shapes.detections, image.size) for mark in marks}
     if (asked := _MARK_IN_SHAPE.search(question)) is not None:
         target = asked.group("target")
@@ -128,18 +134,34 @@ def _holder(mark: OcrLine, shapes: list[Detection], size: tuple[int, int]) -> De
     page or a frame."""
     cx, cy = mark.box.center
     page = PAGE_SHARE * size[0] * size[1]
-    around = sorted((d for d in shapes if _holds(d.box, cx, cy) and d.box.area < page and not _frames(d, shapes)),
-                    key=lambda d: d.box.area, reverse=True)
+    # The glyph itself, traced as a shape, lies within OCR's box around it and fills little of it.
+    around = sorted((d for d in shapes if _holds(d.box, cx, cy) and d.box.area < page and not _frames(d, shapes)
+                     and not _glyph(d.box, mark.box)), key=lambda d: d.box.area, reverse=True)
     if not around or (len(around) > 1 and around[1].box.area >= NESTED * around[0].box.area):
         return None
     return around[0]
 
 
 def _frames(box_of: Detection, shapes: list[Detection]) -> bool:
-    """Whether ``box_of`` holds two shapes or more of some size: a frame or a page, not a shape with a mark."""
-    held = [d for d in shapes if d is not box_of and _holds(box_of.box, *d.box.center)
+    """Whether ``box_of`` holds two shapes or more of some size, or one of a quarter its size or more: a frame, a
+    page, or outlines of several shapes traced as one (a circle's and a square's black rims read as a "hexagon"),
+    not a shape with a mark."""
+    held = [d.box.area / box_of.box.area for d in shapes if d is not box_of and _holds(box_of.box, *d.box.center)
             and d.box.area >= FRAMED * box_of.box.area]
-    return len(held) >= 2
+    return len(held) >= 2 or any(share >= LARGE_HELD for share in held)
+
+
+def _glyph(box: Box, mark: Box) -> bool:
+    """Whether ``box`` is the mark's own glyph traced as a shape: inside OCR's box around the mark and well smaller
+    (OCR's box around one letter may be as large as the shape holding it)."""
+    return _within(box, mark) and box.area < GLYPH_SHARE * mark.area
+
+
+def _within(inner: Box, outer: Box, slack: float = 0.1) -> bool:
+    """Whether ``inner`` lies inside ``outer`` grown by ``slack`` of its size on every side."""
+    dx, dy = slack * outer.width, slack * outer.height
+    return inner.x0 >= outer.x0 - dx and inner.y0 >= outer.y0 - dy and inner.x1 <= outer.x1 + dx and \
+        inner.y1 <= outer.y1 + dy
 
 
 def _holds(box: Box, x: float, y: float) -> bool:
