@@ -211,9 +211,11 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
             return {k: Verdict.unknown("an option may be the category whose label could not be read", "data")
                     for k in options}
     mentions = [m for text in options.values() for m in find_mentions(_plain_option(text), facts)]
-    if len(facts.series) < 2 and mentions and all(m.kind == "category" for m in mentions):
+    singles = all(len(find_mentions(_plain_option(text), facts)) <= 1 for text in options.values())
+    if singles and len(facts.series) < 2 and mentions and all(m.kind == "category" for m in mentions):
         # "Which region had the lowest sales? A) North B) Central C) East D) West" where South, offered by no option,
-        # is lower still: the lowest of the options is not the lowest region.
+        # is lower still: the lowest of the options is not the lowest region. (Options naming periods, "1990-1992",
+        # are changes, not values of one category.)
         named = {m.name for m in mentions}
         for category in (c for c in facts.categories if c not in named and c not in unread):
             reading = facts.reading(category)
