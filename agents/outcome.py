@@ -117,13 +117,8 @@ def _calibrated(fitted: str, evidence: Evidence, calibration: Calibration, targe
         reason = f"too few rated examples of this kind ({kind}) to answer at {goal} precision"
     elif decision.why == "unsupported":
         group = calibration.groups[decision.kind or ""]
-        if group.max_warnings is not None and evidence.warnings > group.max_warnings:
-            reason = (f"the tools flagged {evidence.warnings} problem(s) in this reading, more than in any of the "
-                      f"{group.n} labelled examples of this kind ({kind}), so its record does not vouch for it")
-        else:
-            reason = (f"the tools scored this reading {evidence.score:.2f}, weaker than any of the {group.n} labelled "
-                      f"examples of this kind ({kind}, weakest {group.min_score:.2f}), so its record does not vouch "
-                      "for it")
+        reason = (f"the tools flagged {evidence.warnings} problem(s) in this reading, more than in any of the "
+                  f"{group.n} labelled examples of this kind ({kind}), so its record does not vouch for it")
     elif decision.why == "worse":
         group = calibration.groups[decision.kind or ""]
         reason = (f"answers of this kind ({kind}) were right in {group.correct} of {group.n} rated examples, too "

@@ -12,18 +12,12 @@ from agents.trust.fit import Labelled, fit
 FORMS = ("choice", "yesno", "count", "grid", "number", "text", "free")
 
 
-def _spread(k: int) -> float:
-    """The tools' score of the k-th of 60 rated answers: spread over 0.05-0.99, so the record vouches for answers
-    the tools scored anywhere in that range (``Group.min_score``)."""
-    return round(0.05 + 0.94 * k / 59, 4)
-
-
 def trust_source(data_dir: Path, *sources: tuple[str, str], forms: tuple[str, ...] = FORMS) -> Path:
     """Write ``data_dir/calibration.json`` with 60 rated answers, all right, for each (source, check) of
     ``sources`` in each of ``forms`` (kinds at the form level, so any skill of that source pools with them)."""
     examples = [Labelled(Evidence(answer="x", form=form, skill=None, level2=None, source=source, check=check,
-                                  score=_spread(k), ocr=0.95), True)
-                for source, check in sources for form in forms for k in range(60)]
+                                  score=0.95, ocr=0.95), True)
+                for source, check in sources for form in forms for _ in range(60)]
     data_dir.mkdir(parents=True, exist_ok=True)
     return fit(examples).save(data_dir / "calibration.json")
 
@@ -38,8 +32,8 @@ def rated_rules(data_dir: Path) -> Path:
     shipped = load(None)
     assert shipped is not None
     examples = [Labelled(Evidence(answer="x", form=form, skill="OCR", level2=None, source="tools", check="verified",
-                                  score=_spread(k), ocr=0.95, detail=f"{RULE}rated in tests{UNCHECKED}"), True)
-                for form in FORMS for k in range(60)]
+                                  score=0.95, ocr=0.95, detail=f"{RULE}rated in tests{UNCHECKED}"), True)
+                for form in FORMS for _ in range(60)]
     rules = fit(examples)
     merged = Calibration({**shipped.groups, **rules.groups}, shipped.delta, dict(shipped.meta))
     data_dir.mkdir(parents=True, exist_ok=True)

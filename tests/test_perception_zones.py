@@ -67,3 +67,14 @@ def test_the_object_in_the_named_part_is_the_one_asked_about(maestro: Maestro, g
 def test_nothing_in_the_named_part_is_no_answer(maestro: Maestro, gravel: Image.Image) -> None:
     run = maestro.ask(gravel, "what colour is the small thing in the top right")
     assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_two_as_good_in_different_places_are_no_answer_to_where(maestro: Maestro) -> None:
+    # Round 19: "where is the small red circle?" had been the big one, top-left, at P 0.99.
+    image = Image.new("RGB", (1600, 1200), (236, 234, 228))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse([160, 140, 490, 470], fill=(200, 30, 30))
+    draw.ellipse([1225, 925, 1310, 1010], fill=(200, 30, 30))
+    draw.rectangle([700, 200, 940, 440], fill=(30, 70, 200))
+    run = maestro.ask(image, "where is the small red circle")
+    assert run.status == "abstained" and run.answer is None, run.answer

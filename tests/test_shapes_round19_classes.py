@@ -5,8 +5,7 @@
   hidden by a shape of another colour still is;
 - a 14-pixel speck of a cloth's weave had been "the circle" ("what colour is the circle?" → "brown"): weak
   likenesses, none clear in any colour, are no shape (the weave drawn here is a guard: its specks were already
-  refused as many faint likenesses alike);
-- a calibration whose labelled examples all scored high does not vouch for an answer its tool scored lower.
+  refused as many faint likenesses alike).
 """
 
 from __future__ import annotations
@@ -18,8 +17,6 @@ from PIL import Image, ImageDraw
 
 from agents.config import Settings
 from agents.runtime import Maestro
-from agents.trust.calibration import Group
-from agents.trust.evidence import Evidence
 from vision_tools.detection import count_shapes
 
 
@@ -79,20 +76,3 @@ def test_a_speck_of_the_weave_is_no_circle(maestro: Maestro) -> None:
         draw.regular_polygon((cx, cy, 120), 5, fill=(30, 100, 40), rotation=rng.randint(0, 60))
     run = maestro.ask(image, "what colour is the circle?")
     assert run.status == "abstained" and run.answer is None, run.answer
-
-
-def _group(min_score: float | None) -> Group:
-    return Group("tools|verified|free|Perception", 73, 73, None, 0.0, [0.0], [0.9867], {"0.95": 0.9867},
-                 {"0.95": False}, 0, min_score)
-
-
-def _evidence(score: float) -> Evidence:
-    return Evidence("top-left", "free", "Perception", "Relative Position and General Perception", "tools",
-                    "verified", score)
-
-
-def test_a_score_weaker_than_every_labelled_example_is_not_vouched_for() -> None:
-    assert _group(0.85).supports(_evidence(0.9))
-    assert not _group(0.85).supports(_evidence(0.38))
-    assert _group(None).supports(_evidence(0.38))  # an older calibration, without the record, checks nothing
-    assert Group.from_dict("k", _group(0.85).to_dict()).min_score == 0.85

@@ -74,10 +74,6 @@ class Group:
     #: with more lies outside what the kind's record speaks for: a kind right 141 times in 141 on clean readings
     #: says nothing of a reading its tool flagged three times.
     max_warnings: int | None = None
-    #: The weakest tools' score any labelled example of the kind carried (None: not recorded, no check). Where every
-    #: example was right the model is a constant and ignores the score: an answer the tool itself scored below all
-    #: of them (a rival match it doubted, a reading near a border) lies outside what the record speaks for.
-    min_score: float | None = None
 
     def predict(self, evidence: Evidence) -> float:
         if self.coef is None:
@@ -103,14 +99,11 @@ class Group:
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "correct": self.correct, "coef": self.coef, "intercept": self.intercept,
                 "iso_x": self.iso_x, "iso_y": self.iso_y, "thresholds": self.thresholds, "worse": self.worse,
-                "max_warnings": self.max_warnings, "min_score": self.min_score}
+                "max_warnings": self.max_warnings}
 
     def supports(self, evidence: Evidence) -> bool:
-        """Whether the kind's labelled examples cover ``evidence``: no more tool warnings than any of them had, and a
-        tools' score no weaker than the weakest of theirs."""
-        if self.max_warnings is not None and evidence.warnings > self.max_warnings:
-            return False
-        return self.min_score is None or evidence.score is None or evidence.score >= self.min_score - 1e-9
+        """Whether the kind's labelled examples cover ``evidence``: no more tool warnings than any of them had."""
+        return self.max_warnings is None or evidence.warnings <= self.max_warnings
 
     @classmethod
     def from_dict(cls, key: str, data: dict[str, Any]) -> Group:
@@ -118,8 +111,7 @@ class Group:
                    [float(x) for x in data["iso_x"]], [float(y) for y in data["iso_y"]],
                    {str(k): (None if v is None else float(v)) for k, v in data["thresholds"].items()},
                    {str(k): bool(v) for k, v in data.get("worse", {}).items()},
-                   None if data.get("max_warnings") is None else int(data["max_warnings"]),
-                   None if data.get("min_score") is None else float(data["min_score"]))
+                   None if data.get("max_warnings") is None else int(data["max_warnings"]))
 
 
 @dataclass(frozen=True)
@@ -130,8 +122,7 @@ class Decision:
     threshold: float | None  # the kind's threshold at the target (None: it cannot answer)
     kind: str | None  # the evidence kind whose data decided
     answer: bool
-    why: str  # answer | below | worse | too_few | unsupported (more tool warnings, or a weaker tools' score, than
-    #           any of the kind's examples had)
+    why: str  # answer | below | worse | too_few | unsupported (more tool warnings than the kind's examples had)
 
     def to_dict(self) -> dict[str, Any]:
         return {"probability": self.probability, "threshold": self.threshold, "kind": self.kind,

@@ -98,9 +98,7 @@ def fit_group(key: str, members: Sequence[Labelled], delta: float, targets: Sequ
         thresholds[name] = ltt.choose_threshold(probabilities, [bool(v) for v in y], target, delta)
         worse[name] = ltt.shown_worse(n, n - right, target, delta)
     most_warnings = max(m.evidence.warnings for m in members if m.evidence is not None)
-    scores = [m.evidence.score for m in members if m.evidence is not None and m.evidence.score is not None]
-    weakest = round(min(scores), 4) if scores else None
-    return Group(key, n, right, coef, intercept, iso_x, iso_y, thresholds, worse, int(most_warnings), weakest)
+    return Group(key, n, right, coef, intercept, iso_x, iso_y, thresholds, worse, int(most_warnings))
 
 
 def _isotonic(scores: np.ndarray, y: np.ndarray) -> tuple[list[float], list[float]]:

@@ -22,7 +22,7 @@ from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, colours_in, conclude, shape_in
 from skills.evidence import EXPERTS_DOC, drawing_view, weighed
 from skills.perception.marked_shapes import asks_about_marks, marked_shape_answer
-from skills.perception.zones import named_zone
+from skills.perception.zones import name_place, named_zone
 from skills.question_text import task_text
 from skills.targets import asks_about_whole_image, asks_background, attribute_object
 from vision_tools.detection import CountResult, count_shapes
@@ -31,7 +31,7 @@ from vision_tools.image import Box, name_background, name_colour
 from vision_tools.image.colour import CHROMATIC
 from vision_tools.text import read_text, read_text_cached
 from vision_tools.text.panel import panel_colour
-from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region, position, quadrant
+from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region
 
 #: Candidates a colour question compares, and the share of the best match's score that makes one a rival.
 MAX_CANDIDATES = 12
@@ -190,16 +190,10 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         answer = None if rivals or label == "region" else label
         confidence = min(0.95, 0.5 + 0.45 * score)
     elif _WHERE_Q.search(question):  # before text: "in which quadrant is the word 'X' written?" asks where
-        if _QUADRANT_Q.search(ctx.question):  # the whole question: "Answer with the quadrant: …" is no task text
-            answer = quadrant(box, image.size)
-            confidence = min(0.95, 0.55 + 0.4 * score) * _quadrant_margin(box, image.size)
-            if rival is not None and quadrant(rival, image.size) != answer:
-                confidence *= 0.4
-        else:  # "where is it?": a corner, a side or the centre, as a person names it
-            answer, clear = position(box, image.size)
-            confidence = min(0.95, 0.55 + 0.4 * score) * (1.0 if clear else 0.5)
-            if rival is not None and position(rival, image.size)[0] != answer:
-                confidence *= 0.4
+        answer, where_missing = name_place(box, rival, image.size, quadrants=bool(_QUADRANT_Q.search(ctx.question)))
+        if answer is None:  # the whole question above: "Answer with the quadrant: …" is no task text
+            return conclude(ctx, results, None, missing=f"{target!r}: {where_missing}")
+        confidence = min(0.95, 0.55 + 0.4 * score)
     elif _TEXT_Q.search(question):
         text = trace.call("ocr.read_text", read_text, ctx.image, region=box)
         results.append(text)
@@ -373,13 +367,6 @@ def _target(question: str, named: str | None) -> str | None:
     if not words and re.search(r"\blabel\b", question, re.I) and colours:
         words = [colours[0]]
     return " ".join(words) or None
-
-
-def _quadrant_margin(box: Box, size: tuple[int, int]) -> float:
-    """1 when the box's centre is clearly inside one quadrant; less when it sits near a dividing line."""
-    cx, cy = box.center
-    distance = min(abs(cx - size[0] / 2) / size[0], abs(cy - size[1] / 2) / size[1])
-    return min(1.0, 0.5 + distance / 0.04)
 
 
 def query_box(query: str, size: tuple[int, int]) -> Box | None:

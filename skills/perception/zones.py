@@ -2,7 +2,7 @@
 "the shape on the right", "the circle at the bottom".
 
 A question naming such a part picks, among the matches the search found, those whose centre lies in it (a half of
-the image for a side, a quarter for a corner). A question asking where something is names no part: it asks for one. "To the left of the square" places it beside
+the image for a side, a quarter for a corner). A question asking where something is names no part: it asks for one, and ``name_place`` answers it. "To the left of the square" places it beside
 another thing, which is no part of the image either.
 """
 
@@ -12,6 +12,7 @@ import re
 from typing import NamedTuple
 
 from vision_tools.image import Box
+from vision_tools.zoom import position, quadrant
 
 _ZONE = re.compile(r"\b(?:in|at|on|near|towards?|to)\s+(?:the\s+)?(?:very\s+)?"
                    r"(?P<vertical>top|upper|bottom|lower)?[- ]?(?P<horizontal>left|right)?"
@@ -46,3 +47,27 @@ def named_zone(question: str) -> Zone | None:
             return Zone(_VERTICAL[vertical.lower()] if vertical else None,
                         horizontal.lower() if horizontal else None)
     return None
+
+
+def name_place(box: Box, rival: Box | None, size: tuple[int, int], quadrants: bool) -> tuple[str | None, str | None]:
+    """Where ``box`` is (a quadrant when ``quadrants``, else a corner, a side or the centre as people name them), or
+    (None, why not): a ``rival`` match as good in another place, or a centre on a border between parts. A doubt is no
+    answer rather than a lower score: a kind whose labelled answers were all right is calibrated to one P whatever
+    the score (docs/trust.md §3), so "×0.4 for a rival" had still answered at 0.99."""
+    def named(b: Box) -> str:
+        return quadrant(b, size) if quadrants else position(b, size)[0]
+
+    answer = named(box)
+    if rival is not None and named(rival) != answer:
+        return None, f"two as good are in different places ({answer}, {named(rival)}), and the question does not " \
+                     "single one out"
+    if (quadrants and _quadrant_margin(box, size) < 1.0) or (not quadrants and not position(box, size)[1]):
+        return None, "it lies on a border between parts of the image, which no one names alike"
+    return answer, None
+
+
+def _quadrant_margin(box: Box, size: tuple[int, int]) -> float:
+    """1 when the box's centre is clearly inside one quadrant; less when it sits near a dividing line."""
+    cx, cy = box.center
+    distance = min(abs(cx - size[0] / 2) / size[0], abs(cy - size[1] / 2) / size[1])
+    return min(1.0, 0.5 + distance / 0.04)
