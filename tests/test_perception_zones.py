@@ -5,14 +5,13 @@ questions abstained: two matches of different colours). "To the left of the squa
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from PIL import Image, ImageDraw
 
 from agents.config import Settings
 from agents.runtime import Maestro
 from skills.perception.zones import Zone, named_zone
+from tests.test_prices_in_dates_and_positions import grey_gravel
 from vision_tools.image import Box
 
 
@@ -24,13 +23,8 @@ def maestro(tmp_path_factory: pytest.TempPathFactory) -> Maestro:
 @pytest.fixture(scope="module")
 def gravel() -> Image.Image:
     """Grey 4K gravel, a small red ball top left and a small blue square bottom right."""
-    rng = random.Random(3)
-    image = Image.new("RGB", (3840, 2160), (125, 120, 112))
+    image = grey_gravel(3)
     draw = ImageDraw.Draw(image)
-    for _ in range(6000):
-        x, y, r = rng.randrange(3840), rng.randrange(2160), rng.randint(6, 22)
-        tone = rng.randint(80, 170)
-        draw.ellipse([x - r, y - r, x + r, y + r], fill=(tone, tone - 4, tone - 10))
     draw.ellipse([560, 380, 640, 460], fill=(220, 30, 30))
     draw.rectangle([3080, 1680, 3160, 1760], fill=(30, 70, 220))
     return image

@@ -56,17 +56,23 @@ def test_a_position_is_named_as_people_name_it(centre: tuple[float, float], name
     assert position(Box(x - 40, y - 40, x + 40, y + 40), (width, height)) == (named, clear)
 
 
-def _gravel(centre: tuple[float, float]) -> Image.Image:
-    """Grey 4K gravel with one small yellow triangle centred at ``centre`` (fractions of the width and height)."""
-    rng = random.Random(7)
+def grey_gravel(seed: int) -> Image.Image:
+    """Grey 4K gravel: 6000 stones of random greys and sizes, nothing coloured."""
+    rng = random.Random(seed)
     image = Image.new("RGB", (3840, 2160), (120, 118, 112))
     draw = ImageDraw.Draw(image)
     for _ in range(6000):
         x, y, r = rng.randrange(3840), rng.randrange(2160), rng.randint(6, 22)
         tone = rng.randint(80, 170)
         draw.ellipse([x - r, y - r, x + r, y + r], fill=(tone, tone - 3, tone - 8))
+    return image
+
+
+def _gravel(centre: tuple[float, float]) -> Image.Image:
+    """Grey 4K gravel with one small yellow triangle centred at ``centre`` (fractions of the width and height)."""
+    image = grey_gravel(7)
     cx, cy = centre[0] * 3840, centre[1] * 2160
-    draw.polygon([(cx, cy - 40), (cx - 44, cy + 36), (cx + 44, cy + 36)], fill=(250, 210, 20))
+    ImageDraw.Draw(image).polygon([(cx, cy - 40), (cx - 44, cy + 36), (cx + 44, cy + 36)], fill=(250, 210, 20))
     return image
 
 
