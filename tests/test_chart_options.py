@@ -235,3 +235,10 @@ def test_an_option_the_table_lacks_may_be_the_bar_whose_label_was_misread() -> N
     assert lowest.letter is None  # 2019, the misread bar, is the lowest: never "2020"
     highest = decide_on(sales, mc("Which year had the highest sales?", "2019", "2020", "2021", "2023"))
     assert highest.letter == "D"  # the misread bar is clearly not the highest
+
+
+def test_the_tallest_and_the_shortest_are_extremes_like_the_highest() -> None:
+    table = facts({"Oak": 31, "Birch": 18, "Pine": 44, "Elm": 25})
+    tallest = decide_on(table, mc("Which tree is the tallest?", "Oak", "Birch", "Pine", "Elm"))
+    shortest = decide_on(table, mc("which one is shortest", "Oak", "Birch", "Pine", "Elm"))
+    assert (tallest.letter, shortest.letter) == ("C", "B")

@@ -86,3 +86,11 @@ def test_a_line_of_a_tram_network_is_a_bar_of_a_bar_chart(maestro: Maestro) -> N
 def test_a_printed_number_at_odds_with_its_bar_is_read_neither_way(maestro: Maestro) -> None:
     run = maestro.ask(_tram_lines({"Line 3": "13,870"}), "how many boardings on line 3?")
     assert run.status == "abstained" and run.answer is None, run.answer
+
+
+@pytest.mark.parametrize(("question", "missing"), [
+    ("about how many sign ups were there on the food bank", None),  # printed "Sign-ups"
+    ("about how many sign outs were there on the food bank", "outs"),
+])
+def test_a_measure_written_as_two_words_is_printed_as_one(question: str, missing: str | None) -> None:
+    assert unprinted_measure(_chart("Daily sign-ups", ["0", "2,000"]), question) == missing

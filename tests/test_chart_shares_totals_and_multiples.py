@@ -153,6 +153,10 @@ def test_a_chart_with_gridlines_and_no_axis_lines_is_taken_for_a_chart(maestro: 
 @pytest.mark.parametrize(("question", "expected"), [
     ("which product had the second lowest sales", "CityBlend"),  # 254 after 198, before 386
     ("Which product sold the 2nd most?", "Aero Kettle"),
+    # Asked by its rank without "which"
+    ("2nd highest selling product?", "Aero Kettle"),
+    ("the product with the 2nd lowest sales", "CityBlend"),
+    ("name the product ranked 2nd", "Aero Kettle"),
 ])
 def test_a_rank_other_than_the_first_when_clear_on_both_sides(maestro: Maestro, product_sales: Image.Image,
                                                             question: str, expected: str) -> None:

@@ -115,7 +115,8 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
         # A share is what a pie or a chart in percent measures, whether it prints the word or not.
         asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names
                  and not (shares and w in _SHARE_WORDS)]
-        missing = [w for w in asked if not (_printed(w, printed) or _unit_printed(w, printed))]
+        covered = _in_compounds(words, printed)
+        missing = [w for w in asked if w not in covered and not (_printed(w, printed) or _unit_printed(w, printed))]
         if missing:
             return " ".join(missing)
     return None
@@ -185,6 +186,12 @@ def _printed(word: str, text: str) -> bool:
     if len(stem) < 4:
         return re.search(rf"\b{re.escape(stem)}", joined) is not None
     return stem in joined
+
+
+def _in_compounds(words: list[str], text: str) -> set[str]:
+    """The words of ``words`` printed joined to their neighbour: "sign ups" as "Sign-ups", "check ins"."""
+    joined = text.replace("-", "")
+    return {w for a, b in zip(words, words[1:], strict=False) if _printed(a + b, joined) for w in (a, b)}
 
 
 def _unit_printed(word: str, text: str) -> bool:

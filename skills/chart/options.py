@@ -20,16 +20,17 @@ from skills.chart.verdict import Verdict, approximately, compare
 CANNOT = re.compile(r"\bcannot\b|\bcan't\b|\bcan not\b|\bimpossible\b|\bnot possible\b|\binadequate\b|\binsufficient\b|"
                     r"\bnot enough\b|\bunable\b|\bno way to\b|\bdifficult to\b|\bnot (?:be )?(?:reliably )?"
                     r"(?:determined|inferred|assessed|known)\b|\bneed(?:s)? (?:more )?data\b", re.IGNORECASE)
-_SUPERLATIVE = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|peak|top|lowest|smallest|least|fewest|"
-                          r"minimum|larger|higher|greater|bigger|more|smaller|lower|less|fewer)\b")
+_SUPERLATIVE = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|peak|top|tallest|longest|lowest|smallest|"
+                          r"least|fewest|minimum|shortest|larger|higher|greater|bigger|more|taller|longer|smaller|"
+                          r"lower|less|fewer|shorter)\b")
 #: "Which day had fewer visitors than the day before?": a comparative measured against what follows "than".
-_THAN = re.compile(r"\b(?P<word>larger|higher|greater|bigger|more|smaller|lower|less|fewer)\b[^?]*?\bthan\s+"
+_THAN = re.compile(r"\b(?P<word>larger|higher|greater|bigger|more|taller|longer|smaller|lower|less|fewer|shorter)\b[^?]*?\bthan\s+"
                    r"(?P<ref>[^?]+)")
 #: A rank before the superlative: "the second-highest", "3rd largest", "runner-up".
 _RANK = re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b[- ]*(?:\w+[- ]*)?$")
 _BEFORE = re.compile(r"\b(?:before|previous|preceding|prior)\b")
-_HIGH_WORDS = {"highest", "largest", "biggest", "greatest", "most", "maximum", "peak", "top", "larger", "higher",
-               "greater", "bigger", "more"}
+_HIGH_WORDS = {"highest", "largest", "biggest", "greatest", "most", "maximum", "peak", "top", "tallest", "longest",
+               "larger", "higher", "greater", "bigger", "more", "taller", "longer"}
 _TREND_ASK = re.compile(r"\btrend\b|\bhow does\b.*\bchange\b|\bpattern\b|\bchanged? over\b|\bover time\b|"
                         r"\bhow (?:has|have|did)\b.*\bchange|\bdescribes? the\b.*\b(?:change|movement)\b|\bchanged? overall\b|"
                         r"\bthe (?:overall )?change in\b.*\bover the (?:years|period|months|weeks|days)\b")

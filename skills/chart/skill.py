@@ -34,6 +34,7 @@ from skills.chart.precision import (
     unread_labels,
     value_decimals,
 )
+from skills.chart.thresholds import against_a_number
 from skills.common import conclude
 from skills.question_text import task_text
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
@@ -51,6 +52,10 @@ _SUPERLATIVE_FIRST = re.compile(rf"(?:the )?(?:{_HIGH_WORDS}|{_LOW_WORDS}) (?!va
 #: A rank other than the first: "second lowest", "3rd most", "runner-up".
 _RANK = re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b")
 _RANKS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+#: A name asked for by its rank, without "which": "2nd most common way to commute?", "reason with the 3rd highest
+#: share?", "the country ranked 4th by sessions".
+_BY_RANK = re.compile(rf"\b(?:second|third|fourth|fifth|[2-5](?:nd|rd|th))[- ](?:{_HIGH_WORDS}|{_LOW_WORDS})\b|"
+                      r"\branked (?:#|no\.? |number )?(?:second|third|fourth|fifth|[2-5](?:nd|rd|th))\b")
 #: "Which …" / "What's the biggest category?" / "When was it lowest?": the question asks for a category, not a value.
 _ASKS_WHICH = re.compile(r"\bwhich\b|\bwhen (?:was|were|is|are|did|does|do)\b|\bwhat(?:s| s| is| was| are| were)?(?: the)?(?: \w+)? (?:category|categories|slice|"
                          r"bar|month|day|year|item|country|city|product|group|segment|region|team|brand|company|"
@@ -207,6 +212,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
 
 
 def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | None]:
+    if (against := against_a_number(chart, question)) is not None:
+        return against  # "did the conservatory crack 1 million visitors?": its value against the number stated
     if unprinted_numbers(chart, question):
         return None, None
     text = norm(question)
@@ -227,15 +234,18 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if compared is not None:
         return compared
     # "Which …", "What's the biggest category?", or a bare "smallest country on this chart?"
-    asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text)
+    asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text) or (
+        _BY_RANK.search(text) and not _ASKS_VALUE.search(text))
     if asks_which and _asks_a_change(chart, text):
         return None, None  # the extreme of a change, which the table's values do not name by themselves
     if (rank := _RANK.search(text)) is not None:
         # "the second biggest slice", "the team with the 3rd most goals": that rank, when clear on both sides
         k = _RANKS.get(rank.group(0).replace("-", " "), 0)
-        if not (asks_which and k and (_HIGH.search(text) or _LOW.search(text))):
+        # "ranked 4th" counts from the top, as a ranking does, unless the question says from the bottom.
+        by_ranking = re.search(r"\branked\b", text) is not None and not _LOW.search(text)
+        if not (asks_which and k and (_HIGH.search(text) or _LOW.search(text) or by_ranking)):
             return None, None
-        at_rank = ranked(chart, k, highest=bool(_HIGH.search(text)), series=one_series)
+        at_rank = ranked(chart, k, highest=bool(_HIGH.search(text)) or by_ranking, series=one_series)
         return (None, None) if at_rank is None else at_rank
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
         highest = bool(_HIGH.search(text))

@@ -1,0 +1,124 @@
+"""Yes/No questions that hold one value of the chart against a number the question states.
+
+"Did the botanical garden crack 1 million visitors?", "is Central City above 40 beds per 10,000?", "was Q3 under
+$2M?": one category (and, on a chart of several series, one series) against a limit. The limit is read in the
+chart's own unit: "1 million" against a label "1.02M" (in the table as 1,020,000) or against an axis titled "in
+thousands" (1,000 of its units). Where the question's number and the chart's unit cannot be put on one scale (a
+bare "900" over an axis in thousands, a percentage over counts), the question is not answered.
+
+A value printed on the chart is compared exactly (its last digit is its uncertainty); a value measured against the
+axis only when it clears the limit by ``CLEAR_GAP_SHARE`` of the value span, as for comparing two marks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skills.answer_form import answer_form
+from skills.chart.confidence import CLEAR_GAP_SHARE, values_confidence
+from skills.chart.facts import facts_from
+from skills.chart.measure import in_percent, unprinted_measure
+from skills.chart.mismatch import unprinted_numbers
+from skills.chart.names import mentioned, norm
+from skills.chart.precision import table_scale
+from skills.chart.verdict import threshold
+from vision_tools.charts import ChartResult
+from vision_tools.charts.axes import SCALE_SUFFIXES, parse_number
+
+Answer = tuple[str | None, float | None]
+
+#: "above 40", "more than 1 million", "crack the 1M mark", "under $2.5bn": a relation and the number after it.
+_AGAINST = re.compile(
+    r"\b(?:(?P<above>above|over|more than|greater than|higher than|bigger than|larger than|exceed(?:s|ed)?|"
+    r"at least|crack(?:s|ed)?|pass(?:es|ed)?|surpass(?:es|ed)?|break|broke|reach(?:es|ed)?)|"
+    r"(?P<below>below|under|less than|fewer than|lower than|smaller than|at most))\s+(?:the\s+|a\s+)?"
+    r"(?P<currency>[$€£¥])?\s*(?P<number>\d[\d,]*(?:\.\d+)?)\s*"
+    r"(?P<scale>%|percent\b|k\b|thousand\b|m\b|mn\b|million\b|bn\b|billion\b)?", re.I)
+_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+#: "ever", "every", "always": over all the categories, which is another question.
+_QUANTIFIER = re.compile(r"\b(?:ever|always|every|each|all|any)\b")
+#: How a title or axis names the unit its numbers are counted in: "Visitors (thousands)", "Revenue, $M".
+_NAMED_SCALE = ((re.compile(r"\bthousands?\b|\(\s*'?000s?\s*\)|\(\s*k\s*\)|[$€£¥]\s*k\b", re.I), 1e3),
+                (re.compile(r"\bmillions?\b|\(\s*mn?\s*\)|[$€£¥]\s*mn?\b|\bmn\b", re.I), 1e6),
+                (re.compile(r"\bbillions?\b|\(\s*bn?\s*\)|[$€£¥]\s*bn?\b|\bbn\b", re.I), 1e9))
+#: A limit stated with a scale ("1 million") this many times beyond every value says the chart's unit is unread.
+_FAR = 10.0
+_CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?)\b", re.I)
+
+
+def against_a_number(chart: ChartResult, question: str) -> Answer | None:
+    """"Yes" or "No" and its confidence for a Yes/No question that holds one named value against a number; (None,
+    None) when it does so but the chart cannot settle it; None when ``question`` is no such question."""
+    if answer_form(question).kind != "yesno" or (match := _AGAINST.search(question)) is None:
+        return None
+    text = norm(question)
+    number = match.group("number")
+    categories = mentioned(chart.categories, text)
+    if any(norm(c) == number.replace(",", "") for c in categories):
+        return None  # "was 2024 higher than 2019": two categories, no limit
+    if _QUANTIFIER.search(text) or len(categories) != 1:
+        return None
+    rate = {m.group(1) for m in re.finditer(r"\bper\s+(\d[\d,]*(?:\.\d+)?)", question, re.I)}
+    if [n for n in unprinted_numbers(chart, question) if n not in rate and n != number]:
+        return None, None  # "above 30 beds in 2019": a year the chart does not show
+    series = mentioned(chart.series, text) if len(chart.series) > 1 else []
+    if len(chart.series) > 1 and len(series) != 1:
+        return None, None  # which series' value the question means is not said
+    one_series = series[0] if series else None
+    limit = _limit_in_table_units(chart, match)
+    if limit is None or unprinted_measure(chart, question) is not None:
+        return None, None
+    reading = facts_from(chart).reading(categories[0], one_series)
+    if reading is None:
+        return None, None
+    span = max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
+    if reading.source == "axis" and abs(reading.value - limit) < CLEAR_GAP_SHARE * span:
+        return None, None  # a measured mark this near the limit may be either side of it
+    verdict = threshold(reading, limit, claim_above=match.group("above") is not None, what=categories[0])
+    if verdict.status == "unknown":
+        return None, None
+    confidence = values_confidence(chart, categories, one_series)
+    return ("Yes" if verdict.status == "true" else "No"), confidence
+
+
+def _limit_in_table_units(chart: ChartResult, match: re.Match[str]) -> float | None:
+    """The question's number in the unit of the chart's table; None when the two cannot be put on one scale."""
+    number = float(match.group("number").replace(",", ""))
+    scale_word = (match.group("scale") or "").lower()
+    percent = scale_word in ("%", "percent")
+    if percent:  # "above 40%" over counts is no question of this chart's
+        return number if in_percent(chart) or any("%" in t for t in chart.texts) else None
+    if in_percent(chart):
+        return None if scale_word else number
+    if match.group("currency") and not _CURRENCY.search(" ".join([chart.title, *chart.texts])):
+        return None  # "under $500" over a chart that prints no money
+    unit = _table_unit(chart)
+    asked = _SCALES.get(scale_word, 1.0)
+    if unit is None or (asked == 1.0 and unit != 1.0):
+        return None  # a bare "900" over an axis in thousands: 900 of which?
+    limit = number * asked / unit
+    largest = max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
+    if asked != 1.0 and limit > _FAR * largest:
+        # "1 million" over values of 415 to 2,410: the axis's unit ("in thousands") went unread, as a title turned
+        # on its side often does; no verdict.
+        return None
+    return limit
+
+
+def _table_unit(chart: ChartResult) -> float | None:
+    """What one unit of the chart's table is worth: 1 for plain numbers (and for labels "1.02M", read as
+    1,020,000), 1,000 for an axis "in thousands" or labels "412k" read in an axis's own unit; None when the chart
+    says two different things."""
+    scales = {SCALE_SUFFIXES[t.strip()[-1]] for t in chart.texts
+              if t.strip()[-1:] in SCALE_SUFFIXES and t.strip()[-2:-1].isdigit() and parse_number(t) is not None}
+    if scales:
+        if not any(m.printed is not None and m.source in ("label", "printed", "confirmed") for m in chart.marks):
+            return 1.0  # ticks alone ("500k", "1.0M") are parsed with their letter: the axis is in units
+        # Labels "870K", "1.02M": each letter says the same of the table's unit, or nothing is sure.
+        worth = {table_scale(chart, scale) for scale in scales}
+        return worth.pop() if len(worth) == 1 else None
+    words = " ".join(t for t in [chart.title, *chart.texts] if parse_number(t) is None)
+    named = {scale for pattern, scale in _NAMED_SCALE if pattern.search(words)}
+    if len(named) > 1:
+        return None
+    return named.pop() if named else 1.0

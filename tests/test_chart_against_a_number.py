@@ -1,0 +1,125 @@
+"""Yes/No questions that hold one value of a chart against a number the question states.
+
+"did the conservatory crack 1 million visitors?" over a label "1.02M" had been answered with the value
+("1020000"), which is not Yes or No, so the run abstained. The number is read in the chart's own unit, and where
+the two cannot be put on one scale, or a measured bar sits on the limit, there is no answer.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from skills.chart.thresholds import against_a_number
+from tests.test_answers_as_asked import render
+from vision_tools.charts import ChartMark, ChartResult
+from vision_tools.image.boxes import Box
+
+MUSEUMS = {"Gallery": 2_410_000, "Science Centre": 1_650_000, "History Museum": 1_180_000,
+           "Conservatory": 1_020_000, "Harbour Museum": 870_000, "Railway Museum": 415_000}
+BEDS = {"Central City": 42, "Westbrook": 27, "Lakeshore": 35, "Southern Hills": 19}
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory: pytest.TempPathFactory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+def _short(value: int) -> str:
+    return f"{value / 1e6:.2f}M" if value >= 1e6 else f"{value // 1000}k"
+
+
+@pytest.fixture(scope="module")
+def labelled_in_millions() -> Image.Image:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        bars = ax.barh(list(MUSEUMS), list(MUSEUMS.values()), color="#6a4c93")
+        ax.bar_label(bars, labels=[_short(v) for v in MUSEUMS.values()], padding=3)
+        ax.set_xticks([0, 500_000, 1_000_000, 1_500_000, 2_000_000, 2_500_000],
+                      ["0", "500k", "1.0M", "1.5M", "2.0M", "2.5M"])
+        ax.invert_yaxis()
+        ax.set_title("Museum visitors in 2023")
+
+    return render(draw)
+
+
+@pytest.fixture(scope="module")
+def in_thousands() -> Image.Image:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        values = [v // 1000 for v in MUSEUMS.values()]
+        bars = ax.bar(list(MUSEUMS), values, color="#1982c4")
+        ax.bar_label(bars, labels=[f"{v:,}" for v in values])
+        ax.set_ylabel("Visitors (thousands)")
+        ax.set_title("Museum visitors in 2023")
+        ax.tick_params(axis="x", labelsize=8)
+
+    return render(draw)
+
+
+@pytest.fixture(scope="module")
+def unlabelled() -> Image.Image:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.bar(list(BEDS), list(BEDS.values()), color="#2a9d8f")
+        ax.set_yticks(range(0, 50, 10))
+        ax.grid(axis="y", alpha=0.4)
+        ax.set_ylabel("Staffed beds per 10,000 residents")
+        ax.set_title("Hospital beds by district")
+
+    return render(draw)
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("did the conservatory crack 1 million visitors?", "Yes"),
+    ("was the railway museum above 500k visitors", "No"),
+    ("Did the history museum have fewer than 1.2 million visitors?", "Yes"),
+    ("did the harbour museum get at least 900k visitors?", "No"),
+])
+def test_a_labelled_value_against_a_number_with_its_scale(maestro: Maestro, labelled_in_millions: Image.Image,
+                                                          question: str, answer: str) -> None:
+    run = maestro.ask(labelled_in_millions, question)
+    assert (run.status, run.answer) == ("done", answer), run.reason
+
+
+def test_a_million_over_an_unread_unit_is_not_guessed(maestro: Maestro, in_thousands: Image.Image) -> None:
+    # The axis title "Visitors (thousands)" is turned on its side and goes unread: 1,020 against a million would
+    # be "No". A limit ten times beyond every value says the unit was missed.
+    run = maestro.ask(in_thousands, "did the conservatory get more than 1 million visitors?")
+    assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_an_axis_in_thousands_puts_a_million_on_its_own_scale() -> None:
+    marks = [ChartMark(name, "value", value, "label", Box(0, 0, 10, 10), printed=value)
+             for name, value in (("Conservatory", 1020.0), ("Harbour Museum", 870.0))]
+    chart = ChartResult(kind="bar", title="Museum visitors in 2023 (thousands)", series=["value"],
+                        categories=["Conservatory", "Harbour Museum"],
+                        texts=["Museum visitors in 2023 (thousands)", "0", "500", "1000", "1,020", "870",
+                               "Conservatory", "Harbour Museum"],
+                        table={m.category: {"value": m.value} for m in marks}, marks=marks)
+    assert against_a_number(chart, "did the conservatory get more than 1 million visitors?")[0] == "Yes"
+    assert against_a_number(chart, "did the harbour museum get more than 1 million visitors?")[0] == "No"
+    assert against_a_number(chart, "did the harbour museum get more than 900 visitors?") == (None, None)
+
+
+def test_a_bare_number_over_an_axis_in_thousands_is_not_guessed(maestro: Maestro, in_thousands: Image.Image) -> None:
+    # 900 visitors, or 900 thousand? The chart counts in thousands and the question does not say.
+    run = maestro.ask(in_thousands, "did the harbour museum get more than 900 visitors?")
+    assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_a_measured_bar_clearly_past_the_limit(maestro: Maestro, unlabelled: Image.Image) -> None:
+    run = maestro.ask(unlabelled, "is central city above 40 beds per 10,000")
+    assert (run.status, run.answer) == ("done", "Yes"), run.reason
+    run = maestro.ask(unlabelled, "does southern hills have more than 25 beds per 10k residents?")
+    assert (run.status, run.answer) == ("done", "No"), run.reason
+
+
+@pytest.mark.parametrize("question", [
+    "is westbrook above 27 beds per 10,000?",  # the bar ends on the limit: either side is a guess
+    "is central city above 40% of the beds?",  # a percentage of counts
+    "is lakeshore above 30 beds in 2019?",  # a year the chart does not show
+])
+def test_no_verdict_where_the_chart_cannot_settle_it(maestro: Maestro, unlabelled: Image.Image,
+                                                    question: str) -> None:
+    run = maestro.ask(unlabelled, question)
+    assert run.status == "abstained" and run.answer is None, run.answer
