@@ -45,6 +45,11 @@ _GRID_ASK = re.compile(r"\(\s*rows?\s*,\s*col(?:umn)?s?\s*\)|rows?\s+and\s+col(?
                        r"\bpair\b.*\brows?\b.*\bcol", re.IGNORECASE | re.DOTALL)
 _COUNT_ASK = re.compile(r"\bhow many\b|\bcount\b|\bnumber of\b(?!.*\bwhat is the number of\b.*\bon\b)",
                         re.IGNORECASE)
+#: "How many more hours per week …", "how many km": a measurement, which may fall between whole units (16.5).
+_MEASURED_ASK = re.compile(r"\bhow many (?:more |fewer |less |extra |additional )?(?:hours?|hrs|minutes?|mins|seconds?|"
+                           r"km|kilomet(?:re|er)s?|miles?|metres?|meters?|feet|kg|kilograms?|grams?|pounds?|lbs?|"
+                           r"litres?|liters?|gallons?|dollars?|euros?|percent|percentage points?|points?|degrees?|"
+                           r"tonnes?|tons?|calories|kcal|mg|ml|twh|gwh|mwh|kwh)\b(?!-)", re.IGNORECASE)
 _NUMBER_ASK = re.compile(r"\bhow much\b|\bwhat (?:is|was|are) the (?:\w+\s+){0,3}?(?:value|total|price|amount|"
                          r"cost|percentage|percent|share|sum|difference|average|mean|tax|change|rate|number)\b|"
                          r"\bwhat percentage\b|\bhow (?:tall|long|wide|high|far|old|heavy)\b", re.IGNORECASE)
@@ -121,12 +126,12 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
     unquoted = _QUOTED.sub(" ", question)
     if _YESNO_ASK.search(question) or (_AUXILIARY.search(question) and not re.search(r"\bor\b", unquoted, re.I)):
         return AnswerForm("yesno", {}, braces)
-    if _COUNT_ASK.search(question):
+    if _COUNT_ASK.search(question) and not _MEASURED_ASK.search(question):
         return AnswerForm("count", {}, braces)
     alternatives = named_alternatives(question)
     if _IDENTIFIER_ASK.search(question):
         return AnswerForm("text", {}, braces, alternatives)  # "B47K29", "HV-2087": a code as printed
-    if _NUMBER_ASK.search(question):
+    if _NUMBER_ASK.search(question) or _MEASURED_ASK.search(question):
         return AnswerForm("number", {}, braces, alternatives)
     if _TEXT_ASK.search(question):
         return AnswerForm("text", {}, braces, alternatives)

@@ -27,6 +27,10 @@ Answer with the option's letter from the given choices directly."""
     ("How many rows and columns are in the table? Answer with only the numbers in a pair (row, column), e.g., (5,6)",
      "grid"),
     ("How much was paid in total?", "number"),
+    # A measurement may fall between whole units: 16.5 hours is no count.
+    ("How many more hours per week do farm workers put in than retail workers?", "number"),
+    ("how many km is it to the airport", "number"),
+    ("How many hour-long sessions were booked?", "count"),
     ("What is the grand total on the receipt?", "number"),
     ("Which business issued this receipt?", "text"),
     ("What is written on the sign?", "text"),
