@@ -24,7 +24,7 @@ _FILLER = frozenset(["the", "a", "an", "of", "all", "total", "different", "disti
 _PHRASE_END = frozenset(["in", "on", "at", "of", "from", "during", "per", "are", "is", "were", "was", "does", "do",
                          "did", "has", "have", "that", "which", "who", "over", "across", "between", "to", "for",
                          "by", "with", "and", "or", "can", "there", "inside", "within", "shown", "visible", "please",
-                         "thanks", "thank", "kindly",
+                         "thanks", "thank", "kindly", "pls", "plz", "thx",
                          "r", "u", "here", "altogether"])  # chat spellings: "how many triangles r there"
 #: Nouns that mean "every drawn shape" on a drawing.
 ANY_SHAPE = frozenset(["shape", "figure", "polygon", "object", "item", "thing", "element", "form"])
@@ -36,6 +36,8 @@ _ATTRIBUTE_OF = re.compile(
 #: Words that name the image as a whole rather than something in it.
 _WHOLE_IMAGE = re.compile(r"\b(?:image|picture|photo(?:graph)?|scene|background|overall|whole|entire|dominant|"
                           r"predominant|prevalent|main|most common|common)\b", re.IGNORECASE)
+_IN_THE_IMAGE = re.compile(r"\b(?:in|on|of|from|within)\s+(?:the|this|that|my|your)\s+(?:image|picture|photo(?:graph)?|"
+                           r"scene|pic)\b", re.IGNORECASE)
 _BACKGROUND = re.compile(r"\bbackground\b", re.IGNORECASE)
 
 
@@ -78,9 +80,11 @@ def attribute_object(question: str) -> str | None:
 
 
 def asks_about_whole_image(question: str, object_phrase: str | None) -> bool:
-    """Whether the question is about the image as a whole (its dominant colour, its background)."""
+    """Whether the question is about the image as a whole (its dominant colour, its background). "There is one
+    colourful square in the picture. What colour?" is about the square: "in the picture" says where, not what."""
     if object_phrase is None:
-        return bool(_WHOLE_IMAGE.search(question))
+        rest = _IN_THE_IMAGE.sub(" ", question)
+        return bool(_WHOLE_IMAGE.search(rest)) and shape_in(rest) is None
     return bool(_WHOLE_IMAGE.fullmatch(object_phrase.split()[-1]) or _WHOLE_IMAGE.search(object_phrase))
 
 

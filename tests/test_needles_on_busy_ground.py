@@ -13,6 +13,8 @@ from PIL import Image, ImageDraw, ImageFilter
 
 from agents.config import Settings
 from agents.runtime import Maestro
+from skills.targets import asks_about_whole_image, attribute_object
+from tests.test_prices_in_dates_and_positions import grey_gravel
 from vision_tools.zoom.regions import find_region
 
 STONES = [(130, 104, 76), (112, 92, 70), (140, 120, 96), (100, 98, 94)]
@@ -69,3 +71,22 @@ def test_stones_alike_are_no_shape_to_name(maestro: Maestro, ground: Image.Image
     run = maestro.ask(ground, "what colour is the little shape")
     assert run.status == "abstained" and run.answer is None
     assert "stands out" in (run.reason or ""), run.reason
+
+
+@pytest.mark.parametrize(("question", "whole"), [
+    ("There is one colourful square in the picture. What colour?", False),  # "in the picture" says where
+    ("what is the main colour in this photo?", True),
+    ("What colour dominates the picture?", True),
+])
+def test_in_the_picture_says_where_not_what(question: str, whole: bool) -> None:
+    assert asks_about_whole_image(question, attribute_object(question)) is whole
+
+
+def test_the_colourful_square_among_grey_ones_is_named(maestro: Maestro) -> None:
+    image = grey_gravel(5)
+    draw = ImageDraw.Draw(image)
+    for x, y in ((900, 1500), (2300, 700), (3100, 1300)):  # grey squares like the stones
+        draw.rectangle([x, y, x + 80, y + 80], fill=(132, 130, 124))
+    draw.rectangle([340, 290, 420, 370], fill=(25, 70, 229))
+    run = maestro.ask(image, "There is one colourful square in the picture. What colour?")
+    assert (run.status, run.answer) == ("done", "blue"), run.reason

@@ -98,6 +98,7 @@ def test_how_shapes_lie_against_each_other_is_no_count_of_them(maestro: Maestro)
 
 def test_a_chat_spelling_is_not_the_thing_counted() -> None:
     assert counted("how many triangles r there").noun == "triangle"  # not the thing "r"
+    assert counted("count the blue circles pls").noun == "circle"  # nor "pl"
 
 
 def _line(text: str, top: int) -> OcrLine:

@@ -162,3 +162,12 @@ def test_a_multiple_choice_question_on_a_graphic_the_chart_look_cannot_place_tri
     assert run.trust["candidate"] == "D" and run.answer in ("D", None)
     on_photo = maestro.ask(photo_like(), question)
     assert "Chart" not in [s.skill for s in on_photo.steps if s.kind == "search"]
+
+
+@pytest.mark.parametrize("question", ["where's the yellow hexagon", "wheres the yellow hexagon?",
+                                      "Where’s the yellow hexagon"])
+def test_a_contracted_question_word_routes_like_the_written_out_one(registry, question: str) -> None:
+    specs = [s.spec for s in registry.skills]
+    written = infer_skills("where is the yellow hexagon", specs)[0]
+    contracted = infer_skills(question, specs)[0]
+    assert (contracted.skill, contracted.keyword_score) == (written.skill, written.keyword_score) == ("Perception", 1.5)

@@ -22,6 +22,10 @@ _STOP = frozenset(
     ["a", "an", "the", "of", "in", "on", "at", "to", "for", "is", "are", "was", "were", "be", "this", "that", "these", "those", "what", "which", "who", "how", "many", "much", "does", "do", "it", "its", "and", "or", "with", "from", "by", "as", "image", "picture", "photo", "shown", "show", "there", "any", "each", "their", "your", "you", "please", "answer", "question", "put", "e", "g"]
 )
 
+#: "where's the hexagon", "whats the total", "wat's on b2": a keyword phrase is written out ("where is").
+_CONTRACTED = re.compile(r"\b(where|what|wat|how|who|which)(?:'s|s)\b")
+_SPELLED = {"wat": "what"}
+
 
 @dataclass(frozen=True)
 class SkillGuess:
@@ -34,7 +38,7 @@ class SkillGuess:
 def infer_skills(question: str, specs: list[SkillSpec]) -> list[SkillGuess]:
     """All skills ranked for ``question``, best first (keyword score, then description overlap, then order)."""
     stem, options = task_text(question)
-    stem = stem.lower()
+    stem = _CONTRACTED.sub(lambda m: f"{_SPELLED.get(m.group(1), m.group(1))} is", stem.lower().replace("’", "'"))
     fired_in = {spec.name: [kw for kw in spec.keywords if _phrase_in(kw.lower(), stem)] for spec in specs}
     if options and not any(fired_in.values()):  # the stem names nothing: the options are all there is
         text = f"{stem}\n{options.lower()}"
