@@ -22,6 +22,7 @@ from skills.base import SkillContext, SkillResult
 from skills.common import COLOUR_WORDS, colours_in, conclude, shape_in
 from skills.evidence import EXPERTS_DOC, drawing_view, weighed
 from skills.perception.marked_shapes import asks_about_marks, marked_shape_answer
+from skills.perception.sizes import asks_about_size, size_answer
 from skills.perception.zones import name_place, named_zone
 from skills.question_text import task_text
 from skills.targets import asks_about_whole_image, asks_background, attribute_object
@@ -83,6 +84,11 @@ def run(ctx: SkillContext) -> SkillResult:
         marked = marked_shape_answer(question, image, ctx.trace)
         return conclude(ctx, marked.results, marked.answer, missing=marked.missing,
                         confidence=None if marked.answer is None else marked.confidence)
+    if asks_about_size(question):
+        kind, image = drawing_view(ctx)
+        sized = size_answer(question, image, ctx.trace)
+        return conclude(ctx, [sized.result] if sized.result else [], sized.answer, missing=sized.missing,
+                        confidence=None if sized.answer is None else weighed(sized.confidence, kind))
     named = _named_object(question)
     if _COLOUR_Q.search(question) and _names_a_panel(named) and not _PART_OF_PANEL.search(question):
         return _panel_colour(ctx)

@@ -62,6 +62,8 @@ class CountResult:
     others: dict[str, int] = field(default_factory=dict)  # what else was seen, by label, for context
     notes: list[str] = field(default_factory=list)
     annotated: Image.Image | None = field(default=None, repr=False)
+    #: The largest area (pixels) of a piece no kind fits (a heart, a blob, text): a "biggest shape" may be one.
+    largest_other: float = 0.0
 
     @property
     def answer(self) -> str:
@@ -84,7 +86,7 @@ class CountResult:
     def to_dict(self) -> dict[str, Any]:
         return {"target": self.target, "count": self.count, "method": self.method,
                 "image_size": list(self.image_size), "detections": [d.to_dict() for d in self.detections],
-                "others": dict(self.others), "notes": list(self.notes)}
+                "others": dict(self.others), "notes": list(self.notes), "largest_other": round(self.largest_other)}
 
 
 def check_image(image: Image.Image) -> np.ndarray:
@@ -180,16 +182,19 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
     framed = _outlines_of_fills(found)
     matched: list[Shape] = []
     others: dict[str, int] = {}
+    largest_other = 0.0
     for n, s in enumerate(found):
         if n in framed:
             continue
         if s.kind in ("other", "line"):
             others[f"unclassified {s.kind}"] = others.get(f"unclassified {s.kind}", 0) + 1
+            largest_other = max(largest_other, float(cv2.contourArea(s.contour)))
             continue
         if _concave(s, found):
             # A heart's notch: its hull has six corners, yet it is no hexagon. A polygon hidden in part by another
             # shape has a notch too, and is still counted.
             others[f"{s.colour} concave shape"] = others.get(f"{s.colour} concave shape", 0) + 1
+            largest_other = max(largest_other, float(cv2.contourArea(s.contour)))
             continue
         if (kind is None or s.kind == kind) and (want_colour is None or s.colour == want_colour):
             matched.append(s)
@@ -205,7 +210,8 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
     outlines = []
     for n, i in enumerate(keep, 1):
         s = matched[i]
-        extra = {"filled": s.filled, "nesting_depth": s.depth, "rgb": list(s.rgb)}
+        extra = {"filled": s.filled, "nesting_depth": s.depth, "rgb": list(s.rgb),
+                 "area": round(float(cv2.contourArea(s.contour)))}
         if "points" in s.extra:
             extra["points"] = int(s.extra["points"])
         detections.append(Detection(n, s.kind, boxes[i], 1.0, s.colour, extra))
@@ -218,7 +224,7 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
     if unions:
         notes.append(f"{len(unions)} blob(s) of two or more touching shapes counted as those shapes")
     return CountResult(_describe(kind, want_colour), len(detections), detections, "colour/shape segmentation",
-                       (rgb.shape[1], rgb.shape[0]), others, notes, annotate(rgb, detections, outlines))
+                       (rgb.shape[1], rgb.shape[0]), others, notes, annotate(rgb, detections, outlines), largest_other)
 
 
 def _contains(outer: tuple[float, float, float, float], inner: tuple[float, float, float, float],
