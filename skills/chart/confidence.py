@@ -30,8 +30,9 @@ def contested(chart: ChartResult, categories: list[str]) -> ChartMark | None:
     """The first mark of ``categories`` whose printed number the parser found at odds with its geometry ("Line 3:
     printed 9870 disagrees with measured 1.097e+04"): one of the two readings is wrong, and which is not known."""
     for mark in chart.marks:
-        if mark.category in categories and any(w.startswith(f"{mark.category}: printed") and "disagrees" in w
-                                               for w in chart.warnings):
+        # The parser kept the measurement (``source`` "axis") over a number printed for the mark.
+        if mark.category in categories and mark.printed is not None and mark.measured is not None and \
+                mark.source == "axis":
             return mark
     return None
 

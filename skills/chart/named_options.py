@@ -33,9 +33,11 @@ blocked (a limit of the chart, a period it does not show) or an option they judg
     if chart.slice_against_its_percentage is not None or chart.label_on_several_marks:
         return decision  # the pie's shares are not read reliably
     found, confidence = lookup(chart, stem)
-    if found is None or confidence is None or found not in chart.categories or misread(found):
+    # The look-up may name a series ("which platform lost subscribers between 2022 and 2024?" over lines).
+    names = chart.categories if found in chart.categories else chart.series if len(chart.series) > 1 else []
+    if found is None or confidence is None or found not in names or misread(found):
         return decision
-    letter = option_naming(options, chart.categories, found)
+    letter = option_naming(options, names, found)
     if letter is None:
         return decision
     why = f"the look-up of the question without its options finds {found}, which option {letter} names"
@@ -46,7 +48,8 @@ blocked (a limit of the chart, a period it does not show) or an option they judg
 
 
 def option_naming(options: dict[str, str], categories: list[str], found: str) -> str | None:
-    """The letter of the one option naming category ``found``, when every option names a different category."""
+    """The letter of the one option naming category ``found``, when every option names a different category (or
+    series: ``categories`` are then the chart's series)."""
     named = {letter: category_named(text, categories) for letter, text in options.items()}
     if any(category is None for category in named.values()) or len(set(named.values())) != len(named):
         return None

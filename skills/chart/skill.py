@@ -18,6 +18,7 @@ from PIL import Image
 
 from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
+from skills.chart.changes import which_changed
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.comparisons import compare_values
 from skills.chart.confidence import contested, count_confidence, extreme_confidence, ranked, values_confidence
@@ -236,6 +237,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     # "Which …", "What's the biggest category?", or a bare "smallest country on this chart?"
     asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text) or (
         _BY_RANK.search(text) and not _ASKS_VALUE.search(text))
+    if asks_which and (changed := which_changed(chart, text)) is not None:
+        return changed  # "which region grew the most from 2022 to 2024?": the change between two named points
     if asks_which and _asks_a_change(chart, text):
         return None, None  # the extreme of a change, which the table's values do not name by themselves
     if (rank := _RANK.search(text)) is not None:

@@ -362,6 +362,9 @@ def _printed(numbers: list[Text], points: dict[tuple[int, int], tuple[float, flo
     found: dict[tuple[int, int], tuple[float, Text]] = {}
     for t in numbers:
         best: tuple[float, tuple[int, int]] | None = None
+        if len(t.text.strip()) == 1 and any(t.box.x0 <= x <= t.box.x1 and t.box.y0 <= row <= t.box.y1
+                                            for x, row in points.values()):
+            continue  # a round marker read as "0": one glyph on a point itself, where no label is printed
         for key, (x, row) in points.items():
             dx = max(0.0, abs(t.cx - x) - t.box.width / 2)
             dy = max(0.0, t.box.y0 - row, row - t.box.y1)
