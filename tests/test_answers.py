@@ -20,6 +20,11 @@ from agents.evaluation.answers import detect_kind, match_answer
         ("0.01", "0", False),
         ("1,250", "1250", True),
         ("45%", "45", True),
+        ("€9.9M", "9900000", True),  # as a chart writes its ticks
+        ("870k", "870000", True),
+        ("2.5 billion", "2500000000", True),
+        ("500m", "500", True),  # metres: a lower-case m is no million
+        ("9.9M", "9.9", False),
     ],
 )
 def test_numeric_answers_are_relaxed_to_five_percent(prediction: str, expected: str, ok: bool) -> None:

@@ -15,6 +15,7 @@ question goes through the default offline agent, routing included:
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -153,6 +154,21 @@ def test_a_bar_measured_on_a_coarse_axis_is_given_in_the_unit_its_pixels_support
     image = render(draw)
     assert maestro.ask(image, "How many figs were sold?").answer == "160"
     assert maestro.ask(image, "How many more plums than pears were sold?").answer == "240"
+
+
+def test_a_value_read_off_ticks_with_a_scale_letter_is_written_as_the_ticks_are(maestro) -> None:
+    # Ticks "€0M" … "€18M": 9,900,000 is given as "€9.9M", as the chart writes its numbers; "in € million" asks 9.9.
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.bar(["North", "South", "West"], [14.2e6, 6.1e6, 9.9e6], color="#457b9d")
+        ax.set_yticks([v * 1e6 for v in range(0, 20, 2)], [f"€{v}M" for v in range(0, 20, 2)])
+        ax.set_title("Revenue by region, Q4")
+
+    image = render(draw)
+    run = maestro.ask(image, "west region revenue?")
+    assert run.status == "done" and run.answer is not None and re.fullmatch(r"€\d+(?:\.\d)?M", run.answer), run.answer
+    assert abs(float(run.answer[1:-1]) - 9.9) <= 0.2
+    bare = maestro.ask(image, "what was the west region's revenue in € million?")
+    assert bare.answer == run.answer[1:-1], bare.reason
 
 
 def test_precision_rules() -> None:

@@ -123,3 +123,31 @@ def test_no_verdict_where_the_chart_cannot_settle_it(maestro: Maestro, unlabelle
                                                     question: str) -> None:
     run = maestro.ask(unlabelled, question)
     assert run.status == "abstained" and run.answer is None, run.answer
+
+
+@pytest.fixture(scope="module")
+def monthly_temperature() -> Image.Image:
+    temps = [-6.5, -4.0, -1.5, 4.5, 10.5, 14.6, 17.8, 17.0, 12.2, 6.0, 1.5, -3.0]
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.plot(months, temps, marker="o", color="#d62828")
+        ax.axhline(0, color="grey", linewidth=0.8)
+        ax.set_yticks(range(-10, 25, 5))
+        ax.grid(alpha=0.3)
+        ax.set_ylabel("Mean temperature (°C)")
+        ax.set_title("Mean monthly temperature, Valdoria 2023")
+
+    return render(draw)
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("In how many months was the mean temperature below 0 °C?", "4"),  # Jan, Feb, Mar, Dec
+    ("how many months were above 10 degrees", "5"),  # May to Sep, 10.5 to 17.8
+    ("number of months below freezing?", "4"),
+    ("how many months were above 17 degrees", None),  # 17.0 in Aug sits on the limit
+])
+def test_how_many_categories_lie_beyond_a_number(maestro: Maestro, monthly_temperature: Image.Image,
+                                                 question: str, answer: str | None) -> None:
+    run = maestro.ask(monthly_temperature, question)
+    assert run.answer == answer, run.reason

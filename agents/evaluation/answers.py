@@ -19,6 +19,8 @@ MatchRule = Literal["grid", "yesno", "choice", "numeric", "exact", "contains"]
 RELATIVE_TOLERANCE = 0.05
 
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
+_SCALED = re.compile(r"(?:(k|K|M|B|bn)|\s*(thousand|million|billion))\b")
+_SCALES = {"k": 1e3, "m": 1e6, "b": 1e9, "bn": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 _BRACES = re.compile(r"\{([^{}]*)\}")
 _GRID = re.compile(r"\(?\s*(\d+)\s*[,x×]\s*(\d+)\s*\)?")
 _GRID_WORDS = re.compile(r"(\d+)\s*rows?\D{0,20}?(\d+)\s*col", re.IGNORECASE)
@@ -98,7 +100,10 @@ def _parse_number(text: str) -> float | None:
 def _first_number(text: str) -> float | None:
     match = _NUMBER.search(text)
     if match:
-        return _parse_number(match.group(0))
+        number = _parse_number(match.group(0))
+        # "€9.9M", "870k", "2.5 billion": written in a chart's scale. (A lower-case "m" is metres, not millions.)
+        scale = _SCALED.match(text, match.end())
+        return number if number is None or scale is None else number * _SCALES[(scale.group(1) or scale.group(2)).lower()]
     for word in re.findall(r"[a-z]+", text.lower()):
         if word in _WORD_NUMBERS:
             return float(_WORD_NUMBERS[word])

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from vision_tools.charts import ChartResult
+
 #: Month and weekday names: a chart prints "Apr" where a question says "April", and the other way round.
 CALENDAR = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
             "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -69,3 +71,24 @@ def unread_calendar_names(categories: list[str], text: str, printed: list[str] |
                and not any(spelling in words for spelling in spellings(full))]
     quarters = re.findall(r"\b([qh][1-4])\b", text.lower())
     return missing + [q.upper() for q in dict.fromkeys(quarters) if not re.search(rf"\b{q}\b", shown)]
+
+
+def names_the_categories(noun: str, chart: ChartResult, one_series: bool = False) -> bool:
+    """Whether ``noun`` ("fruits", "months") is what the chart's categories are: printed in its title or on an
+    axis ("Favourite Fruit Survey"), or the categories are all months, weekdays or years. "How many countries are
+    shown?" on a chart of months is no count of its bars. A chart of several series never: the noun may be the
+    legend's ("How many fruits?" over months of apples, pears and plums), unless the question names one series
+    (``one_series``) and the categories are months, weekdays or years."""
+    if len(chart.series) > 1 and not one_series:
+        return False  # "How many fruits?" may count the legend's series as well as the categories
+    singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
+    printed = {norm(t) for t in chart.texts} - {norm(c) for c in chart.categories}
+    if len(chart.series) == 1 and any(re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", t)
+                                      for t in printed):
+        return True
+    names = [norm(c) for c in chart.categories]
+    kinds = {"months": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in CALENDAR[:12]),
+             "days": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in CALENDAR[12:]),
+             "years": lambda n: re.fullmatch(r"(?:19|20)\d\d", n) is not None}
+    test = kinds.get(noun)
+    return bool(names) and test is not None and all(test(n) for n in names)

@@ -126,6 +126,34 @@ def in_printed_scale(chart: ChartResult, question: str, value: float, average: b
     return number if wanted == SCALE_SUFFIXES[letter] else None
 
 
+def in_tick_style(chart: ChartResult, question: str, value: float) -> str | None:
+    """``value`` written as the value axis writes its ticks when they all carry one scale letter and unit ("€10M",
+    "€12M": 9,900,000 is "€9.9M"), or as a bare number in that scale when the question asks for it ("in € million":
+    9.9); None when the ticks carry no scale letter, or several styles."""
+    axis = chart.axis
+    if axis is None or len(axis.ticks) < 2:
+        return None
+    styles = set()
+    for text in chart.texts:
+        plain = text.strip()
+        number = parse_number(plain)
+        if number is None or plain[-1:] not in SCALE_SUFFIXES or not plain[-2:-1].isdigit():
+            continue
+        if any(math.isclose(number[0], tick, rel_tol=1e-9, abs_tol=1e-9) for _, tick in axis.ticks):
+            currency = re.findall(r"[$€£¥]", plain)
+            styles.add((currency[0] if currency else "", plain[-1]))
+    if len(styles) != 1:
+        return None
+    unit, letter = styles.pop()
+    scale = SCALE_SUFFIXES[letter]
+    scaled = formatted(value / scale, max(0, decimals_of(round(value / scale, 6))))
+    asked = _ASKED_SCALE.search(question)
+    if asked is None:
+        return f"{'-' if value < 0 else ''}{unit}{scaled.lstrip('-')}{letter}"
+    word = asked.group("scale").lower()
+    return scaled if _SCALE_WORDS[word if word in ("bn", "k", "m") else word.rstrip("s")] == scale else None
+
+
 def table_scale(chart: ChartResult, scale: float) -> float | None:
     """What one unit of the table is worth: 1 when a label "€412k" is in the table as 412000, ``scale`` when it is
     there as 412 (an axis in thousands reads the labels in its own unit); None when no label says which."""

@@ -26,16 +26,17 @@ from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import unprinted_measure
 from skills.chart.mismatch import asks_another_question, unprinted_numbers
 from skills.chart.named_options import by_lookup
-from skills.chart.names import CALENDAR, mentioned, norm, unread_calendar_names
+from skills.chart.names import CALENDAR, mentioned, names_the_categories, norm, unread_calendar_names
 from skills.chart.precision import (
     as_printed,
     formatted,
     in_printed_scale,
+    in_tick_style,
     read_value,
     unread_labels,
     value_decimals,
 )
-from skills.chart.thresholds import against_a_number
+from skills.chart.thresholds import against_a_number, count_against
 from skills.common import conclude
 from skills.question_text import task_text
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
@@ -60,7 +61,7 @@ _BY_RANK = re.compile(rf"\b(?:second|third|fourth|fifth|[2-5](?:nd|rd|th))[- ](?
 #: "Which …" / "What's the biggest category?" / "When was it lowest?": the question asks for a category, not a value.
 _ASKS_WHICH = re.compile(r"\bwhich\b|\bwhen (?:was|were|is|are|did|does|do)\b|\bwhat(?:s| s| is| was| are| were)?(?: the)?(?: \w+)? (?:category|categories|slice|"
                          r"bar|month|day|year|item|country|city|product|group|segment|region|team|brand|company|"
-                         r"sector|department|quarter|week|person|fruit|type|kind)\b")
+                         r"sector|department|quarter|week|person|fruit|type|kind)\b(?! s\b)")  # not "the west region's"
 #: "What is the difference between …", "How much bigger is France than Poland?", "By how much …"
 _DIFFERENCE = re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer|bigger|smaller|higher|lower|larger|"
                          r"greater|taller|shorter|extra)\b|\bby how (?:much|many)\b|\bgap between\b|"
@@ -215,6 +216,8 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
 def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | None]:
     if (against := against_a_number(chart, question)) is not None:
         return against  # "did the conservatory crack 1 million visitors?": its value against the number stated
+    if (counted := count_against(chart, question)) is not None:
+        return counted  # "in how many months was it below 0 °C?": the categories on that side of the number
     if unprinted_numbers(chart, question):
         return None, None
     text = norm(question)
@@ -229,7 +232,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         return None, None  # "parking less than 1 hour": a range of the axis, not the mark at its tick "1"
     shown = _HOW_MANY_SHOWN.search(text)
     if _HOW_MANY_MARKS.search(text) or \
-            (shown and not categories and not series and _names_the_categories(shown.group("noun"), chart)):
+            (shown and not categories and not series and names_the_categories(shown.group("noun"), chart)):
         return str(len(chart.categories)), count_confidence(chart)
     compared = compare_values(chart, text, categories, series)
     if compared is not None:
@@ -335,31 +338,15 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     elif len(used) > 1 and chart.kind != "pie" and not _measured(chart, used):
         # A total of "€412k", "€386k", …: "€2026k", or 2026 when asked "in € thousand".
         answer = in_printed_scale(chart, question, value, average) or answer
+    if answer == formatted(value, decimals) and chart.kind != "pie":
+        # Read off ticks "€10M", "€12M": "€9.9M" as the chart writes its numbers, not 9900000.
+        answer = in_tick_style(chart, question, value) or answer
     if chart.kind == "pie" and not average and re.search(r"\b(?:percent|percentage|share|proportion|portion|fraction|"
                                                         r"how much of)\b|%",
                                                         question, re.I):
         answer += "%"  # a pie's values are shares in percent: "What percent goes to food?" is "20%", as printed
     confidence = values_confidence(chart, used, named_series)
     return answer, None if confidence is None or sure is None else min(confidence, sure)
-
-
-def _names_the_categories(noun: str, chart: ChartResult) -> bool:
-    """Whether ``noun`` ("fruits", "months") is what the chart's categories are: printed in its title or on an
-    axis ("Favourite Fruit Survey"), or the categories are all months, weekdays or years. "How many countries are
-    shown?" on a chart of months is no count of its bars. A chart of several series never: the noun may be the
-    legend's ("How many fruits?" over months of apples, pears and plums)."""
-    if len(chart.series) > 1:
-        return False  # "How many fruits?" may count the legend's series as well as the categories
-    singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
-    printed = {norm(t) for t in chart.texts} - {norm(c) for c in chart.categories}
-    if any(re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", t) for t in printed):
-        return True
-    names = [norm(c) for c in chart.categories]
-    kinds = {"months": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in CALENDAR[:12]),
-             "days": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in CALENDAR[12:]),
-             "years": lambda n: re.fullmatch(r"(?:19|20)\d\d", n) is not None}
-    test = kinds.get(noun)
-    return bool(names) and test is not None and all(test(n) for n in names)
 
 
 def misread_label(name: str, categories: list[str]) -> bool:

@@ -1,4 +1,5 @@
-"""Yes/No questions that hold one value of the chart against a number the question states.
+"""Questions that hold values of the chart against a number the question states: Yes/No for one value, or how many
+categories lie on one side.
 
 "Did the botanical garden crack 1 million visitors?", "is Central City above 40 beds per 10,000?", "was Q3 under
 $2M?": one category (and, on a chart of several series, one series) against a limit. The limit is read in the
@@ -19,7 +20,7 @@ from skills.chart.confidence import CLEAR_GAP_SHARE, values_confidence
 from skills.chart.facts import facts_from
 from skills.chart.measure import in_percent, unprinted_measure
 from skills.chart.mismatch import unprinted_numbers
-from skills.chart.names import mentioned, norm
+from skills.chart.names import mentioned, names_the_categories, norm
 from skills.chart.precision import table_scale
 from skills.chart.verdict import threshold
 from vision_tools.charts import ChartResult
@@ -79,6 +80,49 @@ def against_a_number(chart: ChartResult, question: str) -> Answer | None:
         return None, None
     confidence = values_confidence(chart, categories, one_series)
     return ("Yes" if verdict.status == "true" else "No"), confidence
+
+
+#: "In how many months was it below 0 °C?", "number of days over 30": the categories counted, by their noun.
+_COUNTED = re.compile(r"\b(?:how many|number of)\s+(?P<noun>[a-z]+s)\b")
+#: "below zero", "below freezing": a limit said in words.
+_ZERO = re.compile(r"\b(?:(?P<above>above|over)|(?P<below>below|under))\s+(?:zero|freezing)\b", re.I)
+
+
+def count_against(chart: ChartResult, question: str) -> Answer | None:
+    """How many categories ("months", "days", "years", or the noun the chart prints for them) have a value on the
+    side of a stated number the question asks: "In how many months was the mean temperature below 0 °C?". (None,
+    None) when some value is unread or too near the limit to tell; None when ``question`` is no such count."""
+    text = norm(question)
+    counted = _COUNTED.search(text)
+    match = _AGAINST.search(question)
+    zero = _ZERO.search(question)
+    if answer_form(question).kind != "count" or counted is None or (match is None and zero is None):
+        return None
+    series = mentioned(chart.series, text) if len(chart.series) > 1 else []
+    if len(series) > 1 or not names_the_categories(counted.group("noun"), chart, one_series=bool(series)):
+        return None
+    if len(chart.series) > 1 and not series:
+        return None, None  # which line's values are counted is not said
+    one_series = series[0] if series else None
+    limit = 0.0 if match is None else _limit_in_table_units(chart, match)
+    number = "0" if match is None else match.group("number")
+    if limit is None or [n for n in unprinted_numbers(chart, question) if n != number]:
+        return None, None
+    above = (match.group("above") if match is not None else zero.group("above") if zero else None) is not None
+    facts = facts_from(chart)
+    if not facts.complete:
+        return None, None  # a category without its value may be one of those counted
+    span = max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
+    count = 0
+    for category in chart.categories:
+        reading = facts.reading(category, one_series)
+        if reading is None or (reading.source == "axis" and abs(reading.value - limit) < CLEAR_GAP_SHARE * span):
+            return None, None
+        verdict = threshold(reading, limit, claim_above=above, what=category)
+        if verdict.status == "unknown":
+            return None, None
+        count += verdict.status == "true"
+    return str(count), values_confidence(chart, chart.categories, one_series)
 
 
 def _limit_in_table_units(chart: ChartResult, match: re.Match[str]) -> float | None:
