@@ -36,7 +36,8 @@ def task_text(question: str) -> tuple[str, str]:
 
 _WH = r"(?:what|which|how many|how much|where|when|who|whose|why)"
 #: "How many triangles are there and what colour are they?", "Is there a star? If so, what colour is it?"
-_FIELD = r"(?:date|time|total|price|name|address|amount|phone(?:\s+number)?|day|hours?)"
+_FIELD = (r"(?:date|time|total|price|name|address|amount|phone(?:\s+number)?|day|hours?|coach|carriage|car|seat|"
+          r"platform|gate|terminal|row|zone|room|floor|size|colou?r)(?:\s+(?:number|no\.?))?")
 _TWO_THINGS = re.compile(rf"\b{_WH}\b[^?]*?\band\s+(?:(?:at|on|in|for|from|by|to|with|until|till)\s+)?"
                          rf"(?P<second>{_WH})\b"
                          rf"|\?\s*(?:if so|if yes|if there is|and)\b[^?]*?\b(?P<then>{_WH})\b"

@@ -232,12 +232,15 @@ def test_an_items_price_asked_in_other_words_is_never_the_total(question: str) -
     ("Open on Sunday, and until when?", "until when"),
     ("What are the date and total on this receipt?", "total on this receipt"),
     ("Who is the pharmacist on duty and until what time?", "what time"),
+    ("whats my coach and seat number", "seat number"),  # "42" alone had been answered
+    ("which platform and gate?", "gate"),
 ])
 def test_a_second_question_in_other_words_is_seen(question: str, second: str) -> None:
     from skills.question_text import asks_two_things
 
     assert asks_two_things(question) == second
     assert asks_two_things("What time does it open on Saturday?") is None
+    assert asks_two_things("what is my seat number?") is None
 
 
 def test_the_year_something_was_founded_is_beside_founded_not_the_vintage() -> None:

@@ -164,6 +164,9 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
         return conclude(ctx, [kind, found], None, missing=(
             f"{merged} oval blob(s){f' of {target.colour}' if target.colour else ''} may be circles that overlap "
             "or lie partly hidden; the count cannot tell how many circles they hold"))
+    if traced is None and target.shape == "square" and (by_tilt := _squares_by_tilt(ctx.question, found)):
+        return conclude(ctx, [kind, found], by_tilt[0], missing=by_tilt[1],
+                        confidence=None if by_tilt[0] is None else weighed(confidence, kind))
     if traced is None and (shades := _neighbour_shades(target, found)):
         # "How many white stars?" over stars a light grey (white lit softly, or a paper's grey): 0 white stars.
         return conclude(ctx, [kind, found], None, missing=(
@@ -218,6 +221,27 @@ def _detected(ctx: SkillContext, result: detection.CountResult, label: str, sure
                         note=f"Every {label} detection is weak (score below {sure}).")
     return conclude(ctx, [result], str(strong), confidence=0.9 if weak == 0 else 0.55,
                     note=f"{weak} weak detection(s) (score below {sure}) not counted." if weak else "")
+
+
+#: Tilt (degrees) of a square standing on its corner, which people call a diamond, and of one on its side.
+DIAMOND_TILT, UPRIGHT_TILT = 30.0, 15.0
+
+
+def _squares_by_tilt(question: str, found: detection.CountResult) -> tuple[str | None, str | None] | None:
+    """A count of diamonds (squares on a corner) when the question says "diamonds", or why squares of both
+    stances cannot be counted as the question means; None when the stance changes nothing."""
+    tilts = [float(d.extra.get("tilt", 0.0)) for d in found.detections]
+    diamonds = sum(1 for t in tilts if t >= DIAMOND_TILT)
+    between = sum(1 for t in tilts if UPRIGHT_TILT < t < DIAMOND_TILT)
+    if re.search(r"\bdiamonds?\b", question, re.I):
+        if between:
+            return None, f"{between} square(s) are tilted between upright and on a corner: diamond or square?"
+        return str(diamonds), None
+    if diamonds and diamonds < len(tilts):
+        # "How many squares?" over two upright squares and three diamonds: 2, or 5?
+        return None, (f"{diamonds} of the {len(tilts)} squares stand on a corner (diamonds); whether the question "
+                      "counts them as squares is not said")
+    return None
 
 
 #: Colour names a shade can fall either side of: a white shape in soft light is named gray, a dark gray black.

@@ -214,6 +214,10 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
                  "area": round(float(cv2.contourArea(s.contour)))}
         if "points" in s.extra:
             extra["points"] = int(s.extra["points"])
+        if s.kind in ("square", "rectangle", "quadrilateral"):
+            # 0 for a square on its side, 45 for one on its corner (a diamond, as people name it).
+            angle = float(cv2.minAreaRect(s.contour.astype(np.float32))[2]) % 90.0
+            extra["tilt"] = round(min(angle, 90.0 - angle), 1)
         detections.append(Detection(n, s.kind, boxes[i], 1.0, s.colour, extra))
         outlines.append(s.contour)
     notes = []
