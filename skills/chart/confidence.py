@@ -10,6 +10,8 @@ weakest value; "which is highest" also needs a clear gap between the first and t
 
 from __future__ import annotations
 
+from skills.chart.facts import facts_from
+from skills.chart.verdict import MIN_Z
 from vision_tools.charts import ChartMark, ChartResult, match_name
 
 #: Confidence of one value by where it came from (``ChartMark.source``), before the checks below.
@@ -56,9 +58,9 @@ def extreme_confidence(chart: ChartResult, highest: bool, series: str | None = N
 
 
 def ranked(chart: ChartResult, rank: int, highest: bool, series: str | None = None) -> tuple[str, float] | None:
-    """The category ``rank``-th highest (lowest) in ``series`` (the only one when left out) and how sure that is:
-    its readings and its neighbours', and a clear gap on both sides of it (a near tie could swap the ranks). None
-    when the chart has fewer marks, or may miss one ("no bar read for a label", a bar clipped at the top)."""
+    """The category ``rank``-th highest (lowest) in ``series`` (the only one when left out) and how sure its readings
+    and its neighbours' are. None when the chart has fewer marks, or may miss one ("no bar read for a label", a bar
+    clipped at the top), or without a clear gap on both sides of it (a near tie could swap the ranks)."""
     name = chart.series[0] if series is None and len(chart.series) == 1 else (
         match_name(series, chart.series) if series is not None else None)
     marks = [m for m in chart.marks if m.series == name]
@@ -68,7 +70,22 @@ def ranked(chart: ChartResult, rank: int, highest: bool, series: str | None = No
     around = order[max(0, rank - 2):rank + 1]
     sure = min(_mark_confidence(chart, m) for m in around)
     gaps = [abs(a.value - b.value) for a, b in zip(around, around[1:], strict=False)]
-    return order[rank - 1].category, round(sure if min(gaps) >= CLEAR_GAP_SHARE * _span(chart) else 0.5 * sure, 3)
+    if min(gaps) < CLEAR_GAP_SHARE * _span(chart):
+        return None  # Phone and Chat both at 40: "the 2nd most preferred" is either, and a guess is no answer
+    return order[rank - 1].category, round(sure, 3)
+
+
+def clear_extreme(chart: ChartResult, highest: bool, series: str | None = None) -> bool:
+    """Whether the highest (lowest) mark beats the runner-up by a clear gap: a near tie is no extreme to name,
+    however sure each reading is (the calibration, fit where ties were rare, cannot see a lowered score)."""
+    readings = [r for row in facts_from(chart).cells.values() for name, r in row.items() if series in (None, name)]
+    if len(readings) >= 2:
+        # Printed numbers are exact (40 against 41 is called); measured ones by their uncertainty.
+        first, second = sorted(readings, key=lambda r: r.value, reverse=highest)[:2]
+        return abs(first.value - second.value) > MIN_Z * (first.sigma + second.sigma)
+    values = sorted((v for row in chart.table.values() for name, v in row.items() if series in (None, name)),
+                    reverse=highest)
+    return len(values) >= 2 and abs(values[0] - values[1]) >= CLEAR_GAP_SHARE * _span(chart)
 
 
 def count_confidence(chart: ChartResult) -> float:

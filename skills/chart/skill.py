@@ -21,7 +21,14 @@ from skills.base import SkillContext, SkillResult
 from skills.chart.changes import which_changed
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.comparisons import compare_values
-from skills.chart.confidence import contested, count_confidence, extreme_confidence, ranked, values_confidence
+from skills.chart.confidence import (
+    clear_extreme,
+    contested,
+    count_confidence,
+    extreme_confidence,
+    ranked,
+    values_confidence,
+)
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import unprinted_measure
 from skills.chart.mismatch import asks_another_question, unprinted_numbers
@@ -256,7 +263,9 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
-        return found, None if found is None else extreme_confidence(chart, highest, named_series)
+        if found is None or not clear_extreme(chart, highest, one_series if len(chart.series) > 1 else None):
+            return None, None  # two marks nearly level: which is the highest is a guess
+        return found, extreme_confidence(chart, highest, named_series)
     if asks_which:
         return None, None  # "In which year did the bank begin raising rates again?": a category, not a value
     if unprinted_measure(chart, question) is not None:

@@ -42,7 +42,8 @@ _QUANTIFIER = re.compile(r"\b(?:ever|always|every|each|all|any)\b")
 _NAMED_SCALE = ((re.compile(r"\bthousands?\b|\(\s*'?000s?\s*\)|\(\s*k\s*\)|[$€£¥]\s*k\b", re.I), 1e3),
                 (re.compile(r"\bmillions?\b|\(\s*mn?\s*\)|[$€£¥]\s*mn?\b|\bmn\b", re.I), 1e6),
                 (re.compile(r"\bbillions?\b|\(\s*bn?\s*\)|[$€£¥]\s*bn?\b|\bbn\b", re.I), 1e9))
-#: A limit stated with a scale ("1 million") this many times beyond every value says the chart's unit is unread.
+#: A limit this many times beyond every value (or below a tenth of a tenth of the largest) is not on the chart's
+#: scale.
 _FAR = 10.0
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?)\b", re.I)
 
@@ -130,10 +131,12 @@ def _limit_in_table_units(chart: ChartResult, match: re.Match[str]) -> float | N
     number = float(match.group("number").replace(",", ""))
     scale_word = (match.group("scale") or "").lower()
     percent = scale_word in ("%", "percent")
+    largest = max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
     if percent:  # "above 40%" over counts is no question of this chart's
         return number if in_percent(chart) or any("%" in t for t in chart.texts) else None
-    if in_percent(chart):
-        return None if scale_word else number
+    if in_percent(chart) or any("%" in t for t in chart.texts):
+        # "under 0.4" over shares printed as "38%": a fraction, or 0.4 %? Not said.
+        return None if scale_word or (number < 1.0 < largest) else number
     if match.group("currency") and not _CURRENCY.search(" ".join([chart.title, *chart.texts])):
         return None  # "under $500" over a chart that prints no money
     unit = _table_unit(chart)
@@ -141,10 +144,9 @@ def _limit_in_table_units(chart: ChartResult, match: re.Match[str]) -> float | N
     if unit is None or (asked == 1.0 and unit != 1.0):
         return None  # a bare "900" over an axis in thousands: 900 of which?
     limit = number * asked / unit
-    largest = max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
-    if asked != 1.0 and limit > _FAR * largest:
-        # "1 million" over values of 415 to 2,410: the axis's unit ("in thousands") went unread, as a title turned
-        # on its side often does; no verdict.
+    if limit > _FAR * largest or 0 < _FAR * limit < largest / _FAR:
+        # "1 million" over values of 415 to 2,410, "$1,500" over bars of "$1.62bn": the two are not on one scale
+        # (a unit the chart names where the tools did not read it); no verdict.
         return None
     return limit
 

@@ -67,7 +67,9 @@ def parse_number(text: str) -> tuple[float, bool] | None:
     percent = s.endswith("%")
     s = s.rstrip("%").lstrip("$€£¥").rstrip("$€£¥")
     scale = 1.0
-    if s[-1:] in SCALE_SUFFIXES and len(s) > 1 and s[-2].isdigit():
+    if re.search(r"\d(?:bn|Bn|BN)$", s):  # "$1.62bn"
+        scale, s = 1e9, s[:-2]
+    elif s[-1:] in SCALE_SUFFIXES and len(s) > 1 and s[-2].isdigit():
         scale, s = SCALE_SUFFIXES[s[-1]], s[:-1]
     if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?", s):
         s = s.replace(",", "")

@@ -114,6 +114,8 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
         none.legend = legend
         return none
     result.texts, result.shapes, result.value_numbers = read
+    if (title := _value_axis_title(work, texts, result.axis)) is not None:
+        result.texts.append(title)  # "Units sold (thousands)": the unit, and the scale, of every value
     result.legend = legend
     if result.axis is not None and result.axis.scale == "nonlinear":
         result.warnings.insert(0, "the value axis is not linear (its tick labels are unevenly spaced: a log or "
@@ -170,6 +172,32 @@ def _read_texts(work: Image.Image, region: Box | None = None) -> list[Text]:
     for t in texts:
         t.box = Box(t.box.x0 + shift_x, t.box.y0 + shift_y, t.box.x1 + shift_x, t.box.y1 + shift_y)
     return texts
+
+
+def _value_axis_title(work: Image.Image, texts: list[Text], axis: AxisFit | None) -> str | None:
+    """The title written up the side of a vertical value axis ("Units sold (thousands)"), which the OCR drops as a
+    tall narrow box: the strip left of the tick labels, turned upright and read. None when there is none."""
+    if axis is None or axis.orientation != "y" or len(axis.ticks) < 2:
+        return None
+    values = [v for _, v in axis.ticks]
+    ticks = [t for t in texts if t.number is not None and any(abs(t.number - v) <= 1e-9 * max(1.0, abs(v))
+                                                              for v in values)]
+    if not ticks:
+        return None
+    right = min(t.box.x0 for t in ticks) - 2
+    top, bottom = min(p for p, _ in axis.ticks), max(p for p, _ in axis.ticks)
+    reach = 0.25 * (bottom - top)
+    if right < 8:
+        return None
+    strip = work.crop((0, max(0, int(top - reach)), int(right), min(work.height, int(bottom + reach))))
+    upright = ImageOps.expand(strip.transpose(Image.Transpose.ROTATE_270), border=16,
+                              fill=tuple(int(v) for v in border_colour(image_array(strip))))
+    factor = 2.0
+    upright = upright.resize((round(upright.width * factor), round(upright.height * factor)),
+                             Image.Resampling.LANCZOS)
+    lines = [line for line in read_text(upright, annotate=False).lines
+             if sum(ch.isalpha() for ch in line.text) >= 3 and line.confidence >= 0.7]
+    return " ".join(line.text.strip() for line in lines) or None
 
 
 def _none(reason: str, size: tuple[int, int], work: Image.Image,
