@@ -90,3 +90,16 @@ def test_the_colourful_square_among_grey_ones_is_named(maestro: Maestro) -> None
     draw.rectangle([340, 290, 420, 370], fill=(25, 70, 229))
     run = maestro.ask(image, "There is one colourful square in the picture. What colour?")
     assert (run.status, run.answer) == ("done", "blue"), run.reason
+
+
+def test_grey_circles_are_not_the_coloured_one(maestro: Maestro) -> None:
+    # The one coloured thing is a square; a dozen grey circles match "circle", and none of them is coloured.
+    image = grey_gravel(6)
+    draw = ImageDraw.Draw(image)
+    for x, y in ((600, 400), (1800, 1500), (3000, 500)):
+        draw.ellipse([x, y, x + 90, y + 90], fill=(140, 138, 132))
+    draw.rectangle([2600, 1600, 2690, 1690], fill=(245, 140, 20))
+    run = maestro.ask(image, "There is one coloured circle in the picture. What colour?")
+    assert run.status == "abstained" and run.answer is None, run.answer
+    square = maestro.ask(image, "There is one coloured square in the picture. What colour?")
+    assert (square.status, square.answer) == ("done", "orange"), square.reason

@@ -22,6 +22,8 @@ from vision_tools.detection import CountResult, Detection, count_shapes
 CLEAR_RATIO = 1.6
 #: Confidence of a clear extreme (the shapes' own scores may lower it).
 SURE = 0.9
+#: A "shape" whose box covers this share of the image is the ground.
+GROUND_SHARE = 0.8
 
 _SIZE = re.compile(r"\b(?:(?P<big>biggest|largest|hugest)|(?P<small>smallest|tiniest|littlest))\b", re.I)
 #: What is asked of the extreme: its kind ("which shape", "what kind of shape"), its colour, or both.
@@ -62,7 +64,9 @@ def size_answer(question: str, image: Image.Image, trace: ToolTrace) -> SizeAnsw
     kind = shape_in(question)
     colours = [c for c in colours_in(question)]
     found = trace.call("counting.count_shapes", count_shapes, image, kind, colours[0] if len(colours) == 1 else None)
-    shapes = [d for d in found.detections if _area(d) > 0]
+    ground = GROUND_SHARE * image.width * image.height
+    # A textured ground may be traced as one huge rectangle: it is where the shapes are, not one of them.
+    shapes = [d for d in found.detections if _area(d) > 0 and d.box.area < ground]
     word = size.group(0).lower()
     if len(shapes) < 2:
         return SizeAnswer(None, 0.0, f"fewer than two shapes{' of that kind' if kind else ''} were found, so none "

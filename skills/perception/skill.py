@@ -19,9 +19,11 @@ from typing import NamedTuple
 from PIL import Image
 
 from skills.base import SkillContext, SkillResult
+from skills.coloured_words import coloured_word_answer, coloured_word_question
 from skills.common import COLOUR_WORDS, colours_in, conclude, shape_in
 from skills.evidence import EXPERTS_DOC, drawing_view, weighed
 from skills.perception.marked_shapes import asks_about_marks, marked_shape_answer
+from skills.perception.relative import asks_relative_position, relative_answer
 from skills.perception.sizes import asks_about_size, size_answer
 from skills.perception.zones import name_place, named_zone
 from skills.question_text import task_text
@@ -44,6 +46,8 @@ _WHERE_Q = re.compile(r"\bwhere(?:abouts)?\b|\bquadrant\b|\bwhich (corner|side|p
 #: "Which quadrant …?", "which corner …?", or an answer asked among the quadrants' names ("top-left, top-right …").
 _QUADRANT_Q = re.compile(r"\bquadrant\b|\bcorner\b|\b(?:top|bottom|upper|lower)[- ](?:left|right)\b.*"
                          r"\b(?:top|bottom|upper|lower)[- ](?:left|right)\b", re.I)
+#: "the one coloured circle", "a colourful square": not grey, white or black.
+_COLOURED = re.compile(r"\bcolou?r(?:ed|ful)\b", re.I)
 _TEXT_Q = re.compile(r"\b(written|say|says|word|text|label reads?)\b", re.I)
 _WHERE_OBJECT = re.compile(r"\bwhere(?:abouts)?(?: in (?:the|this) (?:image|picture|photo|photograph))? (?:is|are) "
                            r"(?:the |a |an )?(?P<object>[a-z][a-z -]{0,40}?)\s*(?:\?|$|\blocated\b|"
@@ -84,6 +88,16 @@ def run(ctx: SkillContext) -> SkillResult:
         marked = marked_shape_answer(question, image, ctx.trace)
         return conclude(ctx, marked.results, marked.answer, missing=marked.missing,
                         confidence=None if marked.answer is None else marked.confidence)
+    if (word := coloured_word_question(question)) is not None and word.asks in ("where", "colour"):
+        # "Where is the coloured word?", "One word is in colour - which colour?"
+        found = coloured_word_answer(word, ctx.image, ctx.trace)
+        return conclude(ctx, [found.found], found.answer, missing=found.missing,
+                        confidence=found.confidence if found.answer else None)
+    if asks_relative_position(question):
+        kind, image = drawing_view(ctx)
+        placed = relative_answer(question, image, ctx.trace)
+        return conclude(ctx, list(placed.found), placed.answer, missing=placed.missing,
+                        confidence=None if placed.answer is None else weighed(placed.confidence, kind))
     if asks_about_size(question):
         kind, image = drawing_view(ctx)
         sized = size_answer(question, image, ctx.trace)
@@ -145,6 +159,17 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
             matches = [(d.box, 0.9, d.colour) for d in found.detections]
     if not matches:
         return conclude(ctx, [kind, found], None, missing=f"nothing matching {target!r} was found in the image")
+    if _COLOURED.search(question):
+        # "the one coloured circle": grey, white and black ones are not it, however many of them match the shape.
+        coloured: list[tuple[Box, float, str | None]] = []
+        for box, score, own in matches[:12]:
+            name = own or trace.call("colour.name_colour", name_colour, image, box).name
+            if name in CHROMATIC:
+                coloured.append((box, score, name))
+        matches = coloured
+        if not matches:
+            return conclude(ctx, [kind, found], None, missing=f"no coloured {target!r} was found: those found are "
+                                                              "grey, white or black")
     if not _WHERE_Q.search(question) and (zone := named_zone(question)) is not None:
         # "The small thing in the top left": only the matches there.
         matches = [m for m in matches if zone.holds(m[0], image.size)]
