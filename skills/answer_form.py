@@ -144,6 +144,7 @@ _QUOTED = re.compile(r"(?<!\w)[\"“‘']([^\"”’']{1,60})[\"”’'](?!\w)")
 _ALTERNATIVES = re.compile(r"(?P<list>(?:[\w'-]+(?: [\w'-]+){0,2}, )*)(?P<last>[\w'-]+(?: [\w'-]+){0,2}),? or "
                            r"(?P<after>[\w'-]+(?: [\w'-]+){0,2})\s*[?.!]*\s*$")
 _LEADING_ALTERNATIVES = re.compile(r"(?P<a>[\w'-]+(?: [\w'-]+){0,2}) or (?P<b>[\w'-]+(?: [\w'-]+){0,2})\s*[-–—:?]\s+\w")
+_ARTICLE = re.compile(r"(?:the|a|an)\s", re.IGNORECASE)
 _ASKING_WORD = re.compile(r"\b(?:what|which|who|where|when|how|is|are|was|were|does|do|did|can|could|should|will|"
                           r"would|the|this|that|answer|with)\b", re.IGNORECASE)
 
@@ -167,6 +168,8 @@ def named_alternatives(question: str) -> tuple[str, ...]:
         if _ASKING_WORD.search(item):
             break
         kept.insert(0, item)
+    if _ARTICLE.match(last) and _ARTICLE.match(after):
+        return (*kept, last, after)  # "the blue square or the orange triangle": two things, each with its article
     if _ASKING_WORD.search(last) and not kept and len(after.split()) >= 2 and \
             not _ASKING_WORD.search(last.split()[-1]):
         # "in the left or right half?": one word before "or" shares the noun after it ("left half", "right half").

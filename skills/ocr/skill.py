@@ -19,6 +19,7 @@ from PIL import Image
 
 from skills.answer_form import answer_form, format_answer
 from skills.base import SkillContext, SkillResult
+from skills.coloured_words import coloured_word_answer, coloured_word_question
 from skills.common import COLOUR_WORDS, conclude
 from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, document_field, settle
 from skills.ocr.choices import choose_printed_option
@@ -76,6 +77,13 @@ def run(ctx: SkillContext) -> SkillResult:
     # An expert entry may pick the OCR engine (registry ``options: {ocr_backend: tesseract}``): two tools experts
     # that differ for real, which the learned router can tell apart.
     backend = (getattr(ctx.expert, "options", None) or {}).get("ocr_backend", "rapidocr")
+    if (word := coloured_word_question(ctx.question)) is not None and word.asks == "read" and \
+            not getattr(ctx.expert, "neural", False):
+        # "What does the red word say?": the one word of that colour, read where it is (a 4K clutter of grey
+        # words around it would drown it in a reading of everything).
+        read = coloured_word_answer(word, ctx.image, ctx.trace)
+        return conclude(ctx, [read.found], read.answer, missing=read.missing,
+                        confidence=read.confidence if read.answer else None)
     located = _locate_named_object(ctx)
     if isinstance(located, str):
         return SkillResult(observation=f"No answer: {located}.", missing=located)
