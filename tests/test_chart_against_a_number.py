@@ -173,3 +173,20 @@ def test_how_many_categories_lie_beyond_a_number(maestro: Maestro, monthly_tempe
                                                  question: str, answer: str | None) -> None:
     run = maestro.ask(monthly_temperature, question)
     assert run.answer == answer, run.reason
+
+
+def test_labels_in_millions_over_an_axis_in_millions() -> None:
+    # "2.1M" and "870k" over ticks 0.25 … 2.00: the table holds 2.1 and 0.87, so each label says a unit is a million.
+    marks = [ChartMark(name, "value", value, "label", Box(0, 0, 10, 10), measured=value, printed=printed)
+             for name, value, printed in (("Paris", 2.1, 2.1e6), ("Rome", 0.87, 870e3), ("Berlin", 1.2, 1.2e6))]
+    chart = ChartResult(kind="bar", title="Visitors 2023", series=["value"], categories=[m.category for m in marks],
+                        texts=["Visitors 2023", "2.1M", "870k", "1.2M", "0.50", "1.00", "Paris", "Rome", "Berlin"],
+                        table={m.category: {"value": m.value} for m in marks}, marks=marks)
+    assert against_a_number(chart, "Did Paris get more than 2 million visitors?")[0] == "Yes"
+    assert against_a_number(chart, "Did Rome have over 900k visitors?")[0] == "No"
+    dollars = ChartResult(kind="bar", title="Revenue", series=["value"], categories=["2022"],
+                          texts=["Revenue", "$1.62bn", "2022"], table={"2022": {"value": 1.62}},
+                          marks=[ChartMark("2022", "value", 1.62, "label", Box(0, 0, 10, 10), measured=1.62,
+                                           printed=1.62e9)])
+    assert against_a_number(dollars, "Was 2022 revenue above $1.5bn?")[0] == "Yes"
+    assert against_a_number(dollars, "Was 2022 revenue above €1.5bn?") == (None, None)  # euros of a chart in dollars

@@ -80,9 +80,11 @@ def clear_extreme(chart: ChartResult, highest: bool, series: str | None = None) 
     however sure each reading is (the calibration, fit where ties were rare, cannot see a lowered score)."""
     readings = [r for row in facts_from(chart).cells.values() for name, r in row.items() if series in (None, name)]
     if len(readings) >= 2:
-        # Printed numbers are exact (40 against 41 is called); measured ones by their uncertainty.
+        # Printed numbers are exact (40 against 41 is called); measured ones by their uncertainty, or by the gap
+        # that tells two marks apart by eye, whichever is less.
         first, second = sorted(readings, key=lambda r: r.value, reverse=highest)[:2]
-        return abs(first.value - second.value) > MIN_Z * (first.sigma + second.sigma)
+        needed = min(MIN_Z * (first.sigma + second.sigma), CLEAR_GAP_SHARE * _span(chart))
+        return abs(first.value - second.value) > needed
     values = sorted((v for row in chart.table.values() for name, v in row.items() if series in (None, name)),
                     reverse=highest)
     return len(values) >= 2 and abs(values[0] - values[1]) >= CLEAR_GAP_SHARE * _span(chart)

@@ -92,7 +92,9 @@ def facts_from(chart: ChartResult, texts: list[str] | None = None) -> ChartFacts
             problems.append(warning)
             measured_ok = False
     cells: dict[str, dict[str, Reading]] = {}
-    readings = {id(mark): _reading(mark.printed, mark.measured, mark.source, span, axis.residual if axis else 0.0,
+    # A label "41.7M" over an axis of millions is in the table as 41.7 (``axes.reconcile``): read it so.
+    readings = {id(mark): _reading(mark.value if mark.source == "label" and mark.printed is not None else mark.printed,
+                                   mark.measured, mark.source, span, axis.residual if axis else 0.0,
                                    measured_ok and "clipped" not in mark.source) for mark in chart.marks}
     checked = [r for r in readings.values() if r is not None and r.source in ("confirmed", "printed")]
     confirmed = sum(1 for r in checked if r.source == "confirmed")

@@ -113,7 +113,7 @@ def in_printed_scale(chart: ChartResult, question: str, value: float, average: b
     if len(styles) != 1:
         return None
     unit, letter = styles.pop()
-    per_unit = table_scale(chart, SCALE_SUFFIXES[letter])
+    per_unit = _table_scale(chart, SCALE_SUFFIXES[letter])
     if per_unit is None:
         return None
     # The mean of printed whole numbers may fall between them.
@@ -154,7 +154,7 @@ def in_tick_style(chart: ChartResult, question: str, value: float) -> str | None
     return scaled if _SCALE_WORDS[word if word in ("bn", "k", "m") else word.rstrip("s")] == scale else None
 
 
-def table_scale(chart: ChartResult, scale: float) -> float | None:
+def _table_scale(chart: ChartResult, scale: float) -> float | None:
     """What one unit of the table is worth: 1 when a label "€412k" is in the table as 412000, ``scale`` when it is
     there as 412 (an axis in thousands reads the labels in its own unit); None when no label says which."""
     worth = set()

@@ -21,10 +21,9 @@ from skills.chart.facts import facts_from
 from skills.chart.measure import in_percent, unprinted_measure
 from skills.chart.mismatch import unprinted_numbers
 from skills.chart.names import mentioned, names_the_categories, norm
-from skills.chart.precision import table_scale
 from skills.chart.verdict import threshold
 from vision_tools.charts import ChartResult
-from vision_tools.charts.axes import SCALE_SUFFIXES, parse_number
+from vision_tools.charts.axes import parse_number
 
 Answer = tuple[str | None, float | None]
 
@@ -137,8 +136,12 @@ def _limit_in_table_units(chart: ChartResult, match: re.Match[str]) -> float | N
     if in_percent(chart) or any("%" in t for t in chart.texts):
         # "under 0.4" over shares printed as "38%": a fraction, or 0.4 %? Not said.
         return None if scale_word or (number < 1.0 < largest) else number
-    if match.group("currency") and not _CURRENCY.search(" ".join([chart.title, *chart.texts])):
+    printed = " ".join([chart.title, *chart.texts])
+    if match.group("currency") and not _CURRENCY.search(printed):
         return None  # "under $500" over a chart that prints no money
+    signs = set(re.findall(r"[$€£¥]", printed))
+    if match.group("currency") and signs and match.group("currency") not in signs:
+        return None  # "above €1.5bn" over dollars
     unit = _table_unit(chart)
     asked = _SCALES.get(scale_word, 1.0)
     if unit is None or (asked == 1.0 and unit != 1.0):
@@ -155,16 +158,22 @@ def _table_unit(chart: ChartResult) -> float | None:
     """What one unit of the chart's table is worth: 1 for plain numbers (and for labels "1.02M", read as
     1,020,000), 1,000 for an axis "in thousands" or labels "412k" read in an axis's own unit; None when the chart
     says two different things."""
-    scales = {SCALE_SUFFIXES[t.strip()[-1]] for t in chart.texts
-              if t.strip()[-1:] in SCALE_SUFFIXES and t.strip()[-2:-1].isdigit() and parse_number(t) is not None}
-    if scales:
-        if not any(m.printed is not None and m.source in ("label", "printed", "confirmed") for m in chart.marks):
+    scaled = [t for t in chart.texts if re.search(r"\d(?:[kKMB]|bn)$", t.strip()) and parse_number(t) is not None]
+    if scaled:
+        labelled = [m for m in chart.marks if m.printed is not None and m.value and m.source == "label"]
+        if not labelled:
             return 1.0  # ticks alone ("500k", "1.0M") are parsed with their letter: the axis is in units
-        # Labels "870K", "1.02M": each letter says the same of the table's unit, or nothing is sure.
-        worth = {table_scale(chart, scale) for scale in scales}
-        return worth.pop() if len(worth) == 1 else None
+        # Labels "870k", "2.1M" over an axis in millions are in the table as 0.87 and 2.1: each label says what a
+        # unit of the table is worth, and they must agree.
+        worth = {_nearest_scale(m.printed / m.value) for m in labelled if m.printed is not None}
+        return worth.pop() if len(worth) == 1 and None not in worth else None
     words = " ".join(t for t in [chart.title, *chart.texts] if parse_number(t) is None)
     named = {scale for pattern, scale in _NAMED_SCALE if pattern.search(words)}
     if len(named) > 1:
         return None
     return named.pop() if named else 1.0
+
+
+def _nearest_scale(ratio: float) -> float | None:
+    """1, 1,000, a million or a billion when ``ratio`` is one of them (to 1 %), else None."""
+    return next((scale for scale in (1.0, 1e3, 1e6, 1e9) if abs(ratio / scale - 1.0) <= 0.01), None)
