@@ -144,6 +144,11 @@ _QUOTED = re.compile(r"(?<!\w)[\"“‘']([^\"”’']{1,60})[\"”’'](?!\w)")
 _ALTERNATIVES = re.compile(r"(?P<list>(?:[\w'-]+(?: [\w'-]+){0,2}, )*)(?P<last>[\w'-]+(?: [\w'-]+){0,2}),? or "
                            r"(?P<after>[\w'-]+(?: [\w'-]+){0,2})\s*[?.!]*\s*$")
 _LEADING_ALTERNATIVES = re.compile(r"(?P<a>[\w'-]+(?: [\w'-]+){0,2}) or (?P<b>[\w'-]+(?: [\w'-]+){0,2})\s*[-–—:?]\s+\w")
+#: Words that name two opposite answers wherever they stand in the question: "did it get better or worse …".
+_OPPOSITE_WORDS = (r"better|worse|higher|lower|up|down|more|less|fewer|bigger|smaller|larger|longer|shorter|faster|"
+                   r"slower|earlier|later|rise|fall|rose|fell|increase|decrease|increased|decreased|improved|worsened|"
+                   r"grew|shrank|above|below|before|after|left|right|inside|outside")
+_OPPOSITES = re.compile(rf"\b(?P<a>{_OPPOSITE_WORDS})\s+or\s+(?P<b>{_OPPOSITE_WORDS})\b", re.IGNORECASE)
 _ARTICLE = re.compile(r"(?:the|a|an)\s", re.IGNORECASE)
 _ASKING_WORD = re.compile(r"\b(?:what|which|who|where|when|how|is|are|was|were|does|do|did|can|could|should|will|"
                           r"would|the|this|that|answer|with)\b", re.IGNORECASE)
@@ -154,6 +159,8 @@ def named_alternatives(question: str) -> tuple[str, ...]:
     "What shape is the tag: circle, square or triangle?", ("up", "down") for "Is it pointing up or down?"; empty
     when it names none, or asks "yes or no" / "or not"."""
     match = _ALTERNATIVES.search(question.strip())
+    if not match and (pair := _OPPOSITES.search(question)) and pair.group("a").lower() != pair.group("b").lower():
+        return (pair.group("a"), pair.group("b"))  # "did City get better or worse over these 10 weeks?"
     if not match:
         # "top half or bottom half - where is the blue triangle?": the alternatives first, then the question.
         first = _LEADING_ALTERNATIVES.match(question.strip())

@@ -104,6 +104,10 @@ def test_a_misread_day_label_is_no_answer() -> None:
     labels = ["Mon", "Tue", "ed", "Thu", "Fi", "Satt", "Sun"]  # as the recogniser read a chart's tilted ticks
     assert [name for name in labels if misread_label(name, labels)] == ["ed", "Fi", "Satt"]
     assert not misread_label("Apple", ["Apple", "Pear", "Plum"])
+    # A label on two lines split over two bars: "Western Plains" read as "Southport Western Plains" and "Plains".
+    regions = ["Riverside", "Southport Western Plains", "Plains", "Central Highlands", ",hlands"]
+    assert [name for name in regions if misread_label(name, regions)] == ["Plains", ",hlands"]
+    assert not misread_label("Asia", ["Asia", "Asia Pacific", "Europe"])
 
 
 def test_a_difference_between_two_items_is_never_the_total(maestro) -> None:

@@ -51,6 +51,9 @@ _WHAT_MEASURE = re.compile(r"\bwhat(?:'s|s|\s+is|\s+was|\s+are|\s+were)?\s+(?:th
                            r"(?P<words>(?:[a-z][\w'’-]*\s+){1,5}?)(?:in|of|for|during|at|from|on)\b", re.I)
 #: "came from mobile devices", "via the app", "using public transport": a source the value is narrowed to.
 _FROM_SOURCE = re.compile(r"\b(?:from|via|through|using)\s+(?P<words>(?:[a-z][a-z'-]*\s*){1,3})", re.I)
+#: "pay for gas", "spent on rent": what the money goes to, which the chart must print.
+_PAID_FOR = re.compile(r"\b(?:pay|pays|paid|paying|spend|spends|spent|spending|charged?)\s+(?:for|on)\s+"
+                       r"(?P<words>(?:[a-z][a-z'-]*\s*){1,3})", re.I)
 #: Words of a narrowing phrase that name no source: "from the chart", "from 2019 to 2020" (numbers are skipped).
 _GENERIC = {"chart", "graph", "plot", "figure", "image", "picture", "data", "table", "above", "below", "here",
             "start", "beginning", "end", "first", "last", "previous", "next", "one", "two", "and", "or", "all",
@@ -111,6 +114,10 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
         if (unit := _only_before_a_unit(word, printed)) is not None:
             return f"{word} as a number (the chart gives {unit})"
     shares = in_percent(chart)
+    if "points" in _measure_words(question) and not shares and not re.search(r"percentage points?|%\s*points?",
+                                                                             question, re.I) \
+            and not _printed("points", printed):
+        return "points"  # "how many points did Rovers have?" over league positions: no share's points either
     for words in (_measure_words(question), _narrowing_words(question)):
         # A share is what a pie or a chart in percent measures, whether it prints the word or not.
         asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names
@@ -171,7 +178,10 @@ def _measure_words(question: str) -> list[str]:
 
 
 def _narrowing_words(question: str) -> list[str]:
-    """The words of a source a value is narrowed to: "how many visits came <from mobile devices> in 2022?"."""
+    """The words of a source a value is narrowed to: "how many visits came <from mobile devices> in 2022?", or
+    what money is paid for: "how much does a household in Spain pay <for gas>?"."""
+    if (paid := _PAID_FOR.search(question)) is not None:
+        return [w for w in paid.group("words").lower().split() if w not in _ENDS_MEASURE and w not in _GENERIC]
     match = _FROM_SOURCE.search(question)
     if match is None or re.search(r"\bfrom\b.*\b(?:to|until|till)\b", question, re.I):
         return []  # "from January to June" is a span of the chart, not a source

@@ -86,9 +86,30 @@ def names_the_categories(noun: str, chart: ChartResult, one_series: bool = False
     if len(chart.series) == 1 and any(re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", t)
                                       for t in printed):
         return True
-    names = [norm(c) for c in chart.categories]
+    return _all_of_kind(noun, chart.categories)
+
+
+def _all_of_kind(noun: str, categories: list[str]) -> bool:
+    """Whether every category is a month ("months"), a weekday ("days") or a year ("years")."""
+    names = [norm(c) for c in categories]
     kinds = {"months": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in CALENDAR[:12]),
              "days": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in CALENDAR[12:]),
              "years": lambda n: re.fullmatch(r"(?:19|20)\d\d", n) is not None}
     test = kinds.get(noun)
     return bool(names) and test is not None and all(test(n) for n in names)
+
+
+#: "which docking station …", "what city …": the noun a "which" question asks for.
+_WHICH_NOUN = re.compile(r"\b(?:which|what)\s+([a-z]+)\b")
+_TIME_NOUNS = {"month", "months", "day", "days", "year", "years", "quarter", "quarters", "week", "weeks", "period",
+               "time", "date", "season", "weekday", "one", "is", "was", "were", "are", "had", "has", "did", "of",
+               "the", "point", "stage"}
+
+
+def asks_for_another_kind(text: str, chart: ChartResult) -> bool:
+    """Whether "which <noun>" in ``text`` (normalised) asks for something other than the chart's categories, which
+    are all months, weekdays or years: "which docking station was the most popular?" over months."""
+    noun = _WHICH_NOUN.search(text)
+    if noun is None or noun.group(1) in _TIME_NOUNS or len(noun.group(1)) < 3:
+        return False
+    return any(_all_of_kind(kind, chart.categories) for kind in ("months", "days", "years"))

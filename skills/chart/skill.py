@@ -33,7 +33,14 @@ from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import unprinted_measure
 from skills.chart.mismatch import asks_another_question, unprinted_numbers
 from skills.chart.named_options import by_lookup
-from skills.chart.names import CALENDAR, mentioned, names_the_categories, norm, unread_calendar_names
+from skills.chart.names import (
+    CALENDAR,
+    asks_for_another_kind,
+    mentioned,
+    names_the_categories,
+    norm,
+    unread_calendar_names,
+)
 from skills.chart.precision import (
     as_printed,
     formatted,
@@ -260,6 +267,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
             return None, None
         at_rank = ranked(chart, k, highest=bool(_HIGH.search(text)) or by_ranking, series=one_series)
         return (None, None) if at_rank is None else at_rank
+    if asks_which and asks_for_another_kind(text, chart):
+        return None, None  # "which docking station was the most popular?" over months: the chart has no stations
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
@@ -359,10 +368,16 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
 
 
 def misread_label(name: str, categories: list[str]) -> bool:
-    """Whether ``name`` is a misread label among categories that are days or months: at least two of them are spelled
-    as such ("Mon", "Tue", "Sun") and ``name`` is not ("Satt", "Fi"). A garbled label is no answer as printed."""
+    """Whether ``name`` is a misread label: among categories that are days or months, one that is not ("Satt" among
+    "Mon", "Tue", "Sun"); a fragment starting with punctuation (",hlands"); or the last words of another label, as when a
+    label on two lines is split over two bars ("Plains" beside "Southport Western Plains"). A garbled label is no
+    answer as printed."""
     named = [c for c in categories if _calendar_name(c)]
-    return len(named) >= 2 and not _calendar_name(name)
+    if len(named) >= 2 and not _calendar_name(name):
+        return True
+    plain = norm(name)
+    return not name[:1].isalnum() or any(
+        other != name and plain and norm(other).endswith(" " + plain) for other in categories)
 
 
 def _calendar_name(text: str) -> bool:
