@@ -36,6 +36,13 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
     named = [w for w in words_of(question) if w not in STOP_WORDS and w not in ASKING and len(w) > 2]
     if named and hits:
         lined = [(span, line) for span, line in hits if any(fuzzy_in(w, line.text) for w in named)]
+        # "a city bike for a full day": "City bike £4" names the bike, and "Full day" is printed on another line,
+        # whose price may be the one asked (a table's rows drift apart on a tilted sign).
+        elsewhere = [w for w in named if not any(fuzzy_in(w, line.text) for _, line in lined)
+                     and any(fuzzy_in(w, line.text) for line in lines)]
+        if lined and elsewhere:
+            return PrintedAnswer(None, 0.0, what, missing=f"the question names {' '.join(elsewhere)}, printed on "
+                                                          f"another line than the {what} found beside the rest")
         if lined:
             return chosen(lined, image, f"the {what} on the line naming {' '.join(named)}")
         naming = [i for i, line in enumerate(lines) if any(fuzzy_in(w, line.text) for w in named)]
