@@ -103,3 +103,14 @@ def test_grey_circles_are_not_the_coloured_one(maestro: Maestro) -> None:
     assert run.status == "abstained" and run.answer is None, run.answer
     square = maestro.ask(image, "There is one coloured square in the picture. What colour?")
     assert (square.status, square.answer) == ("done", "orange"), square.reason
+
+
+@pytest.mark.parametrize(("draw_shape", "answer"), [
+    (lambda d: d.regular_polygon((420, 360, 62), 6, fill=(240, 210, 30)), "hexagon"),  # had been "circle"
+    (lambda d: d.ellipse([360, 300, 480, 420], fill=(240, 210, 30)), "circle"),
+])
+def test_the_shape_of_a_round_blob_is_named_by_the_classifier(maestro: Maestro, draw_shape, answer: str) -> None:  # noqa: ANN001
+    image = grey_gravel(9)
+    draw_shape(ImageDraw.Draw(image))
+    run = maestro.ask(image, "What shape is the yellow object?")
+    assert (run.status, run.answer) == ("done", answer), run.reason

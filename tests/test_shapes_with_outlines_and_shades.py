@@ -101,3 +101,24 @@ def test_a_shade_of_a_colour_is_not_counted_as_the_colour(maestro: Maestro) -> N
     assert dark.status == "abstained" and "shade" in (dark.reason or ""), dark.answer
     every = maestro.ask(image, "how many triangles")
     assert (every.status, every.answer) == ("done", "4"), every.reason
+
+
+def _filled_and_outlined() -> Image.Image:
+    image = Image.new("RGB", (1000, 700), (245, 245, 240))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse([60, 60, 220, 220], fill=(30, 90, 210))
+    draw.rectangle([300, 80, 440, 220], fill=(210, 40, 40))
+    draw.regular_polygon((650, 150, 90), 3, fill=(40, 160, 70))
+    draw.ellipse([100, 380, 260, 540], outline=(30, 90, 210), width=8)
+    draw.regular_polygon((600, 460, 95), 6, outline=(130, 50, 180), width=8)
+    return image
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("How many shapes are just outlines, not filled in?", "2"),
+    ("how many filled shapes are there", "3"),
+    ("how many circles are there, including the hollow one?", "2"),
+])
+def test_a_count_of_outlines_or_of_filled_shapes(maestro, question: str, answer: str) -> None:
+    run = maestro.ask(_filled_and_outlined(), question)
+    assert (run.status, run.answer) == ("done", answer), run.reason

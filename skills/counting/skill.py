@@ -164,6 +164,14 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
         return conclude(ctx, [kind, found], None, missing=(
             f"{merged} oval blob(s){f' of {target.colour}' if target.colour else ''} may be circles that overlap "
             "or lie partly hidden; the count cannot tell how many circles they hold"))
+    if traced is None and (fill := asks_by_fill(ctx.question)) is not None:
+        # "How many shapes are just outlines, not filled in?": those drawn as outlines only (or only filled ones).
+        kept = [d for d in found.detections if bool(d.extra.get("filled")) == fill]
+        if unclassified:
+            return conclude(ctx, [kind, found], None, missing=(
+                f"{unclassified} piece(s) of the drawing fit no shape; whether they are "
+                f"{'filled' if fill else 'outlines'} cannot be told"))
+        return conclude(ctx, [kind, found], str(len(kept)), confidence=weighed(confidence, kind))
     if traced is None and target.shape == "square" and (by_tilt := _squares_by_tilt(ctx.question, found)):
         return conclude(ctx, [kind, found], by_tilt[0], missing=by_tilt[1],
                         confidence=None if by_tilt[0] is None else weighed(confidence, kind))
@@ -221,6 +229,24 @@ def _detected(ctx: SkillContext, result: detection.CountResult, label: str, sure
                         note=f"Every {label} detection is weak (score below {sure}).")
     return conclude(ctx, [result], str(strong), confidence=0.9 if weak == 0 else 0.55,
                     note=f"{weak} weak detection(s) (score below {sure}) not counted." if weak else "")
+
+
+_SHAPE_NOUN = r"(?:shapes?|ones?|circles?|squares?|triangles?|stars?|hexagons?|pentagons?|diamonds?|rectangles?)"
+_OUTLINES_ONLY = re.compile(rf"\b(?:are|is)\s+(?:just|only)\s+(?:an?\s+)?(?:outlines?|outlined|hollow|empty)\b|"
+                            rf"\b(?:outlined|hollow|unfilled|empty)\s+{_SHAPE_NOUN}\b|\bnot\s+filled\b|"
+                            rf"\bare\s+(?:outlines?|outlined|hollow|unfilled)\b", re.I)
+_FILLED_ONLY = re.compile(rf"\b(?:filled(?:-in)?|solid)\s+{_SHAPE_NOUN}\b|\bare\s+(?:filled|solid)\b", re.I)
+#: "(the outlined one counts too)", "including the hollow one": every shape, not only those.
+_ALL_OF_THEM = re.compile(r"\binclud|\bcounts?\s+too\b|\bas well\b|\balso\b|\bincluding\b", re.I)
+
+
+def asks_by_fill(question: str) -> bool | None:
+    """True when ``question`` counts only filled shapes, False only outlines, None when it counts both."""
+    if _ALL_OF_THEM.search(question):
+        return None
+    if _OUTLINES_ONLY.search(question):
+        return False
+    return True if _FILLED_ONLY.search(question) else None
 
 
 #: Tilt (degrees) of a square standing on its corner, which people call a diamond, and of one on its side.

@@ -23,17 +23,17 @@ from skills.coloured_words import coloured_word_answer, coloured_word_question
 from skills.common import COLOUR_WORDS, colours_in, conclude, shape_in
 from skills.evidence import EXPERTS_DOC, drawing_view, weighed
 from skills.perception.marked_shapes import asks_about_marks, marked_shape_answer
+from skills.perception.panels import PART_OF_PANEL, names_a_panel, panel_colour_answer, whole_image_colour
 from skills.perception.relative import asks_relative_position, relative_answer
 from skills.perception.sizes import asks_about_size, size_answer
 from skills.perception.zones import name_place, named_zone
 from skills.question_text import task_text
-from skills.targets import asks_about_whole_image, asks_background, attribute_object
+from skills.targets import asks_about_whole_image, attribute_object
 from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
-from vision_tools.image import Box, name_background, name_colour
+from vision_tools.image import Box, name_colour
 from vision_tools.image.colour import CHROMATIC
 from vision_tools.text import read_text, read_text_cached
-from vision_tools.text.panel import panel_colour
 from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region
 
 #: Candidates a colour question compares, and the share of the best match's score that makes one a rival.
@@ -63,9 +63,6 @@ _PRONOUN = frozenset(["it", "this", "that", "they", "them"])
 _ANTECEDENT = re.compile(r"\b(?:one|a|an|the|single|only)\s+(?P<object>(?:[a-z]+\s+){0,2}?(?:"
                          + "|".join(sorted(GENERIC_SHAPE_WORDS)) + r"|" + "|".join(sorted(SEARCHABLE_SHAPES))
                          + r")s?)\b", re.I)
-#: Boards that carry text: their colour is the colour around their words.
-_PANELS = frozenset(["sign", "signs", "label", "board", "plate", "notice", "poster", "sticker", "banner", "placard",
-                     "signboard", "nameplate", "plaque", "tag"])
 #: Words that name a findable region when a colour comes with them ("the yellow label").
 _REGION_NOUNS = frozenset(["label", "sign", "box", "region", "area", "patch", "shape", "object", "mark", "marker",
                            "spot", "blob", "tag", "sticker", "board", "panel", "button", "block", "figure"])
@@ -104,10 +101,10 @@ def run(ctx: SkillContext) -> SkillResult:
         return conclude(ctx, [sized.result] if sized.result else [], sized.answer, missing=sized.missing,
                         confidence=None if sized.answer is None else weighed(sized.confidence, kind))
     named = _named_object(question)
-    if _COLOUR_Q.search(question) and _names_a_panel(named) and not _PART_OF_PANEL.search(question):
-        return _panel_colour(ctx)
+    if _COLOUR_Q.search(question) and names_a_panel(named) and not PART_OF_PANEL.search(question):
+        return panel_colour_answer(ctx)
     if _COLOUR_Q.search(question) and asks_about_whole_image(question, named):
-        return _whole_image_colour(ctx)
+        return whole_image_colour(ctx)
     target = _target(question, named)
     if target is None:
         what = f"a '{named}'" if named else "the thing the question is about"
@@ -218,6 +215,15 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         # "What shape is the red object?": the shape of the best blob, unless a close rival has another one.
         label = found.matches[0].label.split()[-1]
         rivals = [m for m in found.matches[1:] if m.score >= RIVAL_SHARE * score and m.label.split()[-1] != label]
+        if not rivals and label in ("circle", "ellipse"):
+            # The tiled search knows few shapes and calls any round-ish blob a circle: a hexagon or an octagon is
+            # named by the shape classifier, on the blob's surroundings.
+            blob_colour = found.matches[0].label.split()[0]
+            named_here = trace.call("counting.count_shapes", count_shapes, crop(image, box, pad=0.4).image,
+                                    colour=blob_colour if blob_colour in CHROMATIC else None)
+            results.append(named_here)
+            kinds = {d.label for d in named_here.detections}
+            label = kinds.pop() if len(kinds) == 1 else "region"
         answer = None if rivals or label == "region" else label
         confidence = min(0.95, 0.5 + 0.45 * score)
     elif _WHERE_Q.search(question):  # before text: "in which quadrant is the word 'X' written?" asks where
@@ -310,48 +316,6 @@ def _one_colour(image: Image.Image, matches: list[tuple[Box, float, str | None]]
     listed = ", ".join(colours[:5])
     return _Pick(None, missing=f"{len(strong)} matching shapes of different colours ({listed}) are in the image, "
                                "and the question does not single one out")
-
-
-def _whole_image_colour(ctx: SkillContext) -> SkillResult:
-    """The background's colour, or the colour covering most of the image."""
-    image, trace = ctx.image, ctx.trace
-    if asks_background(ctx.question):
-        result = trace.call("colour.name_background", name_background, image)
-        return conclude(ctx, [result], result.name, confidence=round(min(0.95, result.fraction), 3),
-                        note="The background's colour is the colour of most of the image's border.")
-    result = trace.call("colour.name_colour", name_colour, image)
-    ranked = sorted(result.shares.values(), reverse=True) + [0.0]
-    top = max(result.shares, key=result.shares.__getitem__)
-    # The colour covering most of the image, as sure as its lead over the runner-up.
-    confidence = 0.5 + 0.45 * min(1.0, (ranked[0] - ranked[1]) / 0.3)
-    return conclude(ctx, [result], top, confidence=round(confidence, 3),
-                    note="The question is about the image as a whole: the colour covering most of it.")
-
-
-#: A part of the sign or something beside it ("the border of the sign", "the wall behind the sign", "the text on
-#: the sign"): not the colour around its words.
-_PART_OF_PANEL = re.compile(r"\b(?:borders?|edges?|frame|outline|rim|trim|stripes?|band|ring|wall|behind|under|"
-                            r"above|below|next to|beside|post|pole|text|letters?|lettering|writing|words?|font|"
-                            r"arrows?|symbols?|icons?|logo|numbers?|digits?|circle|triangle|square)\b", re.IGNORECASE)
-
-
-def _names_a_panel(named: str | None) -> bool:
-    """Whether ``named`` is a board text is printed on ("the sign", "the parking sign", "the sign background"),
-    named without a colour of its own ("the green sign" is found by its colour instead)."""
-    if not named:
-        return False
-    words = [w for w in named.lower().split() if w != "background"]
-    return bool(words) and words[-1] in _PANELS and not colours_in(named)
-
-
-def _panel_colour(ctx: SkillContext) -> SkillResult:
-    """The colour around the sign's words (``vision_tools.text.panel``)."""
-    lines = ctx.trace.call("ocr.read_text", read_text_cached, ctx.image)
-    panel = ctx.trace.call("text.panel_colour", panel_colour, ctx.image, lines.lines)
-    if panel.name is None:
-        return conclude(ctx, [lines, panel], None, missing=f"the sign's colour is unclear: {panel.missing}")
-    return conclude(ctx, [lines, panel], panel.name, confidence=round(min(0.95, 0.5 + 0.45 * panel.fraction), 3),
-                    note="A sign's colour is the colour around its words.")
 
 
 def _named_object(question: str) -> str | None:
