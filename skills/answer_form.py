@@ -67,6 +67,7 @@ _NON_ANSWER = re.compile(r"^\W*(?:i (?:could|can)(?:not|'t| not)|cannot|can't|un
                          re.IGNORECASE)
 _FRACTION = re.compile(r"(?<![\d/])\d+\s?/\s?\d+(?![\d/])")
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?|[-+]?\.\d+%?")
+_SCALED_COUNT = re.compile(r"[$€£¥]?(\d+(?:\.\d+)?)\s*([kKMB]|bn)")
 _INT = re.compile(r"(?<![\d.,])\d+(?![\d.,]*\d)")
 _WORD_NUMBERS = {w: i for i, w in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])}
@@ -292,6 +293,10 @@ def _yesno(form: AnswerForm, text: str) -> str | None:
 def _count(form: AnswerForm, text: str) -> str | None:
     if re.search(r"\d\s*[,x×]\s*\d", text) and re.search(r"[(\[]", text):
         return None  # a (rows, columns) pair is not a count
+    if scaled := _SCALED_COUNT.fullmatch(text.strip()):
+        # "63k" read off a chart's ticks is 63,000, never 63.
+        value = float(scaled.group(1)) * {"k": 1e3, "m": 1e6, "b": 1e9, "bn": 1e9}[scaled.group(2).lower()]
+        return str(int(value)) if value == int(value) else None
     integers = _INT.findall(text)
     if len(set(integers)) == 1 and not re.search(r"\d\.\d", text):
         return str(int(integers[0]))

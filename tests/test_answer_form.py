@@ -64,6 +64,11 @@ def test_only_an_offered_letter_fits_a_choice_question(answer: str, expected: st
     assert conform(answer_form(MC), answer) == expected
 
 
+def test_a_count_read_off_ticks_in_thousands_keeps_its_scale() -> None:
+    form = answer_form("Approximately how many loans were there for History books?")
+    assert (conform(form, "63k"), conform(form, "1.25M")) == ("63000", "1250000")  # never 63
+
+
 def test_a_pair_is_not_a_count_and_a_count_is_braced_when_asked() -> None:
     rows = answer_form("How many rows are in the grid?")
     assert conform(rows, "(3,4)") is None

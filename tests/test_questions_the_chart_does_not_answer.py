@@ -13,7 +13,7 @@ import pytest
 
 from skills.answer_form import answer_form
 from skills.chart.measure import unprinted_measure
-from skills.chart.names import asks_for_another_kind, norm
+from skills.chart.names import asks_for_another_kind, names_the_categories, norm
 from vision_tools.charts import ChartResult
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul"]
@@ -64,3 +64,18 @@ def test_what_money_is_paid_for_must_be_printed(question: str, missing: str | No
 def test_two_opposite_words_inside_the_question_are_its_alternatives() -> None:
     assert answer_form("did City get better or worse over these 10 weeks?").alternatives == ("better", "worse")
     assert answer_form("Did unemployment rise or fall between January and July?").alternatives == ("rise", "fall")
+
+
+def test_one_misread_month_keeps_the_categories_months() -> None:
+    trips = _chart("Bike-share trips per month, 2024", ["okan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug"])
+    assert asks_for_another_kind(norm("which docking station was the most popular one?"), trips)
+
+
+def test_the_value_axis_title_names_what_is_counted_not_the_categories() -> None:
+    # "how many pupils are shown altogether?" over "Number of pupils" by mode of travel asks for the total (26),
+    # not for the number of bars (5).
+    travel = _chart("How our class gets to school", ["Walk", "Car", "Bus", "Bike", "Scooter"],
+                    texts=["Number of pupils"])
+    travel.value_title = "Number of pupils"
+    assert not names_the_categories("pupils", travel)
+    assert names_the_categories("modes", _chart("Pupils by travel modes", ["Walk", "Car", "Bus"]))

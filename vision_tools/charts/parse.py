@@ -115,6 +115,7 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
         return none
     result.texts, result.shapes, result.value_numbers = read
     if (title := _value_axis_title(work, texts, result.axis)) is not None:
+        result.value_title = title
         result.texts.append(title)  # "Units sold (thousands)": the unit, and the scale, of every value
     result.legend = legend
     if result.axis is not None and result.axis.scale == "nonlinear":

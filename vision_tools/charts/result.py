@@ -94,6 +94,9 @@ class ChartResult:
     value_numbers: int = 0
     #: Texts read beside a key of one colour (legend entries), whether or not the chart could be read.
     legend: list[str] = field(default_factory=list)
+    #: The title written up the side of a vertical value axis ("Units sold (thousands)"): what the values count, and
+    #: in which unit. Also among ``texts``.
+    value_title: str = ""
 
     @property
     def marks_seen(self) -> bool:
@@ -179,7 +182,7 @@ class ChartResult:
             "axis": None if self.axis is None else self.axis.to_dict(),
             "warnings": list(self.warnings), "reason": self.reason, "image_size": list(self.image_size),
             "texts": list(self.texts), "shapes": list(self.shapes), "value_numbers": self.value_numbers,
-            "legend": list(self.legend),
+            "legend": list(self.legend), "value_title": self.value_title,
         }
 
 
