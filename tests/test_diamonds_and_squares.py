@@ -1,5 +1,5 @@
 """A diamond is a square standing on its corner: "how many diamonds?" counts those only, and "how many squares?"
-over both stances does not guess which the question means.
+counts every square, however it stands.
 
 "how many diamonds? include the hollow one" over three green diamonds and an orange upright square had been
 answered 4: the word "diamond" was read as "square" and the upright one counted with them.
@@ -46,10 +46,10 @@ def test_diamonds_are_the_squares_on_a_corner(maestro: Maestro) -> None:
     assert (run.status, run.answer) == ("done", "3"), run.reason
 
 
-def test_squares_of_both_stances_are_not_counted_by_a_guess(maestro: Maestro) -> None:
+def test_squares_of_both_stances_are_all_squares(maestro: Maestro) -> None:
+    # A square on its corner is still a square: the synthetic mix draws squares at any angle and counts them all.
     run = maestro.ask(_scene(), "how many squares are there?")
-    assert run.status == "abstained" and run.answer is None, run.answer
-    assert "corner" in (run.reason or "")
+    assert (run.status, run.answer) == ("done", "5"), run.reason
 
 
 def test_squares_all_on_a_corner_are_still_squares(maestro: Maestro) -> None:

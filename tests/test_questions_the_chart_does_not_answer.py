@@ -31,6 +31,8 @@ def _chart(title: str, categories: list[str], series: list[str] | None = None,
     ("which docking station was the most popular one?", True),
     ("busiest month for the bikes? which month", False),
     ("which month had the most trips", False),
+    ("In the line chart, which category has the highest value?", False),  # any chart's categories
+    ("Which slice is the largest in the pie chart?", False),
 ])
 def test_a_which_question_about_another_kind_of_thing(question: str, other: bool) -> None:
     trips = _chart("Bike-share trips per month, 2024", MONTHS)

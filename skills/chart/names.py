@@ -103,9 +103,12 @@ def _all_of_kind(noun: str, categories: list[str]) -> bool:
 
 #: "which docking station …", "what city …": the noun a "which" question asks for.
 _WHICH_NOUN = re.compile(r"\b(?:which|what)\s+([a-z]+)\b")
+#: Nouns that name a time, or any category of any chart ("which category", "which slice", "which bar").
 _TIME_NOUNS = {"month", "months", "day", "days", "year", "years", "quarter", "quarters", "week", "weeks", "period",
                "time", "date", "season", "weekday", "one", "is", "was", "were", "are", "had", "has", "did", "of",
-               "the", "point", "stage"}
+               "the", "point", "stage", "category", "categories", "bar", "bars", "slice", "slices", "segment",
+               "segments", "item", "items", "value", "values", "column", "columns", "entry", "label", "group",
+               "option", "data", "line", "lines", "section", "part", "piece", "wedge", "sector", "x"}
 
 
 def asks_for_another_kind(text: str, chart: ChartResult) -> bool:
