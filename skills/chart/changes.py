@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from skills.chart.confidence import CLEAR_GAP_SHARE, values_confidence
+from skills.chart.confidence import CLEAR_GAP_SHARE, largest_value, values_confidence
 from skills.chart.names import mentioned
 from skills.chart.precision import read_value
 from vision_tools.charts import ChartResult
@@ -61,7 +61,7 @@ def which_changed(chart: ChartResult, text: str) -> Answer | None:
         return None, None  # a value missing: the one not read may be the one asked
     confidence = min(s for s in sure if s is not None)
     sign = -1.0 if down else 1.0
-    clear = CLEAR_GAP_SHARE * max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
+    clear = CLEAR_GAP_SHARE * largest_value(chart)
     if _MOST.search(text) or _LEAST.search(text):
         least = bool(_LEAST.search(text)) and not _MOST.search(text)
         ranked = sorted(read, key=lambda name: sign * read[name], reverse=not least)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from skills.chart.confidence import CLEAR_GAP_SHARE, values_confidence
+from skills.chart.confidence import CLEAR_GAP_SHARE, largest_value, values_confidence
 from skills.chart.names import mentioned, norm
 from skills.chart.precision import read_value
 from vision_tools.charts import ChartResult
@@ -102,16 +102,12 @@ def _moved(chart: ChartResult, after: str, categories: list[str], series: list[s
     return None, None
 
 
-def _span(chart: ChartResult) -> float:
-    return max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
-
-
 def _yes_no(chart: ChartResult, sides: list[tuple[str, str | None]], lower: bool, times: float = 1.0) -> Answer:
     """Whether the first side is above (below) the second, or ``times`` the second."""
     (a_cat, a_series), (b_cat, b_series) = sides
     a, b = read_value(chart, a_cat, a_series), read_value(chart, b_cat, b_series)
     b = None if b is None else times * b
-    if a is None or b is None or abs(a - b) < CLEAR_GAP_SHARE * _span(chart):
+    if a is None or b is None or abs(a - b) < CLEAR_GAP_SHARE * largest_value(chart):
         return None, None
     holds = a < b if lower else a > b
     confidence = values_confidence(chart, [a_cat, b_cat], a_series if a_series == b_series else None)
@@ -125,7 +121,7 @@ def _pick(chart: ChartResult, sides: dict[str, tuple[str, str | None]], lower: b
     if len(read) != len(values) or len(read) < 2:
         return None, None
     ranked = sorted(read, key=read.__getitem__, reverse=not lower)
-    if abs(read[ranked[0]] - read[ranked[1]]) < CLEAR_GAP_SHARE * _span(chart):
+    if abs(read[ranked[0]] - read[ranked[1]]) < CLEAR_GAP_SHARE * largest_value(chart):
         return None, None
     categories = list(dict.fromkeys(category for category, _ in sides.values()))
     same_series = {series for _, series in sides.values()}
@@ -141,7 +137,7 @@ def _ever_or_always(chart: ChartResult, series: list[str], lower: bool, every: b
         a, b = read_value(chart, category, first), read_value(chart, category, second)
         if a is None or b is None:
             return None, None  # a value missing: "every" and "never" cannot be told
-        if abs(a - b) < CLEAR_GAP_SHARE * _span(chart):
+        if abs(a - b) < CLEAR_GAP_SHARE * largest_value(chart):
             unclear += 1
         elif (a < b) == lower:
             above += 1
@@ -162,7 +158,7 @@ def _where_above(chart: ChartResult, series: list[str], lower: bool, count: bool
     found: list[str] = []
     for category in chart.categories:
         a, b = read_value(chart, category, first), read_value(chart, category, second)
-        if a is None or b is None or abs(a - b) < CLEAR_GAP_SHARE * _span(chart):
+        if a is None or b is None or abs(a - b) < CLEAR_GAP_SHARE * largest_value(chart):
             return None, None  # a value missing, or a near tie that could go either way
         if (a < b) == lower:
             found.append(category)

@@ -75,6 +75,11 @@ def ranked(chart: ChartResult, rank: int, highest: bool, series: str | None = No
     return order[rank - 1].category, round(sure, 3)
 
 
+def largest_value(chart: ChartResult) -> float:
+    """The largest magnitude in the chart's table: the scale a gap or a limit is judged against."""
+    return max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
+
+
 def clear_extreme(chart: ChartResult, highest: bool, series: str | None = None) -> bool:
     """Whether the highest (lowest) mark beats the runner-up by a clear gap: a near tie is no extreme to name,
     however sure each reading is (the calibration, fit where ties were rare, cannot see a lowered score)."""

@@ -118,12 +118,19 @@ def in_printed_scale(chart: ChartResult, question: str, value: float, average: b
         return None
     # The mean of printed whole numbers may fall between them.
     number = formatted(value * per_unit / SCALE_SUFFIXES[letter], digits + 1 if average else digits)
+    wanted = _asked_scale(question)
+    if wanted is None:
+        return f"{unit}{number}{letter}"
+    return number if wanted == SCALE_SUFFIXES[letter] else None
+
+
+def _asked_scale(question: str) -> float | None:
+    """The scale the question asks a value in ("in € thousand": 1,000), or None when it asks none."""
     asked = _ASKED_SCALE.search(question)
     if asked is None:
-        return f"{unit}{number}{letter}"
+        return None
     word = asked.group("scale").lower()
-    wanted = _SCALE_WORDS[word if word in ("bn", "k", "m") else word.rstrip("s")]
-    return number if wanted == SCALE_SUFFIXES[letter] else None
+    return _SCALE_WORDS[word if word in ("bn", "k", "m") else word.rstrip("s")]
 
 
 def in_tick_style(chart: ChartResult, question: str, value: float) -> str | None:
@@ -147,11 +154,10 @@ def in_tick_style(chart: ChartResult, question: str, value: float) -> str | None
     unit, letter = styles.pop()
     scale = SCALE_SUFFIXES[letter]
     scaled = formatted(value / scale, max(0, decimals_of(round(value / scale, 6))))
-    asked = _ASKED_SCALE.search(question)
-    if asked is None:
+    wanted = _asked_scale(question)
+    if wanted is None:
         return f"{'-' if value < 0 else ''}{unit}{scaled.lstrip('-')}{letter}"
-    word = asked.group("scale").lower()
-    return scaled if _SCALE_WORDS[word if word in ("bn", "k", "m") else word.rstrip("s")] == scale else None
+    return scaled if wanted == scale else None
 
 
 def _table_scale(chart: ChartResult, scale: float) -> float | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from skills.answer_form import answer_form
-from skills.chart.confidence import CLEAR_GAP_SHARE, values_confidence
+from skills.chart.confidence import CLEAR_GAP_SHARE, largest_value, values_confidence
 from skills.chart.facts import facts_from
 from skills.chart.measure import in_percent, unprinted_measure
 from skills.chart.mismatch import unprinted_numbers
@@ -72,7 +72,7 @@ def against_a_number(chart: ChartResult, question: str) -> Answer | None:
     reading = facts_from(chart).reading(categories[0], one_series)
     if reading is None:
         return None, None
-    span = max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
+    span = largest_value(chart)
     if reading.source == "axis" and abs(reading.value - limit) < CLEAR_GAP_SHARE * span:
         return None, None  # a measured mark this near the limit may be either side of it
     verdict = threshold(reading, limit, claim_above=match.group("above") is not None, what=categories[0])
@@ -112,7 +112,7 @@ def count_against(chart: ChartResult, question: str) -> Answer | None:
     facts = facts_from(chart)
     if not facts.complete:
         return None, None  # a category without its value may be one of those counted
-    span = max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
+    span = largest_value(chart)
     count = 0
     for category in chart.categories:
         reading = facts.reading(category, one_series)
@@ -130,7 +130,7 @@ def _limit_in_table_units(chart: ChartResult, match: re.Match[str]) -> float | N
     number = float(match.group("number").replace(",", ""))
     scale_word = (match.group("scale") or "").lower()
     percent = scale_word in ("%", "percent")
-    largest = max((abs(v) for row in chart.table.values() for v in row.values()), default=0.0)
+    largest = largest_value(chart)
     if percent:  # "above 40%" over counts is no question of this chart's
         return number if in_percent(chart) or any("%" in t for t in chart.texts) else None
     if in_percent(chart) or any("%" in t for t in chart.texts):
