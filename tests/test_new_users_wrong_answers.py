@@ -99,7 +99,7 @@ def test_a_small_coloured_circle_in_a_busy_photo_is_found_by_its_colour(maestro)
 
 # Round 8's wrong answers.
 def test_a_misread_day_label_is_no_answer() -> None:
-    from skills.chart.skill import misread_label
+    from skills.chart.names import misread_label
 
     labels = ["Mon", "Tue", "ed", "Thu", "Fi", "Satt", "Sun"]  # as the recogniser read a chart's tilted ticks
     assert [name for name in labels if misread_label(name, labels)] == ["ed", "Fi", "Satt"]

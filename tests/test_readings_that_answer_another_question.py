@@ -447,7 +447,7 @@ def test_a_label_whose_words_run_on_is_followed_by_no_value() -> None:
 
 
 def test_a_second_line_named_in_the_legend_but_not_read_leaves_the_line_unread() -> None:
-    from skills.chart.skill import unread_series
+    from skills.chart.names import unread_series
 
     months = ["Jan", "Feb", "Mar"]
     mixed = ChartResult(kind="line", series=["FY2024"], categories=months,

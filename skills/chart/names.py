@@ -118,3 +118,33 @@ def asks_for_another_kind(text: str, chart: ChartResult) -> bool:
     if noun is None or noun.group(1) in _TIME_NOUNS or len(noun.group(1)) < 3:
         return False
     return any(_all_of_kind(kind, chart.categories) for kind in ("months", "days", "years"))
+
+
+def misread_label(name: str, categories: list[str]) -> bool:
+    """Whether ``name`` is a misread label: among categories that are days or months, one that is not ("Satt" among
+    "Mon", "Tue", "Sun"); a fragment starting with punctuation (",hlands"); or the last words of another label, as when a
+    label on two lines is split over two bars ("Plains" beside "Southport Western Plains"). A garbled label is no
+    answer as printed."""
+    named = [c for c in categories if _calendar_name(c)]
+    if len(named) >= 2 and not _calendar_name(name):
+        return True
+    plain = norm(name)
+    return not name[:1].isalnum() or any(
+        other != name and plain and norm(other).endswith(" " + plain) for other in categories)
+
+
+def _calendar_name(text: str) -> bool:
+    """A month or weekday spelled in full or cut short ("Sat", "Sept", "Thurs"), nothing after."""
+    word = text.strip().rstrip(".").lower()
+    return len(word) >= 3 and (any(full.startswith(word) for full in CALENDAR) or word in ("sept", "tues", "thur",
+                                                                                           "thurs", "weds"))
+
+
+def unread_series(chart: ChartResult) -> str | None:
+    """A legend entry shaped like the one line read ("FY2023" beside "FY2024", "2023" beside "2024") that no line was
+    read for: two lines of one colour family read as one."""
+    if chart.kind != "line" or len(chart.series) != 1 or not re.search(r"\d", chart.series[0]):
+        return None
+    shape = re.sub(r"\d", "#", chart.series[0].strip())
+    return next((t.strip() for t in chart.texts if t.strip() != chart.series[0].strip()
+                 and re.sub(r"\d", "#", t.strip()) == shape and t.strip() not in chart.categories), None)

@@ -34,12 +34,13 @@ from skills.chart.measure import unprinted_measure
 from skills.chart.mismatch import asks_another_question, unprinted_numbers
 from skills.chart.named_options import by_lookup
 from skills.chart.names import (
-    CALENDAR,
     asks_for_another_kind,
     mentioned,
+    misread_label,
     names_the_categories,
     norm,
     unread_calendar_names,
+    unread_series,
 )
 from skills.chart.precision import (
     as_printed,
@@ -367,40 +368,10 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     return answer, None if confidence is None or sure is None else min(confidence, sure)
 
 
-def misread_label(name: str, categories: list[str]) -> bool:
-    """Whether ``name`` is a misread label: among categories that are days or months, one that is not ("Satt" among
-    "Mon", "Tue", "Sun"); a fragment starting with punctuation (",hlands"); or the last words of another label, as when a
-    label on two lines is split over two bars ("Plains" beside "Southport Western Plains"). A garbled label is no
-    answer as printed."""
-    named = [c for c in categories if _calendar_name(c)]
-    if len(named) >= 2 and not _calendar_name(name):
-        return True
-    plain = norm(name)
-    return not name[:1].isalnum() or any(
-        other != name and plain and norm(other).endswith(" " + plain) for other in categories)
-
-
-def _calendar_name(text: str) -> bool:
-    """A month or weekday spelled in full or cut short ("Sat", "Sept", "Thurs"), nothing after."""
-    word = text.strip().rstrip(".").lower()
-    return len(word) >= 3 and (any(full.startswith(word) for full in CALENDAR) or word in ("sept", "tues", "thur",
-                                                                                           "thurs", "weds"))
-
-
 def _measured(chart: ChartResult, categories: list[str]) -> bool:
     """Whether any value of ``categories`` was measured (against the axis or an angle) rather than printed."""
     wanted = {c.casefold() for c in categories}
     return any(m.source in ("axis", "angle") for m in chart.marks if m.category.casefold() in wanted)
-
-
-def unread_series(chart: ChartResult) -> str | None:
-    """A legend entry shaped like the one line read ("FY2023" beside "FY2024", "2023" beside "2024") that no line was
-    read for: two lines of one colour family read as one."""
-    if chart.kind != "line" or len(chart.series) != 1 or not re.search(r"\d", chart.series[0]):
-        return None
-    shape = re.sub(r"\d", "#", chart.series[0].strip())
-    return next((t.strip() for t in chart.texts if t.strip() != chart.series[0].strip()
-                 and re.sub(r"\d", "#", t.strip()) == shape and t.strip() not in chart.categories), None)
 
 
 def _asks_a_change(chart: ChartResult, text: str) -> bool:
