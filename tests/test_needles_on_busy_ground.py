@@ -92,6 +92,14 @@ def test_the_colourful_square_among_grey_ones_is_named(maestro: Maestro) -> None
     assert (run.status, run.answer) == ("done", "blue"), run.reason
 
 
+def test_a_teal_square_in_4k_is_named_teal(maestro: Maestro) -> None:
+    # A teal square had been named "blue": the palette has no teal, and people name the colour on its own.
+    image = grey_gravel(7)
+    ImageDraw.Draw(image).rectangle([3300, 1750, 3380, 1830], fill=(0, 128, 128))
+    run = maestro.ask(image, "what colour is the coloured square in the photo?")
+    assert (run.status, run.answer) == ("done", "teal"), run.reason
+
+
 def test_grey_circles_are_not_the_coloured_one(maestro: Maestro) -> None:
     # The one coloured thing is a square; a dozen grey circles match "circle", and none of them is coloured.
     image = grey_gravel(6)

@@ -31,7 +31,7 @@ from skills.question_text import task_text
 from skills.targets import asks_about_whole_image, attribute_object
 from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
-from vision_tools.image import Box, name_colour
+from vision_tools.image import Box, name_colour, spoken_name
 from vision_tools.image.colour import CHROMATIC
 from vision_tools.text import read_text, read_text_cached
 from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region
@@ -211,6 +211,8 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
             return conclude(ctx, results, None, missing=(
                 f"a {hidden} shape overlaps the {target} found; it may be another {target} partly hidden, and the "
                 "question does not single one out"))
+        if answer == colour.name:
+            answer = spoken_name(colour)
     elif _SHAPE_Q.search(question) and isinstance(found, SearchResult) and found.matches:
         # "What shape is the red object?": the shape of the best blob, unless a close rival has another one.
         label = found.matches[0].label.split()[-1]
@@ -385,7 +387,7 @@ def _zoom_into(ctx: SkillContext, box: Box) -> SkillResult:
     if _COLOUR_Q.search(ctx.question):
         colour = ctx.trace.call("colour.name_colour", name_colour, ctx.image, box)
         results.append(colour)
-        answer, confidence = colour.name, min(0.95, 0.5 + 0.45 * colour.fraction)
+        answer, confidence = spoken_name(colour), min(0.95, 0.5 + 0.45 * colour.fraction)
     elif _TEXT_Q.search(ctx.question):
         text = ctx.trace.call("ocr.read_text", read_text, ctx.image, region=box)
         results.append(text)

@@ -14,6 +14,7 @@ from vision_tools.image.colour import (
     canonical_name,
     name_background,
     name_colour,
+    spoken_name,
 )
 from vision_tools.image.kind import CLEAR_DRAWING, Degrained, ImageKind, degrain, image_kind
 from vision_tools.image.loading import (
@@ -30,5 +31,5 @@ from vision_tools.image.shape_words import SEARCHABLE, SHAPES, first_shape, norm
 __all__ = [
     "ALIASES", "CLEAR_DRAWING", "Degrained", "degrain", "MAX_BYTES", "MAX_PIXELS", "NAMES", "PALETTE", "SEARCHABLE", "SHAPES", "Box", "BoxFrame",
     "ColourResult", "ImageError", "ImageKind", "canonical_name", "first_shape", "image_kind", "load_image", "name_background", "name_colour", "normalise_shape",
-    "require_rgb", "shape_name", "shrink", "tile_boxes", "to_pixels", "to_rgb",
+    "require_rgb", "shape_name", "shrink", "spoken_name", "tile_boxes", "to_pixels", "to_rgb",
 ]

@@ -60,6 +60,10 @@ _HUE_BANDS: tuple[tuple[float, float, str], ...] = (
     (340.0, 360.01, "red"),
 )
 _INDEX = {name: i for i, name in enumerate(NAMES)}
+# Teal: blue-green hues, saturated, neither dark (navy-like) nor bright (cyan, which people call light blue).
+_TEAL_HUES = (165.0, 200.0)
+_TEAL_SATURATION = 0.5
+_TEAL_VALUES = (0.3, 0.72)
 
 
 def canonical_name(name: str) -> str:
@@ -184,6 +188,30 @@ def name_colour(image: Image.Image, region: Box | None = None) -> ColourResult:
     )
     result.annotated = _annotate(image, box, result.name)
     return result
+
+
+def spoken_name(colour: ColourResult) -> str:
+    """The name a person gives ``colour``: its palette name, except "teal" for a saturated blue-green of middle
+    brightness. The palette splits those hues between blue and green, and people name them on their own; a bright
+    cyan stays "blue", as people call it light blue."""
+    red, green, blue = (channel / 255.0 for channel in colour.rgb)
+    top, bottom = max(red, green, blue), min(red, green, blue)
+    if colour.name not in ("blue", "green") or top == 0 or (top - bottom) / top < _TEAL_SATURATION:
+        return colour.name
+    hue = _hue_degrees(red, green, blue, top, bottom)
+    return "teal" if _TEAL_HUES[0] <= hue <= _TEAL_HUES[1] and _TEAL_VALUES[0] <= top <= _TEAL_VALUES[1] else colour.name
+
+
+def _hue_degrees(red: float, green: float, blue: float, top: float, bottom: float) -> float:
+    """The HSV hue of one colour, in degrees."""
+    span = top - bottom
+    if span == 0:
+        return 0.0
+    if top == red:
+        return (60.0 * (green - blue) / span) % 360.0
+    if top == green:
+        return 60.0 * (blue - red) / span + 120.0
+    return 60.0 * (red - green) / span + 240.0
 
 
 def name_background(image: Image.Image, strip: float = 0.04) -> ColourResult:
