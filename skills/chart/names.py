@@ -148,3 +148,65 @@ def unread_series(chart: ChartResult) -> str | None:
     shape = re.sub(r"\d", "#", chart.series[0].strip())
     return next((t.strip() for t in chart.texts if t.strip() != chart.series[0].strip()
                  and re.sub(r"\d", "#", t.strip()) == shape and t.strip() not in chart.categories), None)
+
+
+#: Words a name's initials skip ("United States of America" is USA).
+_LINKS = {"of", "and", "the", "&"}
+
+
+def initials(name: str) -> str:
+    """The initials of a name of two or more words, upper case ("United Kingdom": "UK"); "" for one word."""
+    words = [w for w in re.split(r"[\s\-]+", name.strip()) if w and w.lower() not in _LINKS]
+    return "".join(w[0] for w in words).upper() if len(words) >= 2 and all(w[0].isalpha() for w in words) else ""
+
+
+def names_as_printed(question: str, names: list[str]) -> str:
+    """``question`` with a name it abbreviates or spells out written as the chart prints it: "the UK" over a bar
+    "United Kingdom", "the United States" over a bar "US". Only capitals the question writes as such in a question
+    not written all in capitals, never a common word ("IS", "OR"), and only where exactly one of the chart's names
+    fits."""
+    if sum(c.isupper() for c in question) > 0.5 * sum(c.isalpha() for c in question):
+        return question  # SHOUTED: capitals say nothing about abbreviations
+    printed = {n.strip() for n in names if n.strip()}
+    long_names = {n: initials(n) for n in printed if initials(n)}
+
+    def spelled(match: re.Match[str]) -> str:
+        token = match.group(0).replace(".", "")
+        if token in printed or token.lower() in _COMMON_WORDS:
+            return match.group(0)
+        fits = [n for n, short in long_names.items() if short in (token, _SAME.get(token))]
+        return fits[0] if len(fits) == 1 else match.group(0)
+
+    text = re.sub(r"\b(?:[A-Z]\.){2,4}(?!\w)|\b[A-Z]{2,4}\b", spelled, question)
+    # The longest first: "United States of America" is USA before "United States" in it can be US.
+    for short in sorted((n for n in printed if re.fullmatch(r"[A-Z]{2,4}", n)), key=len, reverse=True):
+        if any(initials(other) == short for other in printed if other != short):
+            continue  # "NA" beside "North America": the chart itself names both
+        spans = {run for run in _capitalised_runs(text) if initials(run) == short}
+        if len(spans) == 1:
+            text = re.sub(rf"\b{re.escape(spans.pop())}\b", short, text)
+    return text
+
+
+def _capitalised_runs(text: str) -> list[str]:
+    """Every run of two or more capitalised words in ``text`` ("of", "and", "the" may link them), and each of its
+    contiguous parts that starts and ends with a capitalised word: "Did North America" gives "North America" too."""
+    runs = []
+    for match in re.finditer(r"\b[A-Z][a-z]+(?:\s+(?:(?:of|and|the)\s+)?[A-Z][a-z]+)+\b", text):
+        words = match.group(0).split()
+        for start in range(len(words)):
+            for end in range(start + 2, len(words) + 1):
+                part = words[start:end]
+                if part[0][0].isupper() and part[-1][0].isupper():
+                    runs.append(" ".join(part))
+    return runs
+
+
+#: Abbreviations written two ways: "USA" is the bar "United States" too.
+_SAME = {"USA": "US"}
+
+#: Capitalised for emphasis, never an abbreviation of a chart's name.
+_COMMON_WORDS = {"is", "or", "it", "in", "on", "at", "to", "of", "by", "as", "an", "if", "do", "no", "so", "up",
+                 "we", "me", "my", "be", "am", "are", "and", "the", "for", "not", "was", "did", "has", "had", "yes",
+                 "how", "who", "why", "all", "any", "its", "our", "you", "what", "when", "than", "that", "this",
+                 "more", "less", "most", "over", "with", "from", "into", "only", "each", "ever", "both", "same"}

@@ -13,6 +13,7 @@ multiple-choice question about a chart here even when its words do not say "char
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from PIL import Image
 
@@ -37,6 +38,7 @@ from skills.chart.names import (
     asks_for_another_kind,
     mentioned,
     misread_label,
+    names_as_printed,
     names_the_categories,
     norm,
     unread_calendar_names,
@@ -119,6 +121,8 @@ def run(ctx: SkillContext) -> SkillResult:
     chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=None)
     if not chart.found and kind is not None:
         chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=kind)
+    # "the UK" over a bar "United Kingdom": the question in the chart's own names.
+    ctx = replace(ctx, question=names_as_printed(ctx.question, [*chart.categories, *chart.series]))
     if chart.found and (other := unread_series(chart)) is not None:
         # Two lines read as one zig-zag between them: no value of either can be trusted.
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
