@@ -190,3 +190,18 @@ def test_labels_in_millions_over_an_axis_in_millions() -> None:
                                            printed=1.62e9)])
     assert against_a_number(dollars, "Was 2022 revenue above $1.5bn?")[0] == "Yes"
     assert against_a_number(dollars, "Was 2022 revenue above €1.5bn?") == (None, None)  # euros of a chart in dollars
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # The chart never prints "districts": a plural noun of things counts its categories.
+    ("how many districts are above 30 beds?", "2"),  # Central City 42, Lakeshore 35
+    ("how many bars are below 30?", "2"),
+    # People are no categories of a chart of rates: which of them lie past 30 is not shown.
+    ("how many residents are above 30 beds?", None),
+    # Nor are months, over districts.
+    ("how many months were above 30?", None),
+])
+def test_a_noun_the_chart_does_not_print_counts_its_categories(maestro: Maestro, unlabelled: Image.Image,
+                                                              question: str, answer: str | None) -> None:
+    run = maestro.ask(unlabelled, question)
+    assert run.answer == answer, run.reason

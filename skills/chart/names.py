@@ -90,6 +90,36 @@ def names_the_categories(noun: str, chart: ChartResult, one_series: bool = False
     return _all_of_kind(noun, chart.categories)
 
 
+#: Words for any chart's marks: "how many bars are above 40?" counts categories whatever they are.
+_MARK_NOUNS = {"categories", "bars", "columns", "slices", "items", "entries", "groups", "segments", "sectors"}
+#: Nouns for people and for amounts: a chart of aggregates never counts persons or units by its categories
+#: ("how many students scored above 70%?" over average scores per subject).
+_NOT_CATEGORIES = {"people", "persons", "users", "students", "customers", "visitors", "votes", "voters",
+                   "respondents", "patients", "workers", "employees", "members", "children", "adults", "players",
+                   "fans", "residents", "households", "units", "times", "points", "dollars", "euros", "pounds",
+                   "hours", "minutes", "seconds", "weeks", "quarters", "litres", "liters", "tonnes", "tons",
+                   "kilos", "miles", "metres", "meters", "cases", "deaths", "sales", "downloads", "tickets", "trips",
+                   "visits", "calls", "orders", "jobs", "homes", "cars", "vehicles", "passengers", "guests"}
+
+
+def counts_the_categories(noun: str, chart: ChartResult, one_series: bool = False) -> bool:
+    """Whether "how many <noun>" counts the chart's categories: the noun is printed as what they are
+    (``names_the_categories``), a word for any chart's marks ("bars"), or a plural noun of things ("countries",
+    "subjects") over categories that are no months, weekdays or years, on a chart that does not measure that
+    noun ("Number of countries") and of one series (or one the question names)."""
+    if names_the_categories(noun, chart, one_series):
+        return True
+    if (len(chart.series) > 1 and not one_series) or noun in _NOT_CATEGORIES or len(noun) < 4:
+        return False
+    if noun in _MARK_NOUNS:
+        return True
+    if noun in ("months", "days", "years") or any(_all_of_kind(kind, chart.categories)
+                                                 for kind in ("months", "days", "years")):
+        return False
+    singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
+    return not re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", norm(chart.value_title))
+
+
 def _all_of_kind(noun: str, categories: list[str]) -> bool:
     """Whether every category is a month ("months"), a weekday ("days") or a year ("years")."""
     names = [norm(c) for c in categories]

@@ -129,6 +129,11 @@ def run(ctx: SkillContext) -> SkillResult:
         result.missing = (f"the chart names a second line, {other}, beside {chart.series[0]}, and the tools read "
                           "only one line: its values may be the two lines mixed")
         return result
+    if chart.found and chart.axis is not None and chart.axis.twin:
+        result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
+        result.missing = ("the chart has two value axes, left and right, on different scales, and the tools cannot "
+                          "tell which one each mark is read against")
+        return result
     if chart.found and (doubled := chart.label_on_several_marks):
         # A donut's ring read as extra slices, or one label taken for two slices: no slice's share can be trusted.
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())

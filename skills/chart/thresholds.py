@@ -20,7 +20,7 @@ from skills.chart.confidence import CLEAR_GAP_SHARE, largest_value, values_confi
 from skills.chart.facts import facts_from
 from skills.chart.measure import in_percent, unprinted_measure
 from skills.chart.mismatch import unprinted_numbers
-from skills.chart.names import mentioned, names_the_categories, norm
+from skills.chart.names import counts_the_categories, mentioned, norm
 from skills.chart.verdict import threshold
 from vision_tools.charts import ChartResult
 from vision_tools.charts.axes import parse_number
@@ -99,7 +99,7 @@ def count_against(chart: ChartResult, question: str) -> Answer | None:
     if answer_form(question).kind != "count" or counted is None or (match is None and zero is None):
         return None
     series = mentioned(chart.series, text) if len(chart.series) > 1 else []
-    if len(series) > 1 or not names_the_categories(counted.group("noun"), chart, one_series=bool(series)):
+    if len(series) > 1 or not counts_the_categories(counted.group("noun"), chart, one_series=bool(series)):
         return None
     if len(chart.series) > 1 and not series:
         return None, None  # which line's values are counted is not said

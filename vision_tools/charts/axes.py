@@ -156,7 +156,27 @@ def fit_axis(texts: list[Text], orientation: str) -> tuple[AxisFit, list[Text]] 
     axis, used = best[2], best[3]
     if _off_the_line(groups, axis, used, height):
         axis.scale = "nonlinear"
+    axis.twin = orientation == "y" and _twin_axis(groups, axis, used, height)
     return axis, used
+
+
+def _twin_axis(groups: list[list[Text]], axis: AxisFit, used: list[Text], height: float) -> bool:
+    """Whether another column of tick labels, at least three, away from the axis fitted, makes an axis of its own
+    that gives other values at the same heights: a dual-axis chart."""
+    chosen = {id(t) for t in used}
+    column = float(np.median([t.cx for t in used]))
+    low, high = min(p for p, _ in axis.ticks), max(p for p, _ in axis.ticks)
+    span = abs(axis.value_at(high) - axis.value_at(low))
+    for group in groups:
+        if any(id(t) in chosen for t in group) or abs(float(np.median([t.cx for t in group])) - column) < 10 * height:
+            continue
+        fit = _ransac(group, "y", height)
+        if fit is None or len(fit[1]) < 3:
+            continue
+        other = fit[0]
+        if max(abs(other.value_at(p) - axis.value_at(p)) for p in (low, high)) > 0.05 * span:
+            return True
+    return False
 
 
 def _one_style(group: list[Text]) -> list[Text]:

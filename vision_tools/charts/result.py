@@ -60,6 +60,9 @@ class AxisFit:
     #: values measured against the fit are wrong between those ticks); "inverted" when values grow downwards
     #: (or leftwards): measurements are right, but the marks' visual direction is reversed.
     scale: str = "linear"
+    #: A second value axis with ticks of its own on the other side of the plot, on another scale ("$250bn"
+    #: on the right of "12" on the left): which of the two a mark is read against is not known.
+    twin: bool = False
 
     def value_at(self, pixel: float) -> float:
         return self.slope * pixel + self.intercept
@@ -67,7 +70,7 @@ class AxisFit:
     def to_dict(self) -> dict:
         return {"orientation": self.orientation, "slope": self.slope, "intercept": self.intercept,
                 "ticks": [[round(p, 1), _round(v)] for p, v in self.ticks], "residual": _round(self.residual),
-                "scale": self.scale}
+                "scale": self.scale, "twin": self.twin}
 
 
 @dataclass
