@@ -38,7 +38,8 @@ _LETTER_ASK = re.compile(r"option'?s?\s+letter|letter of the (?:correct )?(?:opt
 _YESNO_ASK = re.compile(r"\byes\s*(?:/|or)\s*no\b|\byes or no\b", re.IGNORECASE)
 _AUXILIARY = re.compile(r"^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|shall|"
                         r"must|may|might)\b", re.IGNORECASE)
-_REQUEST = re.compile(r"^\s*(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:(?:tell|show)\s+me\s+)?"
+_REQUEST = re.compile(r"^\s*(?:could|can|would|will)\s+(?:you|u|ya)\s+(?:(?:please|pls|plz)\s+)?"
+                      r"(?:(?:tell|show)\s+me\s+)?"
                       r"(?=(?:count|tell|give|show|read|list|find|name|identify|work\s+out|figure\s+out|"
                       r"transcribe|spell|how|what|which|where|who|when)\b)", re.IGNORECASE)
 _GRID_ASK = re.compile(r"\(\s*rows?\s*,\s*col(?:umn)?s?\s*\)|rows?\s+and\s+col(?:umn)?s?\b.*\bpair\b|"

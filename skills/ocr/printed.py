@@ -85,7 +85,8 @@ _YEAR_EVENT = re.compile(r"\b(founded|established|est\b\.?|built|opened|since)",
 _YEAR = re.compile(r"(?<![\w./:-])(?:1[7-9]|20)\d{2}(?![\w./:-])")
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
 _PHONE = re.compile(r"\+?\(?\d[\d\s().-]{5,}\d")
-_PRICE_Q = re.compile(r"\bprice\b|\bcosts?\b|\bhow much\b", re.I)
+_PRICE_Q = re.compile(r"\bprice\b|\bcosts?\b|\bhow much\b|\b(?:fees?|fares?|charges?)\b|"
+                      r"\b(?:hourly|daily|weekly|nightly|monthly) rate\b|\brate per\b", re.I)
 _NAMED_NUMBER = re.compile(r"\b(?P<noun>[a-z]+)(?:'s)?\s+(?:number|no\.?|#)(?!\w)", re.I)
 _WHICH_NUMBER = re.compile(r"\b(?:what|which)\s+(?:\w+\s+)?(?:number|digits?|code)\b|\bnumber (?:is )?(?:written|"
                            r"printed|shown)\b|\bwhat(?:'s| is) the number\b", re.I)

@@ -57,6 +57,14 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
                 # label's, so the named thing's.
                 return chosen(bare, image, f"the only {what} printed, on a line of its own")
             return PrintedAnswer(None, 0.0, what, missing=f"{' '.join(named)} is printed, but no {what} beside it")
+        # "this ticket", "this bottle" is the image itself, not a thing named in it.
+        itself = set(re.findall(r"\b(?:this|these)\s+([a-z]+)", question.lower()))
+        things = [w for w in named if w not in itself]
+        if hits and things and not any(fuzzy_in(w, line.text) for w in things for line in lines):
+            # "how much is the fine if I overstay?" over a parking sign's one price, its hourly rate: the question
+            # names things the image prints nowhere, so the one price printed may be another thing's.
+            return PrintedAnswer(None, 0.0, what, missing=f"the question names {' '.join(things)}, printed nowhere "
+                                                          f"in the image, so the {what} printed may be another's")
     return chosen(hits, image, f"the {what} printed")
 
 
