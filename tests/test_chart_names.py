@@ -52,3 +52,32 @@ def test_a_difference_between_countries_named_by_their_initials(maestro: Maestro
     assert (run.status, run.answer) == ("done", "700"), run.reason
     usa = maestro.ask(image, "how many sessions from the USA?")
     assert (usa.status, usa.answer) == ("done", "5200"), usa.reason
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("median tech salary for 25-34 year olds?", "median Tech sector salary for 25-34 year olds?"),
+    ("and the public one?", "and the Public sector one?"),
+    # A word both legend entries share names neither; a name given whole stays as it is.
+    ("which sector pays most?", "which sector pays most?"),
+    ("Tech sector pay in 18-24?", "Tech sector pay in 18-24?"),
+])
+def test_a_legend_entry_is_known_by_the_word_only_it_has(question: str, expected: str) -> None:
+    series = ["Tech sector", "Public sector"]
+    assert names_as_printed(question, ["18-24", "25-34", *series], series) == expected
+
+
+def test_a_value_of_a_series_named_by_one_word(maestro: Maestro) -> None:
+    from tests.test_answers_as_asked import render
+
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ages = ["18-24", "25-34", "35-44"]
+        tech = ax.bar([i - 0.2 for i in range(3)], [31, 48, 61], width=0.4, label="Tech sector")
+        public = ax.bar([i + 0.2 for i in range(3)], [24, 32, 40], width=0.4, label="Public sector")
+        ax.bar_label(tech)
+        ax.bar_label(public)
+        ax.set_xticks(range(3), ages)
+        ax.legend()
+        ax.set_title("Median salary (£k) by age band")
+
+    run = maestro.ask(render(draw), "median tech salary for 25-34 yr olds?")
+    assert (run.status, run.answer) == ("done", "48"), run.reason

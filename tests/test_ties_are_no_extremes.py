@@ -41,3 +41,13 @@ def test_a_tie_at_the_top_is_no_highest(maestro: Maestro) -> None:
     run = maestro.ask(_channels({"Email": 45, "Phone": 45, "Chat": 30, "Letter": 20}),
                       "which channel is the most preferred?")
     assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_printed_shares_two_points_apart_are_ranked(maestro: Maestro) -> None:
+    # Printed numbers are exact: 23 % against 21 % is no tie, at a rank as at the top. The rank had been refused on
+    # a fixed 3 % of the scale ("whats the second biggest source of electricity" over a donut of printed shares).
+    image = _channels({"Wind": 29, "Hydro": 23, "Gas": 21, "Solar": 13})
+    second = maestro.ask(image, "whats the second biggest channel")
+    assert (second.status, second.answer) == ("done", "Hydro"), second.reason
+    third = maestro.ask(image, "3rd biggest channel?")
+    assert (third.status, third.answer) == ("done", "Gas"), third.reason

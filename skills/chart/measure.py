@@ -36,7 +36,9 @@ _OPPOSING = re.compile(r"\b(?:concede[ds]?|conceding|lose|loses|lost|losing|miss
 _NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "combined", "thousand", "thousands",
                   "million", "millions", "billion", "k", "m", "bn", "percent", "percentage", "points", "units",
                   "times", "exactly", "approximately", "roughly", "about", "around", "higher", "lower", "bigger",
-                  "larger", "smaller", "extra", "greater"} | _OPERATIONS
+                  "larger", "smaller", "extra", "greater",
+                  # "the second biggest source": a rank, never a measure (nor seconds of time)
+                  "second", "third", "fourth", "fifth", "2nd", "3rd", "4th", "5th", "next"} | _OPERATIONS
 #: Words naming a share: "what share of sessions came from social media" over a donut of traffic sources.
 _SHARE_WORDS = {"share", "shares", "proportion", "proportions", "portion", "fraction", "percent", "percentage",
                 "percentages", "part"}

@@ -190,11 +190,12 @@ def initials(name: str) -> str:
     return "".join(w[0] for w in words).upper() if len(words) >= 2 and all(w[0].isalpha() for w in words) else ""
 
 
-def names_as_printed(question: str, names: list[str]) -> str:
+def names_as_printed(question: str, names: list[str], series: list[str] | None = None) -> str:
     """``question`` with a name it abbreviates or spells out written as the chart prints it: "the UK" over a bar
     "United Kingdom", "the United States" over a bar "US". Only capitals the question writes as such in a question
     not written all in capitals, never a common word ("IS", "OR"), and only where exactly one of the chart's names
-    fits."""
+    fits. A legend entry of several words is also known by the one word only it has ("tech" for "Tech sector"
+    beside "Public sector")."""
     if sum(c.isupper() for c in question) > 0.5 * sum(c.isalpha() for c in question):
         return question  # SHOUTED: capitals say nothing about abbreviations
     printed = {n.strip() for n in names if n.strip()}
@@ -208,6 +209,7 @@ def names_as_printed(question: str, names: list[str]) -> str:
         return fits[0] if len(fits) == 1 else match.group(0)
 
     text = re.sub(r"\b(?:[A-Z]\.){2,4}(?!\w)|\b[A-Z]{2,4}\b", spelled, question)
+    text = _series_by_one_word(text, series or [], [n for n in printed if n not in (series or [])])
     # The longest first: "United States of America" is USA before "United States" in it can be US.
     for short in sorted((n for n in printed if re.fullmatch(r"[A-Z]{2,4}", n)), key=len, reverse=True):
         if any(initials(other) == short for other in printed if other != short):
@@ -215,6 +217,22 @@ def names_as_printed(question: str, names: list[str]) -> str:
         spans = {run for run in _capitalised_runs(text) if initials(run) == short}
         if len(spans) == 1:
             text = re.sub(rf"\b{re.escape(spans.pop())}\b", short, text)
+    return text
+
+
+def _series_by_one_word(text: str, series: list[str], others: list[str]) -> str:
+    """``text`` with a word that only one of ``series`` has ("tech" of "Tech sector" beside "Public sector"), and
+    no other name of the chart, written as that series' whole name, where the text does not name it whole."""
+    lowered = norm(text)
+    for name in series:
+        words = norm(name).split()
+        if len(words) < 2 or re.search(rf"\b{re.escape(norm(name))}\b", lowered):
+            continue
+        rest = " ".join(norm(n) for n in [*series, *others] if n != name).split()
+        own = [w for w in words if len(w) >= 3 and w.isalpha() and w not in rest and w not in _COMMON_WORDS]
+        hit = next((w for w in own if re.search(rf"\b{w}\b", text, re.I)), None)
+        if hit is not None:
+            text = re.sub(rf"\b{hit}\b", name, text, count=1, flags=re.I)
     return text
 
 

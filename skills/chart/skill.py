@@ -122,7 +122,8 @@ def run(ctx: SkillContext) -> SkillResult:
     if not chart.found and kind is not None:
         chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=kind)
     # "the UK" over a bar "United Kingdom": the question in the chart's own names.
-    ctx = replace(ctx, question=names_as_printed(ctx.question, [*chart.categories, *chart.series]))
+    ctx = replace(ctx, question=names_as_printed(ctx.question, [*chart.categories, *chart.series],
+                                                 chart.series if len(chart.series) > 1 else []))
     if chart.found and (other := unread_series(chart)) is not None:
         # Two lines read as one zig-zag between them: no value of either can be trusted.
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
