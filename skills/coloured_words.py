@@ -27,9 +27,10 @@ _COLOURS = "|".join(sorted(COLOUR_WORDS, key=len, reverse=True))
 _NOUN = r"(?:word|text|writing|lettering|letters)"
 _PICKED = re.compile(rf"\b(?P<colour>{_COLOURS}|colou?red|colou?rful|hidden|only)\s+{_NOUN}\b"
                      rf"|\b(?:word|text)\s+(?:is\s+|that\s+is\s+)?(?:written|printed)\s+in\s+(?P<colour2>{_COLOURS})\b"
-                     rf"|\b(?:one|a|the)\s+{_NOUN}\s+is\s+(?:in\s+)?colou?r(?:ed)?\b", re.I)
+                     rf"|\b(?:one|a|the|which|what)\s+{_NOUN}\s+(?:is|are)\s+(?:(?:written|printed)\s+)?(?:in\s+)?"
+                     rf"colou?r(?:ed)?\b", re.I)
 _WHERE = re.compile(r"\bwhere(?:'s|s)?\b|\bwhich (?:part|corner|side|quadrant)\b|\blocated\b", re.I)
-_COLOUR_ASKED = re.compile(r"\b(?:what|which)\s+colou?r\b|\bcolou?r\s+is\b|\bcolou?r\?", re.I)
+_COLOUR_ASKED = re.compile(r"\b(?:what|which)\s+colou?r\b|\bcolou?r\s+is\b|(?<!\bin )\bcolou?r\?", re.I)
 _READ = re.compile(r"\bsays?\b|\bread(?:s)?\b|\bspell|\bwhat\s+(?:word|text)\b|\bwhich\s+word\b|\bwritten\b|"
                    r"\bwhat\s+is\s+the\b", re.I)
 
@@ -62,6 +63,8 @@ def coloured_word_question(question: str) -> WordQuestion | None:
         colour = None  # "coloured", "hidden", "only": any vivid colour
     if _WHERE.search(question):
         return WordQuestion("where", colour)
+    if re.search(r"\b(?:which|what)\s+(?:word|text)\b", question, re.I):
+        return WordQuestion("read", colour)  # "which word is in colour?": the word, not its colour
     if _COLOUR_ASKED.search(question):
         return None if colour else WordQuestion("colour", None)
     if _READ.search(question):

@@ -50,6 +50,7 @@ def orange_word() -> Image.Image:
     ("where is the coloured word located", "top-left"),
     ("One word is in colour - which colour?", "orange"),
     ("what does the blue word say?", None),  # there is none
+    ("which word is in colour?", "MANGO"),  # had been "orange", and before that no answer
 ])
 def test_the_coloured_word_is_read_placed_and_named(maestro: Maestro, orange_word: Image.Image, question: str,
                                                     answer: str | None) -> None:
@@ -69,6 +70,10 @@ def test_two_words_of_the_colour_are_not_one(maestro: Maestro) -> None:
     ("what colour is the hidden text?", WordQuestion("colour", None)),
     ("What is written on the red sign?", None),  # the text of a sign, not a word picked by its colour
     ("what colour is the red word?", None),  # answered by the question itself
+    # "in colour?" says which word, and asks for the word, not its colour.
+    ("which word is in colour?", WordQuestion("read", None)),
+    ("what word is printed in colour", WordQuestion("read", None)),
+    ("one word is in colour - which colour?", WordQuestion("colour", None)),
 ])
 def test_what_a_question_asks_of_a_coloured_word(question: str, asked: WordQuestion | None) -> None:
     assert coloured_word_question(question) == asked

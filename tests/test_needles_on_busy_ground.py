@@ -92,6 +92,16 @@ def test_the_colourful_square_among_grey_ones_is_named(maestro: Maestro) -> None
     assert (run.status, run.answer) == ("done", "blue"), run.reason
 
 
+@pytest.mark.parametrize("question", [
+    "find the coloured shape. which colour?",
+    "Look at the small shape - which colour?",
+])
+def test_the_thing_named_before_a_bare_which_colour(maestro: Maestro, red_disc: Image.Image, question: str) -> None:
+    # "which colour?" names no object: it asks about the shape the sentence before it names.
+    run = maestro.ask(red_disc, question)
+    assert (run.status, run.answer) == ("done", "red"), run.reason
+
+
 def test_a_teal_square_in_4k_is_named_teal(maestro: Maestro) -> None:
     # A teal square had been named "blue": the palette has no teal, and people name the colour on its own.
     image = grey_gravel(7)

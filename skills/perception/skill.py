@@ -328,6 +328,10 @@ def _named_object(question: str) -> str | None:
         named = match.group("object").strip() if match else None
     if named is not None and re.fullmatch(r"(?:\w+\s+)+one", named.lower()):
         named = named[:-3] + "shape"  # "what shape is the red one": the red shape
+    if named is None and (_COLOUR_Q.search(question) or _WHERE_Q.search(question)):
+        # "find the coloured shape. which colour?": the question's colour asks about the thing named before it.
+        antecedent = _ANTECEDENT.search(question)
+        named = antecedent.group("object").lower() if antecedent else None
     if named is not None and named.lower() in _PRONOUN:
         antecedent = _ANTECEDENT.search(question)
         named = antecedent.group("object").lower() if antecedent else named
