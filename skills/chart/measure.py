@@ -105,9 +105,19 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     names = {spelling for name in [*chart.categories, *chart.series] for spelling in spellings(norm(name))}
     if (verb := _OPPOSING.search(question)) and not _printed(verb.group(0).lower(), printed):
         return verb.group(0).lower()
+    if (split := _VERSUS.search(question)) is not None:
+        # "how many of the August loans were ebooks vs print books?" over total loans: the split is not shown.
+        left = " ".join(w for w in split.group("left").split() if w.lower() not in _LINKING)
+        right = " ".join(w for w in split.group("right").split() if w.lower() not in _LINKING)
+        sides = [w for w in f"{left} {right}".lower().split() if len(w) > 2]
+        if sides and not any(_printed(w, printed) or w in names for w in sides):
+            return f"{left} vs {right}"
     for kind, asks, printed_as in _UNIT_KINDS:
         if asks.search(question) and (in_percent(chart) or not printed_as.search(printed)):
             return kind
+    if _ASKS_MONEY.search(question) and (unit := _value_unit(chart)) is not None and not _MONEY_UNIT.search(unit):
+        # "how much did the electricity cost in March?" over "Electricity use (kWh)": the values are no money.
+        return f"an amount of money (the chart's values are {chart.value_title.strip()})"
     if (counted := _counted_words(question)) and in_percent(chart):
         return f"{' '.join(counted)} as a number (the chart gives shares in percent)"
     if in_percent(chart) and _ASKS_AMOUNT.search(question) and not _NAMES_A_SHARE.search(question):
@@ -115,6 +125,11 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     for word in counted:
         if (unit := _only_before_a_unit(word, printed)) is not None:
             return f"{word} as a number (the chart gives {unit})"
+    if counted and (unit := _value_unit(chart)) is not None and not any(
+            _printed(w, chart.value_title.lower()) or w == unit for w in counted):
+        # "how many parcels does Team North deliver?" over "Average route length per van per day (km)": the values
+        # are kilometres, whatever else the title names.
+        return f"{' '.join(counted)} (the chart's values are {chart.value_title.strip()})"
     shares = in_percent(chart)
     if "points" in _measure_words(question) and not shares and not re.search(r"percentage points?|%\s*points?",
                                                                              question, re.I) \
@@ -131,6 +146,14 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     return None
 
 
+_ASKS_MONEY = re.compile(r"\b(?:cost|costs|costing|price|prices|priced|spend|spent|pay|paid|fees?|bills?)\b|"
+                         r"\bhow much money\b", re.I)
+_MONEY_UNIT = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?|cents?|pence|p)\b", re.I)
+_LINKING = {"were", "was", "are", "is", "the", "of", "for", "between", "and", "or", "in", "on", "a", "an"}
+#: "ebooks vs print books": the one or two words either side of "vs" or "versus".
+_VERSUS = re.compile(r"(?P<left>\b[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:vs\.?|versus)\s+(?P<right>[a-z][\w-]*"
+                     r"(?:\s+[a-z][\w-]*)?)", re.I)
+
 #: Nouns a chart measures in, which turn the word before them into a modifier: "Volunteer hours" counts hours.
 _UNIT_NOUNS = ("hours", "hrs", "minutes", "mins", "days", "weeks", "months", "years", "trips", "visits", "miles",
                "km", "kilometres", "kilometers", "spending", "spend", "sales", "revenue", "costs", "cost", "income",
@@ -144,6 +167,17 @@ def _only_before_a_unit(word: str, printed: str) -> str | None:
     uses = list(re.finditer(rf"\b{stem}\w*(?:\s+(?P<next>[a-z]+))?", printed))
     units = [m.group(0) for m in uses if m.group("next") in _UNIT_NOUNS]
     return units[0] if uses and len(units) == len(uses) else None
+
+
+def _value_unit(chart: ChartResult) -> str | None:
+    """The unit the value axis's title gives its values in, in brackets at its end ("Route length (km)": "km"); None
+    without one, or for a scale ("(thousands)") or a count ("(number)"), which any counted thing may be in."""
+    unit = re.search(r"\(([^()]{1,24})\)\s*$", chart.value_title or "")
+    if unit is None:
+        return None
+    word = unit.group(1).strip().lower()
+    scale = re.fullmatch(r"(?:in\s+)?(?:'?000s?|thousands?|millions?|billions?|k|m|mn|bn|number|count|no\.?|n)", word)
+    return None if scale else word
 
 
 def in_percent(chart: ChartResult) -> bool:

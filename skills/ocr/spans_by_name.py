@@ -40,6 +40,10 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
         # whose price may be the one asked (a table's rows drift apart on a tilted sign).
         elsewhere = [w for w in named if not any(fuzzy_in(w, line.text) for _, line in lined)
                      and any(fuzzy_in(w, line.text) for line in lines)]
+        # "the electricity cost in march" over a line "Annual electricity cost: €1,146" and a tick "Mar": the month
+        # is printed, but not with that price.
+        elsewhere += [m for m in _months_named(question)
+                      if not any(re.search(rf"\b{m[:3]}", line.text.lower()) for _, line in lined)]
         if lined and elsewhere:
             return PrintedAnswer(None, 0.0, what, missing=f"the question names {' '.join(elsewhere)}, printed on "
                                                           f"another line than the {what} found beside the rest")
@@ -114,6 +118,11 @@ _SPAN_LABELS = frozenset(["price", "only", "now", "each", "per", "net", "wt", "w
 
 #: Month names in full ("May" is a verb too, and is left out).
 _MONTHS = tuple(name.lower() for name in calendar.month_name if name and name != "May")
+
+
+def _months_named(question: str) -> list[str]:
+    """The months ``question`` names in full ("in march"; ``_MONTHS`` leaves out May, as often a verb)."""
+    return [m for m in _MONTHS if re.search(rf"\b{m}\b", question.lower())]
 
 
 def _unprinted_periods(question: str, lines: list[OcrLine]) -> list[str]:

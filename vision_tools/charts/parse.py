@@ -116,7 +116,8 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
     result.texts, result.shapes, result.value_numbers = read
     if (title := _value_axis_title(work, texts, result.axis)) is not None:
         result.value_title = title
-        result.texts.append(title)  # "Units sold (thousands)": the unit, and the scale, of every value
+        if title not in result.texts:  # a title under a horizontal axis was read with the rest
+            result.texts.append(title)  # "Units sold (thousands)": the unit, and the scale, of every value
     result.legend = legend
     if result.axis is not None and result.axis.scale == "nonlinear":
         result.warnings.insert(0, "the value axis is not linear (its tick labels are unevenly spaced: a log or "
@@ -178,13 +179,15 @@ def _read_texts(work: Image.Image, region: Box | None = None) -> list[Text]:
 def _value_axis_title(work: Image.Image, texts: list[Text], axis: AxisFit | None) -> str | None:
     """The title written up the side of a vertical value axis ("Units sold (thousands)"), which the OCR drops as a
     tall narrow box: the strip left of the tick labels, turned upright and read. None when there is none."""
-    if axis is None or axis.orientation != "y" or len(axis.ticks) < 2:
+    if axis is None or len(axis.ticks) < 2:
         return None
     values = [v for _, v in axis.ticks]
     ticks = [t for t in texts if t.number is not None and any(abs(t.number - v) <= 1e-9 * max(1.0, abs(v))
                                                               for v in values)]
     if not ticks:
         return None
+    if axis.orientation == "x":
+        return _title_below(texts, ticks)
     right = min(t.box.x0 for t in ticks) - 2
     top, bottom = min(p for p, _ in axis.ticks), max(p for p, _ in axis.ticks)
     reach = 0.25 * (bottom - top)
@@ -199,6 +202,21 @@ def _value_axis_title(work: Image.Image, texts: list[Text], axis: AxisFit | None
     lines = [line for line in read_text(upright, annotate=False).lines
              if sum(ch.isalpha() for ch in line.text) >= 3 and line.confidence >= 0.7]
     return " ".join(line.text.strip() for line in lines) or None
+
+
+def _title_below(texts: list[Text], ticks: list[Text]) -> str | None:
+    """The title printed under a horizontal value axis ("Average route length (km)"): the row of words nearest
+    below its tick labels, within two lines of them and under their span. None when there is none."""
+    bottom = max(t.box.y1 for t in ticks)
+    height = max(t.height for t in ticks)
+    left, right = min(t.box.x0 for t in ticks), max(t.box.x1 for t in ticks)
+    below = [t for t in texts if t.number is None and t.cy >= bottom and t.box.y0 <= bottom + 2 * height
+             and t.box.x1 >= left and t.box.x0 <= right and sum(ch.isalpha() for ch in t.text) >= 3]
+    if not below:
+        return None
+    first = min(t.box.y0 for t in below)
+    row = sorted((t for t in below if t.box.y0 <= first + 0.5 * height), key=lambda t: t.box.x0)
+    return " ".join(t.text.strip() for t in row)
 
 
 def _none(reason: str, size: tuple[int, int], work: Image.Image,
