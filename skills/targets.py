@@ -92,6 +92,26 @@ def asks_background(question: str) -> bool:
     return bool(_BACKGROUND.search(question))
 
 
+#: "the shape that isn't grey", "a non-grey shape": a thing named by a colour it is not.
+_NOT_COLOUR = re.compile(r"\b(?P<noun>[a-z]+)\s+(?:that|which)\s+(?:is\s*n[o']?t|isnt|is\s+not|are\s*n[o']?t|arent|"
+                         r"are\s+not)\s+(?P<colour>[a-z]+)\b|\bnon-?\s*(?P<colour2>[a-z]+)\s+(?P<noun2>[a-z]+)\b", re.I)
+_ACHROMATIC = {"grey", "gray", "white", "black", "silver"}
+
+
+def without_negated_colours(question: str) -> tuple[str, str | None]:
+    """``question`` with "the shape that isn't grey" written "the coloured shape" (grey, white and black are what
+    coloured is not), and a colour it is not that is itself a colour ("the circle that isn't red"), which the tools
+    cannot pick by, or None."""
+    for match in _NOT_COLOUR.finditer(question):
+        colour = (match.group("colour") or match.group("colour2") or "").lower()
+        noun = match.group("noun") or match.group("noun2")
+        if colour in _ACHROMATIC:
+            return question[:match.start()] + f"coloured {noun}" + question[match.end():], None
+        if colours_in(colour):
+            return question, f"not {colour}"
+    return question, None
+
+
 def singular(word: str) -> str:
     """A plural noun made singular ("cups" -> "cup", "boxes" -> "box", "berries" -> "berry")."""
     word = word.strip("'-")

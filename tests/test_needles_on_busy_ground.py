@@ -82,12 +82,18 @@ def test_in_the_picture_says_where_not_what(question: str, whole: bool) -> None:
     assert asks_about_whole_image(question, attribute_object(question)) is whole
 
 
-def test_the_colourful_square_among_grey_ones_is_named(maestro: Maestro) -> None:
-    image = grey_gravel(5)
+def _among_grey_squares(seed: int, square: list[int], fill: tuple[int, int, int]) -> Image.Image:
+    """Grey gravel with three grey squares like its stones, and one square of ``fill``."""
+    image = grey_gravel(seed)
     draw = ImageDraw.Draw(image)
-    for x, y in ((900, 1500), (2300, 700), (3100, 1300)):  # grey squares like the stones
+    for x, y in ((900, 1500), (2300, 700), (3100, 1300)):
         draw.rectangle([x, y, x + 80, y + 80], fill=(132, 130, 124))
-    draw.rectangle([340, 290, 420, 370], fill=(25, 70, 229))
+    draw.rectangle(square, fill=fill)
+    return image
+
+
+def test_the_colourful_square_among_grey_ones_is_named(maestro: Maestro) -> None:
+    image = _among_grey_squares(5, [340, 290, 420, 370], (25, 70, 229))
     run = maestro.ask(image, "There is one colourful square in the picture. What colour?")
     assert (run.status, run.answer) == ("done", "blue"), run.reason
 
@@ -132,3 +138,24 @@ def test_the_shape_of_a_round_blob_is_named_by_the_classifier(maestro: Maestro, 
     draw_shape(ImageDraw.Draw(image))
     run = maestro.ask(image, "What shape is the yellow object?")
     assert (run.status, run.answer) == ("done", answer), run.reason
+
+
+def test_the_one_shape_that_is_not_grey(maestro: Maestro) -> None:
+    # "the one shape that isnt grey" had been answered "gray": the negation named the colour it asks past.
+    image = _among_grey_squares(8, [300, 260, 380, 340], (140, 40, 185))
+    run = maestro.ask(image, "what colour is the one shape that isnt grey")
+    assert (run.status, run.answer) == ("done", "purple"), run.reason
+    other = maestro.ask(image, "what colour is the square that is not purple?")
+    assert other.status == "abstained" and other.answer is None, other.answer
+
+
+def test_teal_shapes_are_not_counted_by_the_palette(maestro: Maestro) -> None:
+    # "how many teal shapes" had been "0": teal shapes are "blue" to the palette, and "teal" was read as green.
+    image = Image.new("RGB", (900, 500), "white")
+    draw = ImageDraw.Draw(image)
+    draw.ellipse([60, 60, 260, 260], fill=(0, 128, 128))
+    draw.rectangle([360, 80, 540, 260], fill=(0, 128, 128))
+    draw.regular_polygon((720, 170, 100), 3, fill=(220, 30, 30))
+    run = maestro.ask(image, "how many teal shapes")
+    assert run.status == "abstained" and run.answer is None, run.answer
+    assert "blue-green" in (run.reason or ""), run.reason

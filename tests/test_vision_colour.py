@@ -134,14 +134,16 @@ def test_summary_and_dict_are_plain_data() -> None:
     ((20, 150, 150), "teal"),
     ((0, 120, 140), "teal"),
     ((0, 175, 155), "teal"),
-    ((40, 200, 230), "blue"),  # bright cyan: people call it light blue
+    ((40, 200, 230), "cyan"),  # bright: cyan, not teal
+    ((0, 200, 220), "cyan"),
+    ((0, 191, 255), "blue"),  # deep sky blue
     ((10, 20, 120), "blue"),  # navy
     ((30, 90, 220), "blue"),
     ((0, 140, 60), "green"),
     ((200, 20, 30), "red"),
 ])
-def test_a_blue_green_of_middle_brightness_is_spoken_of_as_teal(rgb: tuple[int, int, int], spoken: str) -> None:
-    # The palette has no teal and split it between blue and green; the annotator of a teal square wrote "teal".
+def test_blue_greens_are_spoken_of_as_teal_or_cyan(rgb: tuple[int, int, int], spoken: str) -> None:
+    # The palette splits blue-greens between blue and green; annotators wrote "teal" and "cyan" for them.
     from vision_tools.image.colour import spoken_name
 
     assert spoken_name(name_colour(_object_on((255, 255, 255), rgb))) == spoken

@@ -99,6 +99,11 @@ def run(ctx: SkillContext) -> SkillResult:
                 f"the image is mostly printed text ({len(printed)} lines): a count of drawn shapes would count its "
                 f"print, and the tools do not count the things a text lists; configure a VLM expert "
                 f"(see {EXPERTS_DOC})"))
+    if (shade := _BLUE_GREEN.search(question)) is not None:
+        # "How many teal shapes?": the palette splits blue-greens between blue and green, so a count of them by the
+        # palette's colours would count the wrong shapes (a teal count had been "0").
+        return conclude(ctx, [], None, missing=(
+            f"the question asks for {shade.group(0)} shapes, a blue-green the tools count as blue or green, not apart"))
     if target.colour is not None and (shade := _SHADE.search(question)):
         # "How many of the dark blue triangles": the tools name a colour, never its shades (dark and light blue
         # are both blue to them).
@@ -111,6 +116,8 @@ def run(ctx: SkillContext) -> SkillResult:
     return _as_asked(ctx, _count_drawn(ctx, target, kind, image))
 
 
+#: Blue-greens, which the palette splits between blue and green.
+_BLUE_GREEN = re.compile(r"\b(?:teal|cyan|turquoise|aqua(?:marine)?|blue-green)\b", re.I)
 #: A shade of a colour: "dark blue", "light-green", "pale pink", "navy".
 _SHADE = re.compile(r"\b(?:dark|light|pale|bright|deep|sky|baby|neon|pastel|dull)[\s-]+(?:red|orange|yellow|green|"
                     r"blue|purple|violet|pink|brown|gr[ae]y|cyan|teal)\b|\bnavy\b", re.I)

