@@ -186,8 +186,14 @@ def named_alternatives(question: str) -> tuple[str, ...]:
     alternatives = (*kept, last, after)
     if any(a.lower() in ("no", "not", "yes", "neither", "both") for a in alternatives) or _ASKING_WORD.search(last):
         return ()
+    if after.lower() == "so" or (after.lower() in _OR_SO and re.search(r"\d", match.group("last"))):
+        return ()  # "10 degrees or more", "an hour or so": a bound, not two answers ("higher or lower?" is two)
     return alternatives
 
+
+#: Words after "or" that bound a number rather than offer another answer.
+_OR_SO = {"more", "less", "fewer", "above", "below", "over", "under", "higher", "lower", "so", "later", "earlier",
+          "greater", "longer", "shorter", "better", "worse"}
 
 _KIND_HINTS: dict[str, AnswerKind] = {"choice": "choice", "yesno": "yesno", "grid": "grid", "count": "count",
                                     "relaxed": "number", "numeric": "number", "number": "number", "text": "text",

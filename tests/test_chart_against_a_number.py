@@ -205,3 +205,15 @@ def test_a_noun_the_chart_does_not_print_counts_its_categories(maestro: Maestro,
                                                               question: str, answer: str | None) -> None:
     run = maestro.ask(unlabelled, question)
     assert run.answer == answer, run.reason
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("first month the temperature hit 10 degrees or more", "May"),  # 10.5
+    ("In which month did it first rise above 12 °C?", "Jun"),  # 14.6; May's 10.5 is below
+    ("In which month did it first rise above 15 °C?", None),  # June's 14.6, measured, is too near 15 to call
+    ("what was the first month above 17 degrees", "Jul"),  # 17.8; August's 17.0 on the limit comes after
+])
+def test_the_first_month_past_a_number(maestro: Maestro, monthly_temperature: Image.Image, question: str,
+                                       answer: str | None) -> None:
+    run = maestro.ask(monthly_temperature, question)
+    assert run.answer == answer, run.reason

@@ -81,3 +81,38 @@ def test_a_value_of_a_series_named_by_one_word(maestro: Maestro) -> None:
 
     run = maestro.ask(render(draw), "median tech salary for 25-34 yr olds?")
     assert (run.status, run.answer) == ("done", "48"), run.reason
+
+
+@pytest.mark.parametrize(("question", "names", "expected"), [
+    ("Is Germany's download speed faster than the UK's?", ["UK", "DE", "FR"],
+     "Is DE's download speed faster than the UK's?"),
+    ("wat is the upload speed in france", ["UK", "DE", "FR"], "wat is the upload speed in FR"),
+    ("and North Korea?", ["KR", "JP"], "and North Korea?"),  # South Korea's code is no Korea's
+    ("diff between airport and harbour teams", ["Team North", "Team Airport", "Team Harbour"],
+     "diff between Team Airport and Team Harbour teams"),
+    ("what about europe?", ["Eastern Europe", "Asia Pacific"], "what about europe?"),  # no shared word
+])
+def test_country_codes_and_names_known_by_one_word(question: str, names: list[str], expected: str) -> None:
+    assert names_as_printed(question, names, ["value"]) == expected
+
+
+def test_faster_is_higher_over_speeds_and_not_read_over_times(maestro: Maestro) -> None:
+    from tests.test_answers_as_asked import render
+
+    def speeds(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.bar(["UK", "DE", "FR"], [98, 84, 176], color="#1f77b4")
+        ax.tick_params(axis="x", labelsize=16)
+        ax.set_ylabel("Download speed (Mbps)")
+        ax.set_title("Fixed broadband, median download speed")
+
+    def times(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.bar(["Berlin", "Paris", "Rome"], [215, 232, 251], color="#2ca02c")
+        ax.set_ylabel("Median finishing time (minutes)")
+        ax.set_title("Marathon finishing times")
+
+    run = maestro.ask(render(speeds), "Is Germany's download speed faster than the UK's? yes or no")
+    assert (run.status, run.answer) == ("done", "No"), run.reason
+    run = maestro.ask(render(times), "was Berlin faster than Rome?")  # a time's "faster" is left to a reader
+    assert run.status == "abstained" and run.answer is None, run.answer
+    diff = maestro.ask(render(speeds), "diff between france and the uk?")
+    assert (diff.status, diff.answer) == ("done", "78"), diff.reason

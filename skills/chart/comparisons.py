@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from skills.chart.confidence import CLEAR_GAP_SHARE, largest_value, values_confidence
+from skills.chart.mismatch import SPEED_MEASURE
 from skills.chart.names import mentioned, norm
 from skills.chart.precision import read_value
 from vision_tools.charts import ChartResult
@@ -51,6 +52,7 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
         plain = norm(name)
         if plain:
             asking = re.sub(rf"(?<![a-z0-9]){re.escape(plain)}(?![a-z0-9])", " ", asking)
+    asking = _speed_as_value(chart, asking)
     if _YESNO.match(text) and (moved := _MOVED.search(asking)):
         return _moved(chart, text[text.find(" from ") if " from " in text else text.find(" between "):],
                       categories, series, down=moved.group("down") is not None)
@@ -86,6 +88,17 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
     if len(series) == 2 and not categories and (_WHICH.search(text) or _HOW_MANY.search(text)):
         return _where_above(chart, series, lower, count=bool(_HOW_MANY.search(text)))
     return None
+
+
+#: "faster", "slower": higher or lower over speeds (over times, "asks_another_question" leaves them unanswered).
+_SPEED_WORDS = re.compile(r"\b(?P<fast>faster|quicker)\b|\b(?P<slow>slower)\b")
+
+
+def _speed_as_value(chart: ChartResult, asking: str) -> str:
+    """``asking`` with "faster" and "slower" written "higher" and "lower" over a chart of speeds (Mbps, km/h)."""
+    if not SPEED_MEASURE.search(" ".join([chart.title, chart.value_title, *chart.texts])):
+        return asking
+    return _SPEED_WORDS.sub(lambda m: "higher" if m.group("fast") else "lower", asking)
 
 
 def _moved(chart: ChartResult, after: str, categories: list[str], series: list[str], down: bool) -> Answer:

@@ -34,7 +34,7 @@ _THINGS = {"pupil", "student", "person", "player", "team", "club", "city", "town
 _QUARTER = re.compile(r"^(?:q[1-4]|h[12])(?:\s*'?\d{2,4})?$|^(?:19|20)\d\d(?:\s*q[1-4])?$|^fy\s*'?\d{2,4}$", re.I)
 #: Words whose direction depends on what is measured: a speed (highest is fastest) or a time (lowest is).
 _SPEED_WORD = re.compile(r"\b(?:slow|fast|quick)(?:est|er)\b", re.I)
-_SPEED_MEASURE = re.compile(r"\bspeeds?\b|\bvelocity\b|km/h|\bkph\b|\bmph\b|/s\b|\bmbps\b|"
+SPEED_MEASURE = re.compile(r"\bspeeds?\b|\bvelocity\b|km/h|\bkph\b|\bmph\b|/s\b|\bmbps\b|"
                             r"\bper (?:second|hour)\b", re.I)
 
 
@@ -51,7 +51,7 @@ def asks_another_question(chart: ChartResult, question: str) -> bool:
     if not _asks_for_the_categories_kind(chart, question):
         return True  # "Which pupil read the most books?" over months: a month is no pupil
     # "the slowest deliveries" over delivery times is the highest bar, over speeds the lowest
-    return bool(_SPEED_WORD.search(question)) and not _SPEED_MEASURE.search(" ".join([chart.title, *chart.texts]))
+    return bool(_SPEED_WORD.search(question)) and not SPEED_MEASURE.search(" ".join([chart.title, *chart.texts]))
 
 
 def _run_together(category: str) -> bool:

@@ -120,6 +120,19 @@ def counts_the_categories(noun: str, chart: ChartResult, one_series: bool = Fals
     return not re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", norm(chart.value_title))
 
 
+def in_time_order(categories: list[str]) -> bool:
+    """Whether the categories are times in the order they pass: months, weekdays, years or quarters, rising."""
+    if _all_of_kind("months", categories) or _all_of_kind("days", categories):
+        return True
+    years = [re.search(r"\b((?:19|20)\d\d)\b", c) for c in categories]
+    if all(years) and len(categories) >= 2:
+        values = [int(m.group(1)) for m in years if m]
+        quarters = [re.search(r"\b[qQ]([1-4])\b", c) for c in categories]
+        keys = [(v, int(q.group(1)) if q else 0) for v, q in zip(values, quarters, strict=True)]
+        return keys == sorted(keys) and len(set(keys)) == len(keys)
+    return False
+
+
 def _all_of_kind(noun: str, categories: list[str]) -> bool:
     """Whether every category is a month ("months"), a weekday ("days") or a year ("years")."""
     names = [norm(c) for c in categories]
@@ -194,8 +207,9 @@ def names_as_printed(question: str, names: list[str], series: list[str] | None =
     """``question`` with a name it abbreviates or spells out written as the chart prints it: "the UK" over a bar
     "United Kingdom", "the United States" over a bar "US". Only capitals the question writes as such in a question
     not written all in capitals, never a common word ("IS", "OR"), and only where exactly one of the chart's names
-    fits. A legend entry of several words is also known by the one word only it has ("tech" for "Tech sector"
-    beside "Public sector")."""
+    fits. A country the chart writes by its code is written so ("Germany" over "DE"). A legend entry of several
+    words is also known by the one word only it has ("tech" for "Tech sector" beside "Public sector"), and so is a
+    category among names that all share a word ("airport" for "Team Airport" beside "Team Harbour")."""
     if sum(c.isupper() for c in question) > 0.5 * sum(c.isalpha() for c in question):
         return question  # SHOUTED: capitals say nothing about abbreviations
     printed = {n.strip() for n in names if n.strip()}
@@ -209,7 +223,18 @@ def names_as_printed(question: str, names: list[str], series: list[str] | None =
         return fits[0] if len(fits) == 1 else match.group(0)
 
     text = re.sub(r"\b(?:[A-Z]\.){2,4}(?!\w)|\b[A-Z]{2,4}\b", spelled, question)
-    text = _series_by_one_word(text, series or [], [n for n in printed if n not in (series or [])])
+    for code in sorted((n for n in printed if n.upper() in _COUNTRY_CODES and n.isupper()), key=len, reverse=True):
+        # "Germany" over a bar "DE": a country the chart writes by its code.
+        for country in _COUNTRY_CODES[code.upper()]:
+            text = re.sub(rf"\b{re.escape(country)}\b", code, text, flags=re.I)
+    legend = list(series or [])
+    categories = [n for n in names if n not in legend]
+    if len(legend) > 1:
+        text = _by_one_word(text, legend, categories)
+    common = set.intersection(*(set(norm(c).split()) for c in categories)) if len(categories) >= 2 else set()
+    if common and all(len(norm(c).split()) >= 2 for c in categories):
+        # "Team Airport", "Team Harbour": every name shares "team", and "airport" alone names one of them.
+        text = _by_one_word(text, categories, legend)
     # The longest first: "United States of America" is USA before "United States" in it can be US.
     for short in sorted((n for n in printed if re.fullmatch(r"[A-Z]{2,4}", n)), key=len, reverse=True):
         if any(initials(other) == short for other in printed if other != short):
@@ -220,9 +245,9 @@ def names_as_printed(question: str, names: list[str], series: list[str] | None =
     return text
 
 
-def _series_by_one_word(text: str, series: list[str], others: list[str]) -> str:
+def _by_one_word(text: str, series: list[str], others: list[str]) -> str:
     """``text`` with a word that only one of ``series`` has ("tech" of "Tech sector" beside "Public sector"), and
-    no other name of the chart, written as that series' whole name, where the text does not name it whole."""
+    no other name of the chart, written as that name whole, where the text does not name it whole."""
     lowered = norm(text)
     for name in series:
         words = norm(name).split()
@@ -249,6 +274,21 @@ def _capitalised_runs(text: str) -> list[str]:
                     runs.append(" ".join(part))
     return runs
 
+
+#: Countries charts write by their ISO code ("DE", "FR"), with the names people give them.
+_COUNTRY_CODES: dict[str, tuple[str, ...]] = {
+    "AR": ("Argentina",), "AT": ("Austria",), "AU": ("Australia",), "BE": ("Belgium",), "BR": ("Brazil",),
+    "CA": ("Canada",), "CH": ("Switzerland",), "CL": ("Chile",), "CN": ("China",), "CZ": ("Czechia", "Czech Republic"),
+    "DE": ("Germany",), "DK": ("Denmark",), "EG": ("Egypt",), "ES": ("Spain",), "FI": ("Finland",),
+    "FR": ("France",), "GB": ("Great Britain", "Britain"), "GR": ("Greece",), "HU": ("Hungary",),
+    "ID": ("Indonesia",), "IE": ("Ireland",), "IL": ("Israel",), "IN": ("India",), "IT": ("Italy",),
+    "JP": ("Japan",), "KR": ("South Korea",), "MX": ("Mexico",), "NG": ("Nigeria",),
+    "NL": ("Netherlands", "Holland"), "NO": ("Norway",), "NZ": ("New Zealand",), "PL": ("Poland",),
+    "PT": ("Portugal",), "RO": ("Romania",), "RU": ("Russia",), "SA": ("Saudi Arabia",), "SE": ("Sweden",),
+    "SG": ("Singapore",), "TR": ("Turkey", "Türkiye"), "UA": ("Ukraine",), "UK": ("United Kingdom", "Britain"),
+    "US": ("United States",), "USA": ("United States of America", "United States"), "UAE": ("United Arab Emirates",),
+    "ZA": ("South Africa",),
+}
 
 #: Abbreviations written two ways: "USA" is the bar "United States" too.
 _SAME = {"USA": "US"}

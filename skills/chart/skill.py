@@ -53,7 +53,7 @@ from skills.chart.precision import (
     unread_labels,
     value_decimals,
 )
-from skills.chart.thresholds import against_a_number, count_against
+from skills.chart.thresholds import against_a_number, count_against, first_past
 from skills.common import conclude
 from skills.question_text import task_text
 from vision_tools.charts import ChartResult, chart_likeness, parse_chart
@@ -80,7 +80,7 @@ _ASKS_WHICH = re.compile(r"\bwhich\b|\bwhen (?:was|were|is|are|did|does|do)\b|\b
                          r"bar|month|day|year|item|country|city|product|group|segment|region|team|brand|company|"
                          r"sector|department|quarter|week|person|fruit|type|kind)\b(?! s\b)")  # not "the west region's"
 #: "What is the difference between …", "How much bigger is France than Poland?", "By how much …"
-_DIFFERENCE = re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer|bigger|smaller|higher|lower|larger|"
+_DIFFERENCE = re.compile(r"\bdiff(?:erence)?\b|\bhow (?:much|many) (?:more|less|fewer|bigger|smaller|higher|lower|larger|"
                          r"greater|taller|shorter|extra)\b|\bby how (?:much|many)\b|\bgap between\b|"
                          r"\bcompared (?:to|with)\b")
 #: "What's the value of the tallest bar?", "how high was the peak?": a value, not a category's name.
@@ -122,8 +122,7 @@ def run(ctx: SkillContext) -> SkillResult:
     if not chart.found and kind is not None:
         chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=kind)
     # "the UK" over a bar "United Kingdom": the question in the chart's own names.
-    ctx = replace(ctx, question=names_as_printed(ctx.question, [*chart.categories, *chart.series],
-                                                 chart.series if len(chart.series) > 1 else []))
+    ctx = replace(ctx, question=names_as_printed(ctx.question, [*chart.categories, *chart.series], chart.series))
     if chart.found and (other := unread_series(chart)) is not None:
         # Two lines read as one zig-zag between them: no value of either can be trusted.
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
@@ -243,6 +242,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         return against  # "did the conservatory crack 1 million visitors?": its value against the number stated
     if (counted := count_against(chart, question)) is not None:
         return counted  # "in how many months was it below 0 °C?": the categories on that side of the number
+    if (first := first_past(chart, question)) is not None:
+        return first  # "the first year admissions fell below 100 million": the earliest category past the number
     if unprinted_numbers(chart, question):
         return None, None
     text = norm(question)

@@ -20,7 +20,7 @@ from skills.chart.confidence import CLEAR_GAP_SHARE, largest_value, values_confi
 from skills.chart.facts import facts_from
 from skills.chart.measure import in_percent, unprinted_measure
 from skills.chart.mismatch import unprinted_numbers
-from skills.chart.names import counts_the_categories, mentioned, norm
+from skills.chart.names import counts_the_categories, in_time_order, mentioned, norm
 from skills.chart.verdict import threshold
 from vision_tools.charts import ChartResult
 from vision_tools.charts.axes import parse_number
@@ -30,7 +30,7 @@ Answer = tuple[str | None, float | None]
 #: "above 40", "more than 1 million", "crack the 1M mark", "under $2.5bn": a relation and the number after it.
 _AGAINST = re.compile(
     r"\b(?:(?P<above>above|over|more than|greater than|higher than|bigger than|larger than|exceed(?:s|ed)?|"
-    r"at least|crack(?:s|ed)?|pass(?:es|ed)?|surpass(?:es|ed)?|break|broke|reach(?:es|ed)?)|"
+    r"at least|crack(?:s|ed)?|pass(?:es|ed)?|surpass(?:es|ed)?|break|broke|reach(?:es|ed)?|hit(?:s)?|top(?:s|ped)?)|"
     r"(?P<below>below|under|less than|fewer than|lower than|smaller than|at most))\s+(?:the\s+|a\s+)?"
     r"(?P<currency>[$€£¥])?\s*(?P<number>\d[\d,]*(?:\.\d+)?)\s*"
     r"(?P<scale>%|percent\b|k\b|thousand\b|m\b|mn\b|million\b|bn\b|billion\b)?", re.I)
@@ -123,6 +123,39 @@ def count_against(chart: ChartResult, question: str) -> Answer | None:
             return None, None
         count += verdict.status == "true"
     return str(count), values_confidence(chart, chart.categories, one_series)
+
+
+#: "the first month the hotel hit 90%", "in which year did users pass 1 million for the first time".
+_FIRST = re.compile(r"\bfirst\b|\bearliest\b")
+
+
+def first_past(chart: ChartResult, question: str) -> Answer | None:
+    """The first category, in time order, whose value is past the number the question states: "What was the first
+    year admissions fell below 100 million?". (None, None) when a value before it is unread or too near the limit,
+    or none is past it; None when ``question`` is no such question."""
+    text = norm(question)
+    match = _AGAINST.search(question)
+    if match is None or not _FIRST.search(text) or not in_time_order(chart.categories):
+        return None
+    series = mentioned(chart.series, text) if len(chart.series) > 1 else []
+    if len(chart.series) > 1 and len(series) != 1:
+        return None, None  # which line's values are meant is not said
+    one_series = series[0] if series else None
+    limit = _limit_in_table_units(chart, match)
+    if limit is None or [n for n in unprinted_numbers(chart, question) if n != match.group("number")]:
+        return None, None
+    facts, span = facts_from(chart), largest_value(chart)
+    for category in chart.categories:
+        reading = facts.reading(category, one_series)
+        if reading is None or (reading.source == "axis" and abs(reading.value - limit) < CLEAR_GAP_SHARE * span):
+            return None, None
+        verdict = threshold(reading, limit, claim_above=match.group("above") is not None, what=category)
+        if verdict.status == "unknown":
+            return None, None
+        if verdict.status == "true":
+            return category, values_confidence(chart, chart.categories[: chart.categories.index(category) + 1],
+                                               one_series)
+    return None, None
 
 
 def _limit_in_table_units(chart: ChartResult, match: re.Match[str]) -> float | None:

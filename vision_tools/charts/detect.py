@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 from PIL import Image
 
@@ -62,9 +63,43 @@ def chart_likeness(image: Image.Image) -> ChartLikeness:
         return ChartLikeness(0.9, graphic, axes, flat, "a graphic with an x and a y axis line")
     if flat >= 0.08:
         return ChartLikeness(0.7, graphic, axes, flat, f"a graphic with large flat colour areas ({flat:.0%})")
+    if _row_of_bars(colours) or _row_of_bars(np.ascontiguousarray(colours.transpose(1, 0, 2)[:, ::-1])):
+        return ChartLikeness(0.7, graphic, axes, flat, "a graphic with a row of flat bars on a common baseline")
     if _gridlines(image) and _coloured_share(colours) >= 0.002:
         return ChartLikeness(0.7, graphic, axes, flat, "a graphic with evenly spaced gridlines and coloured marks")
     return ChartLikeness(0.3, graphic, axes, flat, "a graphic without axes or flat colour areas")
+
+
+def _row_of_bars(colours: np.ndarray) -> bool:
+    """Three or more solid blocks of one flat colour (grey too) standing on one baseline, alike in width, evenly
+    spaced, and not all of one height: the bars of a chart drawn without axis lines (a slide, a news graphic)."""
+    flat = colours.reshape(-1, 3)
+    keys, counts = np.unique(flat // 8, axis=0, return_counts=True)
+    order = np.argsort(counts)[::-1]
+    area = colours.shape[0] * colours.shape[1]
+    for index in order[1:5]:  # the commonest colour is the ground
+        if counts[index] < 0.01 * area:
+            break
+        mask = np.all(colours // 8 == keys[index], axis=2).astype(np.uint8)
+        found, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        blocks = [(x, y, w, h) for x, y, w, h, n in stats[1:found]
+                  if n >= 0.002 * area and n >= 0.85 * w * h and h >= 3 and w >= 2]
+        bottoms: dict[int, list[tuple[int, int, int, int]]] = {}
+        for block in blocks:
+            bottoms.setdefault(int(block[1] + block[3]) // 3, []).append(block)
+        for row in bottoms.values():
+            if len(row) < 3:
+                continue
+            widths = [w for _, _, w, _ in row]
+            heights = [h for _, _, _, h in row]
+            lefts = sorted(x for x, _, _, _ in row)
+            pitch = float(np.diff(lefts).min())
+            # Evenly spaced: each gap a whole number of pitches (a bar of another colour may stand between).
+            steps = np.diff(lefts) / max(pitch, 1.0)
+            if (pitch > max(widths) and max(widths) <= 1.15 * min(widths) and max(heights) >= 1.15 * min(heights)
+                    and np.all(np.abs(steps - np.round(steps)) <= 0.15) and steps.max() <= 4):
+                return True
+    return False
 
 
 def _gridlines(image: Image.Image) -> bool:
