@@ -29,7 +29,8 @@ _PICKED = re.compile(rf"\b(?P<colour>{_COLOURS}|colou?red|colou?rful|hidden|only
                      rf"|\b(?:word|text)\s+(?:is\s+|that\s+is\s+)?(?:written|printed)\s+in\s+(?P<colour2>{_COLOURS})\b"
                      rf"|\b(?:one|a|the|which|what)\s+{_NOUN}\s+(?:is|are)\s+(?:(?:written|printed)\s+)?(?:in\s+)?"
                      rf"colou?r(?:ed)?\b", re.I)
-_WHERE = re.compile(r"\bwhere(?:'s|s)?\b|\bwhich (?:part|corner|side|quadrant)\b|\blocated\b", re.I)
+_WHERE = re.compile(r"\bwhere(?:'s|s)?\b|\bwhich (?:part|corner|side|quadrant)\b|\blocated\b|"
+                    r"\b(?:left|right|top|bottom)\s+or\s+(?:the\s+)?(?:left|right|top|bottom)\b", re.I)
 _COLOUR_ASKED = re.compile(r"\b(?:what|which)\s+colou?r\b|\bcolou?r\s+is\b|(?<!\bin )\bcolou?r\?", re.I)
 _READ = re.compile(r"\bsays?\b|\bread(?:s)?\b|\bspell|\bwhat\s+(?:word|text)\b|\bwhich\s+word\b|\bwritten\b|"
                    r"\bwhat\s+is\s+the\b", re.I)

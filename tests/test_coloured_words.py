@@ -72,6 +72,7 @@ def test_two_words_of_the_colour_are_not_one(maestro: Maestro) -> None:
     ("what colour is the red word?", None),  # answered by the question itself
     # "in colour?" says which word, and asks for the word, not its colour.
     ("which word is in colour?", WordQuestion("read", None)),
+    ("is the coloured word on the left or right side?", WordQuestion("where", None)),
     ("what word is printed in colour", WordQuestion("read", None)),
     ("one word is in colour - which colour?", WordQuestion("colour", None)),
 ])

@@ -40,6 +40,7 @@ def _scene(big: bool = True) -> Image.Image:
     ("what colour is the largest shape?", "purple"),
     ("which shape is the smallest?", "square"),
     ("What colour is the tiniest shape in the picture", "green"),
+    ("whats the biggest shape?", "hexagon"),  # "whats" had asked nothing the size reading knew
     ("what colour is the biggest circle?", None),  # three circles alike: none is the biggest
 ])
 def test_the_clear_extreme_is_named(maestro: Maestro, question: str, answer: str | None) -> None:
@@ -65,6 +66,7 @@ def test_a_large_piece_the_tools_cannot_name_may_be_the_biggest(maestro: Maestro
     ("Which shape is the biggest?", True),
     ("what colour is the largest shape?", True),
     ("which is the smallest one", True),
+    ("whats the biggest shape?", True),
     ("which city has the largest population?", False),
     ("what is the biggest number on the sign?", False),
 ])

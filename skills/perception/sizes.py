@@ -28,7 +28,7 @@ GROUND_SHARE = 0.8
 _SIZE = re.compile(r"\b(?:(?P<big>biggest|largest|hugest)|(?P<small>smallest|tiniest|littlest))\b", re.I)
 #: What is asked of the extreme: its kind ("which shape", "what kind of shape"), its colour, or both.
 _ASKS_KIND = re.compile(r"\b(?:which|what)\s+(?:kind of |type of |sort of )?shape\b|\bwhich (?:one|is)\b|"
-                        r"\bwhat is the (?:biggest|largest|smallest|tiniest)\b", re.I)
+                        r"\bwhat(?:'s|s|\s+is)\s+the (?:biggest|largest|smallest|tiniest)\b", re.I)
 _ASKS_COLOUR = re.compile(r"\bcolou?r\b", re.I)
 #: The generic words for "a shape": the question names no kind with them.
 _GENERIC = {"shape", "shapes", "object", "objects", "thing", "things", "one", "figure", "item"}
