@@ -33,6 +33,9 @@ _THINGS = {"pupil", "student", "person", "player", "team", "club", "city", "town
            "candidate", "athlete", "driver", "singer", "band", "artist", "customer", "supplier", "branch", "site"}
 _QUARTER = re.compile(r"^(?:q[1-4]|h[12])(?:\s*'?\d{2,4})?$|^(?:19|20)\d\d(?:\s*q[1-4])?$|^fy\s*'?\d{2,4}$", re.I)
 #: Words whose direction depends on what is measured: a speed (highest is fastest) or a time (lowest is).
+#: A question for a cause or a reason, which a chart's values never give.
+_CAUSE = re.compile(r"\bwhy\b|\bwhat (?:caused|made|led to|explains)\b|\bfor what reason\b|\bhow come\b|"
+                    r"\bthe reason\b|\breasons? (?:for|why|behind)\b", re.I)
 _SPEED_WORD = re.compile(r"\b(?:slow|fast|quick)(?:est|er)\b", re.I)
 SPEED_MEASURE = re.compile(r"\bspeeds?\b|\bvelocity\b|km/h|\bkph\b|\bmph\b|/s\b|\bmbps\b|"
                             r"\bper (?:second|hour)\b", re.I)
@@ -44,6 +47,8 @@ def asks_another_question(chart: ChartResult, question: str) -> bool:
     if unread_calendar_names(chart.categories, question, [chart.title, *chart.texts]) or \
             any(_run_together(c) for c in chart.categories):
         return True  # a period the chart does not show, or labels whose points have no label of their own
+    if _CAUSE.search(question):
+        return True  # "why did admissions fall so much in 2020?": a cause, which no value of the chart is
     if _FUTURE.search(question) and not _FORECAST.search(printed):
         return True  # "where will the rate be by mid 2025?": a chart of what was recorded predicts nothing
     if _ASKS_PERCENT.search(question) and not in_percent(chart):
