@@ -92,3 +92,31 @@ def test_a_cause_is_no_value_of_the_chart(maestro: Maestro, question: str) -> No
 
     run = maestro.ask(render(draw), question)
     assert run.status == "abstained" and run.answer is None, run.answer
+
+
+@pytest.fixture(scope="module")
+def ferries() -> Image.Image:
+    routes = {"Harbourside – Isle of Brenn": 412, "Portwick – Salt Key": 287, "Eastbay – Marrow Island": 198,
+              "Eastbay – Larch Isle": 143}
+
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        bars = ax.barh(list(routes), list(routes.values()), color="#2b4a6f")
+        ax.bar_label(bars, labels=[f"{v}k" for v in routes.values()], padding=3)
+        ax.set_xticks([])
+        ax.set_title("Island ferries: passengers carried in 2023")
+        ax.invert_yaxis()
+
+    return render(draw)
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # Round 27: the total of every route had answered "all the eastbay routes combined", and a chart of
+    # passengers "which route carried the most cars?" ("car" had been found in "carried").
+    ("whats the total for all the eastbay routes combined", None),
+    ("Which ferry route carried the most cars?", None),
+    ("which route carried the most passengers?", "Harbourside – Isle of Brenn"),
+])
+def test_part_of_the_categories_and_an_extreme_in_other_things(maestro: Maestro, ferries: Image.Image,
+                                                                question: str, answer: str | None) -> None:
+    run = maestro.ask(ferries, question)
+    assert run.answer == answer, run.reason

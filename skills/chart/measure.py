@@ -169,6 +169,27 @@ def _only_before_a_unit(word: str, printed: str) -> str | None:
     return units[0] if uses and len(units) == len(uses) else None
 
 
+#: "carried the most cars", "the highest number of visitors": the thing an extreme is counted in.
+_EXTREME_OF = re.compile(r"\b(?:most|fewest|least|highest|lowest|largest|biggest|smallest|greatest)\s+"
+                         r"(?:number\s+of\s+|amount\s+of\s+)?(?P<noun>[a-z]{3,}s)\b")
+
+
+def unprinted_extreme_noun(chart: ChartResult, text: str) -> str | None:
+    """The plural noun an extreme is counted in ("which route carried the most cars?") when the chart prints it
+    nowhere (a chart of passengers), else None. ``text`` is the normalised question."""
+    match = _EXTREME_OF.search(text)
+    if match is None:
+        return None
+    noun = match.group("noun")
+    printed = " ".join([chart.title, chart.value_title, *chart.texts, *chart.series, *chart.legend,
+                        *chart.categories]).lower()
+    names = {spelling for name in [*chart.categories, *chart.series] for spelling in spellings(norm(name))}
+    if noun in _NOT_A_MEASURE or noun in names or noun in _SHARE_WORDS or _printed(noun, printed) or \
+            _unit_printed(noun, printed):
+        return None
+    return noun
+
+
 def _value_unit(chart: ChartResult) -> str | None:
     """The unit the value axis's title gives its values in, in brackets at its end ("Route length (km)": "km"); None
     without one, or for a scale ("(thousands)") or a count ("(number)"), which any counted thing may be in."""
@@ -229,8 +250,8 @@ def _printed(word: str, text: str) -> bool:
     compound ("rain falls" in "Rainfall"); a short stem only as a word of its own."""
     stem = re.sub(r"(?:ies|es|s|ed|ing)$", "", word.replace("-", "")) or word
     joined = text.replace("-", "")
-    if len(stem) < 4:
-        return re.search(rf"\b{re.escape(stem)}", joined) is not None
+    if len(stem) < 4:  # "car" is no word of "carried"
+        return re.search(rf"\b{re.escape(stem)}(?:s|es|ies|ed|ing)?\b", joined) is not None
     return stem in joined
 
 
@@ -244,3 +265,18 @@ def _unit_printed(word: str, text: str) -> bool:
     """Whether ``word`` is a unit ("dollars", "degrees") whose sign or abbreviation ``text`` prints."""
     sign = _UNIT_SIGNS.get(word.removesuffix("s"))
     return sign is not None and sign.search(text) is not None
+
+
+#: "Which quarter has the largest gap between 2023 and 2024?", "Which region grew the most?": a change between
+#: values, not the extreme of one value.
+_CHANGE = re.compile(r"\b(?:gap|difference|differ\w*|change[ds]?|growth|gr[eo]w\w*|increase[ds]?|decrease[ds]?|"
+                     r"drop(?:ped|s)?|rise|rose|fell|fall|jump(?:ed)?|gain(?:ed)?|lost|loss|improve\w*)\b")
+
+
+def asks_a_change(chart: ChartResult, text: str) -> bool:
+    """A change word in the question that the chart does not print: "which region grew the most?" over sales.
+
+    A chart titled "GDP growth (%)" plots the growth itself, so "the lowest growth" is its lowest value.
+    """
+    printed = " ".join(norm(t) for t in chart.texts)
+    return any(not re.search(rf"\b{re.escape(m.group(0))}\b", printed) for m in _CHANGE.finditer(text))

@@ -120,6 +120,18 @@ def counts_the_categories(noun: str, chart: ChartResult, one_series: bool = Fals
     return not re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", norm(chart.value_title))
 
 
+def names_some(text: str, categories: list[str]) -> str | None:
+    """A word of ``text`` (normalised) that some of the categories have and others not ("eastbay" of "Eastbay –
+    Marrow Island" among other routes): the question picks a part of them. None when there is none."""
+    for word in dict.fromkeys(text.split()):
+        if len(word) < 4 or not word.isalpha() or word in _COMMON_WORDS:
+            continue
+        having = [c for c in categories if re.search(rf"\b{re.escape(word)}\b", norm(c))]
+        if 0 < len(having) < len(categories):
+            return word
+    return None
+
+
 def in_time_order(categories: list[str]) -> bool:
     """Whether the categories are times in the order they pass: months, weekdays, years or quarters, rising."""
     if _all_of_kind("months", categories) or _all_of_kind("days", categories):

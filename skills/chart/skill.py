@@ -31,7 +31,7 @@ from skills.chart.confidence import (
     values_confidence,
 )
 from skills.chart.limits import VOIDS_VALUES, limits_seen
-from skills.chart.measure import unprinted_measure
+from skills.chart.measure import asks_a_change, unprinted_extreme_noun, unprinted_measure
 from skills.chart.mismatch import asks_another_question, unprinted_numbers
 from skills.chart.named_options import by_lookup
 from skills.chart.names import (
@@ -39,6 +39,7 @@ from skills.chart.names import (
     mentioned,
     misread_label,
     names_as_printed,
+    names_some,
     names_the_categories,
     norm,
     unread_calendar_names,
@@ -90,10 +91,6 @@ _ASKS_VALUE = re.compile(r"\b(?:value|amount|figure|level|reading|score|number)\
 _HOW_MANY_MARKS = re.compile(r"\bhow many (?:data )?(?:categories|bars|slices|points|groups|items)(?: (?:are|is))?"
                              r"(?: (?:there|shown|plotted|displayed|drawn))?(?: (?:in|on) (?:the|this) (?:chart|graph|"
                              r"plot|figure|pie))?$")
-#: "Which quarter has the largest gap between 2023 and 2024?", "Which region grew the most?": a change between
-#: values, not the extreme of one value.
-_CHANGE = re.compile(r"\b(?:gap|difference|differ\w*|change[ds]?|growth|gr[eo]w\w*|increase[ds]?|decrease[ds]?|"
-                     r"drop(?:ped|s)?|rise|rose|fell|fall|jump(?:ed)?|gain(?:ed)?|lost|loss|improve\w*)\b")
 #: "How much did users increase from Jan to Aug?": the later value less the earlier, in the direction the verb says.
 _CHANGE_FROM_TO = re.compile(r"\bhow (?:much|many)\b(?: \w+){0,6}? (?P<verb>increas\w*|rise|rose|risen|gr[eo]wn?|"
                              r"go up|went up|gone up|climb\w*|gain\w*|jump\w*|fall|fell|fallen|drop\w*|decreas\w*|"
@@ -268,7 +265,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         _BY_RANK.search(text) and not _ASKS_VALUE.search(text))
     if asks_which and (changed := which_changed(chart, text)) is not None:
         return changed  # "which region grew the most from 2022 to 2024?": the change between two named points
-    if asks_which and _asks_a_change(chart, text):
+    if asks_which and asks_a_change(chart, text):
         return None, None  # the extreme of a change, which the table's values do not name by themselves
     if (rank := _RANK.search(text)) is not None:
         # "the second biggest slice", "the team with the 3rd most goals": that rank, when clear on both sides
@@ -281,6 +278,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         return (None, None) if at_rank is None else at_rank
     if asks_which and asks_for_another_kind(text, chart):
         return None, None  # "which docking station was the most popular?" over months: the chart has no stations
+    if asks_which and (_HIGH.search(text) or _LOW.search(text)) and unprinted_extreme_noun(chart, text):
+        return None, None  # "which route carried the most cars?" over passengers: counted in something else
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
@@ -334,6 +333,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
             return None, None
         if not categories and chart.kind == "pie":
             return None, None  # every slice of a pie sums to 100 %: no reading answers "how many in total"
+        if not categories and names_some(text, chart.categories):
+            return None, None  # "all the Eastbay routes combined": some of the routes, which are not summed here
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
         value = None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
@@ -341,6 +342,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
             and not any(re.search(r"\b(average|mean|avg)\b", norm(t)) for t in chart.texts):
         # Not "the average temperature in April", nor "how many months have an average temperature below zero?"
         # on a chart of average temperatures: there "average" names what is plotted, not a mean to take.
+        if not categories and names_some(text, chart.categories):
+            return None, None  # the mean of some of them
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
         average = True
@@ -383,12 +386,3 @@ def _measured(chart: ChartResult, categories: list[str]) -> bool:
     """Whether any value of ``categories`` was measured (against the axis or an angle) rather than printed."""
     wanted = {c.casefold() for c in categories}
     return any(m.source in ("axis", "angle") for m in chart.marks if m.category.casefold() in wanted)
-
-
-def _asks_a_change(chart: ChartResult, text: str) -> bool:
-    """A change word in the question that the chart does not print: "which region grew the most?" over sales.
-
-    A chart titled "GDP growth (%)" plots the growth itself, so "the lowest growth" is its lowest value.
-    """
-    printed = " ".join(norm(t) for t in chart.texts)
-    return any(not re.search(rf"\b{re.escape(m.group(0))}\b", printed) for m in _CHANGE.finditer(text))
