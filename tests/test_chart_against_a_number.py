@@ -217,3 +217,25 @@ def test_the_first_month_past_a_number(maestro: Maestro, monthly_temperature: Im
                                        answer: str | None) -> None:
     run = maestro.ask(monthly_temperature, question)
     assert run.answer == answer, run.reason
+
+
+def test_the_first_month_of_months_sorted_by_value_is_not_read(maestro: Maestro) -> None:
+    # Bars sorted by sales: "the first month above 300" is January by the calendar, not the leftmost bar (March).
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        months = {"Mar": 410, "Jul": 380, "Jan": 350, "Nov": 300, "May": 260, "Sep": 220}
+        bars = ax.bar(list(months), list(months.values()), color="#6a4c93")
+        ax.bar_label(bars)
+        ax.set_title("Ticket sales by month, best first")
+
+    run = maestro.ask(render(draw), "first month ticket sales went above 300")
+    assert run.answer != "Mar", run.answer
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("how many tourists went to districts above 30?", None),  # tourists are no districts
+    ("how many pupils got more than 30?", None),
+    ("how many districts are above 30?", "2"),
+])
+def test_a_noun_for_people_counts_no_categories(maestro: Maestro, unlabelled: Image.Image, question: str,
+                                                answer: str | None) -> None:
+    assert maestro.ask(unlabelled, question).answer == answer

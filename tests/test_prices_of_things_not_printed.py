@@ -51,6 +51,14 @@ def test_this_ticket_is_the_image_itself(maestro: Maestro) -> None:
     assert (run.status, run.answer) == ("done", "£63.40"), run.reason
 
 
+def test_a_capacity_is_no_count_of_what_the_photo_shows(maestro: Maestro) -> None:
+    # "max how many people can go in this lift" over a lift certificate had been "1": a person "seen" in its print.
+    certificate = card([("LIFT INSPECTION CERTIFICATE", 30), ("Safe working load", 28), ("630 kg / 8 persons", 34),
+                        ("Next inspection: 03/2026", 26)], font=SANS, paper=(250, 250, 245), size=(760, 460))
+    run = maestro.ask(certificate, "max how many people can go in this lift")
+    assert run.answer == "8" or (run.status == "abstained" and "limit" in (run.reason or "")), run.reason
+
+
 @pytest.mark.parametrize(("question", "kind"), [
     ("can u read her email address off the badge", "text"),
     ("could you pls tell me the price", "free"),

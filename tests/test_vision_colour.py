@@ -141,8 +141,14 @@ def test_summary_and_dict_are_plain_data() -> None:
     ((30, 90, 220), "blue"),
     ((0, 140, 60), "green"),
     ((200, 20, 30), "red"),
+    ((128, 128, 0), "olive"),  # a dark yellow had been "yellow"
+    ((240, 200, 0), "yellow"),
+    ((255, 0, 255), "magenta"),  # had been "pink"
+    ((192, 0, 192), "magenta"),
+    ((245, 130, 190), "pink"),
+    ((150, 0, 200), "purple"),
 ])
-def test_blue_greens_are_spoken_of_as_teal_or_cyan(rgb: tuple[int, int, int], spoken: str) -> None:
+def test_colours_the_palette_folds_are_spoken_of_by_their_own_names(rgb: tuple[int, int, int], spoken: str) -> None:
     # The palette splits blue-greens between blue and green; annotators wrote "teal" and "cyan" for them.
     from vision_tools.image.colour import spoken_name
 

@@ -120,3 +120,17 @@ def test_part_of_the_categories_and_an_extreme_in_other_things(maestro: Maestro,
                                                                 question: str, answer: str | None) -> None:
     run = maestro.ask(ferries, question)
     assert run.answer == answer, run.reason
+
+
+def test_a_count_in_a_unit_the_chart_does_not_measure(maestro: Maestro) -> None:
+    # "how many km did team central drive?" over deliveries per team had been "17", the deliveries.
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        bars = ax.bar(["North", "Central", "South"], [23, 17, 31], color="#3a7d44")
+        ax.bar_label(bars)
+        ax.set_ylabel("Deliveries per day")
+        ax.set_title("Deliveries by team")
+
+    image = render(draw)
+    for question in ("how many km did team central drive?", "how many hours did central work"):
+        run = maestro.ask(image, question)
+        assert run.status == "abstained" and run.answer is None, (question, run.answer)

@@ -75,13 +75,18 @@ _UNIT_SIGNS = {
 #: Questions that ask for a value in a kind of unit, and how a chart prints that kind: "on average how long is a
 #: weather delay in minutes?" over a pie of delay causes asks for a duration, which no share is. A chart answers
 #: them only when it prints such a unit (an axis in "min", a title naming "wait time").
+#: "how many km", "how many more hours": a unit counted, which the chart must measure in.
+_HOW_MANY_OF = r"\bhow many (?:more |fewer |less |extra )?"
 _UNIT_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
-    ("a duration", re.compile(r"\bhow long\b|\bduration\b|\bin (?:seconds|minutes|hours|days|weeks)\b", re.I),
+    ("a duration", re.compile(r"\bhow long\b|\bduration\b|\bin (?:seconds|minutes|hours|days|weeks)\b|"
+                              rf"{_HOW_MANY_OF}(?:seconds|minutes|mins|hours|hrs)\b", re.I),
      re.compile(r"\b(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|wks?|months?|years?|yrs?|"
                 r"time|times|duration|wait|waits|waiting|delay|delays|length|lasted)\b|\d\s*(?:s|min|h|d)\b")),
-    ("a distance", re.compile(r"\bhow far\b|\bdistance\b|\bin (?:km|kilomet(?:re|er)s|miles|metres|meters)\b", re.I),
+    ("a distance", re.compile(r"\bhow far\b|\bdistance\b|\bin (?:km|kilomet(?:re|er)s|miles|metres|meters)\b|"
+                              rf"{_HOW_MANY_OF}(?:km|kms|kilomet(?:re|er)s|miles|metres|meters)\b", re.I),
      re.compile(r"\b(?:km|kilomet\w*|mi|miles?|m|metres?|meters?|ft|feet|yards?|distance)\b")),
-    ("a weight", re.compile(r"\bhow heavy\b|\bweigh(?:s|ed|t)?\b|\bin (?:kg|kilograms|grams|tonnes|tons|lbs)\b", re.I),
+    ("a weight", re.compile(r"\bhow heavy\b|\bweigh(?:s|ed|t)?\b|\bin (?:kg|kilograms|grams|tonnes|tons|lbs)\b|"
+                            rf"{_HOW_MANY_OF}(?:kg|kilograms|grams|tonnes|tons|lbs)\b", re.I),
      re.compile(r"\b(?:kg|g|grams?|kilograms?|lbs?|pounds|tonnes?|tons?|t|weight|weighs)\b")),
     ("a speed", re.compile(r"\bhow fast\b|\bspeed\b|\bin (?:mph|km/h|kph)\b", re.I),
      re.compile(r"mph|km/?h|kph|m/s|\bspeeds?\b|\bknots?\b")),

@@ -92,29 +92,36 @@ def names_the_categories(noun: str, chart: ChartResult, one_series: bool = False
 
 #: Words for any chart's marks: "how many bars are above 40?" counts categories whatever they are.
 _MARK_NOUNS = {"categories", "bars", "columns", "slices", "items", "entries", "groups", "segments", "sectors"}
-#: Nouns for people and for amounts: a chart of aggregates never counts persons or units by its categories
-#: ("how many students scored above 70%?" over average scores per subject).
-_NOT_CATEGORIES = {"people", "persons", "users", "students", "customers", "visitors", "votes", "voters",
-                   "respondents", "patients", "workers", "employees", "members", "children", "adults", "players",
-                   "fans", "residents", "households", "units", "times", "points", "dollars", "euros", "pounds",
-                   "hours", "minutes", "seconds", "weeks", "quarters", "litres", "liters", "tonnes", "tons",
-                   "kilos", "miles", "metres", "meters", "cases", "deaths", "sales", "downloads", "tickets", "trips",
-                   "visits", "calls", "orders", "jobs", "homes", "cars", "vehicles", "passengers", "guests"}
+#: Nouns for the kinds of things a chart's categories are. A noun outside this list ("tourists", "pupils") may
+#: count people or units the chart aggregates, which its categories are not: "how many pupils got more than 75?"
+#: over average scores per subject.
+_CATEGORY_NOUNS = {
+    "countries", "nations", "states", "regions", "provinces", "counties", "districts", "cities", "towns", "villages",
+    "areas", "zones", "neighbourhoods", "neighborhoods", "boroughs", "continents", "markets", "teams", "clubs",
+    "companies", "firms", "brands", "products", "models", "subjects", "courses", "departments", "divisions",
+    "sectors", "industries", "categories", "groups", "routes", "lines", "stations", "airports", "ports", "schools",
+    "universities", "hospitals", "stores", "shops", "branches", "sites", "platforms", "channels", "sources",
+    "genres", "languages", "sports", "airlines", "banks", "parks", "museums", "restaurants", "cafes", "hotels",
+    "apps", "websites", "services", "segments", "types", "kinds", "classes", "bands", "ranges", "depots",
+    "warehouses", "factories", "plants", "farms", "crops", "fruits", "vegetables", "drinks", "dishes", "foods",
+    "items", "options", "answers", "responses", "reasons", "causes", "modes", "methods", "devices", "browsers",
+    "fuels", "technologies", "projects", "programs", "programmes", "events", "festivals", "games", "films",
+    "movies", "books", "songs", "albums", "artists", "authors", "players", "athletes", "candidates", "parties",
+}
 
 
 def counts_the_categories(noun: str, chart: ChartResult, one_series: bool = False) -> bool:
     """Whether "how many <noun>" counts the chart's categories: the noun is printed as what they are
-    (``names_the_categories``), a word for any chart's marks ("bars"), or a plural noun of things ("countries",
-    "subjects") over categories that are no months, weekdays or years, on a chart that does not measure that
-    noun ("Number of countries") and of one series (or one the question names)."""
+    (``names_the_categories``), a word for any chart's marks ("bars"), or a noun for a kind of thing
+    (``_CATEGORY_NOUNS``: "countries", "subjects") over categories that are no months, weekdays or years, on a
+    chart that does not measure that noun ("Number of countries") and of one series (or one the question names)."""
     if names_the_categories(noun, chart, one_series):
         return True
-    if (len(chart.series) > 1 and not one_series) or noun in _NOT_CATEGORIES or len(noun) < 4:
+    if (len(chart.series) > 1 and not one_series) or noun not in _CATEGORY_NOUNS | _MARK_NOUNS:
         return False
     if noun in _MARK_NOUNS:
         return True
-    if noun in ("months", "days", "years") or any(_all_of_kind(kind, chart.categories)
-                                                 for kind in ("months", "days", "years")):
+    if any(_all_of_kind(kind, chart.categories) for kind in ("months", "days", "years")):
         return False
     singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
     return not re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", norm(chart.value_title))
@@ -134,8 +141,13 @@ def names_some(text: str, categories: list[str]) -> str | None:
 
 def in_time_order(categories: list[str]) -> bool:
     """Whether the categories are times in the order they pass: months, weekdays, years or quarters, rising."""
-    if _all_of_kind("months", categories) or _all_of_kind("days", categories):
-        return True
+    for kind, names in (("months", CALENDAR[:12]), ("days", CALENDAR[12:])):
+        if _all_of_kind(kind, categories):
+            # In the calendar's order, wrapping at most once ("Apr" … "Mar" of a financial year), never sorted by value.
+            order = [next((i for i, full in enumerate(names) if full.startswith(norm(c).rstrip(".")[:3])), -1)
+                     for c in categories]
+            wraps = sum(1 for a, b in zip(order, order[1:], strict=False) if b <= a)
+            return -1 not in order and wraps <= (1 if order[-1] < order[0] else 0)
     years = [re.search(r"\b((?:19|20)\d\d)\b", c) for c in categories]
     if all(years) and len(categories) >= 2:
         values = [int(m.group(1)) for m in years if m]

@@ -60,6 +60,12 @@ def run(ctx: SkillContext) -> SkillResult:
         return conclude(ctx, [], None, missing=(
             f"the question counts only in one part of the image ('{part}'); the Counting tools count the whole "
             "image"))
+    if _CAPACITY.search(question):
+        # "max how many people can go in this lift": a limit the image states, not a count of what it shows (a
+        # lift certificate had been answered "1", a person "seen" in its print).
+        return conclude(ctx, [], None, missing=(
+            "the question asks how many may or can be, a limit the image would state in words, not a count of "
+            "what it shows"))
     if _FACES.search(question) or _PEOPLE.search(question):
         label = "face" if _FACES.search(question) else "person"
         if (kind := check_kind(ctx)).drawing >= CLEAR_DRAWING:
@@ -116,6 +122,10 @@ def run(ctx: SkillContext) -> SkillResult:
     return _as_asked(ctx, _count_drawn(ctx, target, kind, image))
 
 
+#: "how many people can go in", "maximum number of guests", "how many are allowed": a stated limit.
+_CAPACITY = re.compile(r"\bhow many\b.*\b(?:can|could|may|allowed|permitted|fit|max(?:imum)?|at most|up to|limit|"
+                       r"capacity)\b|\b(?:max(?:imum)?|capacity|limit)\b.*\bhow many\b|\bmax(?:imum)? number of\b",
+                       re.I)
 #: Blue-greens, which the palette splits between blue and green.
 _BLUE_GREEN = re.compile(r"\b(?:teal|cyan|turquoise|aqua(?:marine)?|blue-green)\b", re.I)
 #: A shade of a colour: "dark blue", "light-green", "pale pink", "navy".

@@ -66,6 +66,12 @@ _TEAL_SATURATION = 0.5
 _TEAL_VALUES = (0.3, 0.72)
 # Cyan: the bright blue-greens, short of sky blue (hue 195 and up).
 _CYAN_HUES = (170.0, 193.0)
+# Olive: yellow hues no brighter than half way; magenta: vivid hues between purple and pink.
+_OLIVE_HUES = (50.0, 75.0)
+_OLIVE_VALUE = 0.62
+_MAGENTA_HUES = (290.0, 320.0)
+_MAGENTA_SATURATION = 0.7
+_MAGENTA_VALUE = 0.6
 
 
 def canonical_name(name: str) -> str:
@@ -193,14 +199,22 @@ def name_colour(image: Image.Image, region: Box | None = None) -> ColourResult:
 
 
 def spoken_name(colour: ColourResult) -> str:
-    """The name a person gives ``colour``: its palette name, except for saturated blue-greens, which the palette
-    splits between blue and green and people name on their own: "teal" when of middle brightness, "cyan" when
-    bright (annotators of three unseen rounds wrote "cyan" for it every time, and "blue" only twice)."""
+    """The name a person gives ``colour``: its palette name, except for saturated colours the palette folds into
+    a neighbour that people name on their own: blue-greens, "teal" when of middle brightness and "cyan" when
+    bright (annotators of three unseen rounds wrote "cyan" for it every time, and "blue" only twice); a dark
+    yellow, "olive"; a vivid purple-pink, "magenta"."""
     red, green, blue = (channel / 255.0 for channel in colour.rgb)
     top, bottom = max(red, green, blue), min(red, green, blue)
-    if colour.name not in ("blue", "green") or top == 0 or (top - bottom) / top < _TEAL_SATURATION:
+    if top == 0 or (top - bottom) / top < _TEAL_SATURATION:
         return colour.name
     hue = _hue_degrees(red, green, blue, top, bottom)
+    if colour.name in ("yellow", "green") and _OLIVE_HUES[0] <= hue <= _OLIVE_HUES[1] and top <= _OLIVE_VALUE:
+        return "olive"  # a dark yellow: people do not call it yellow
+    if colour.name in ("pink", "purple") and _MAGENTA_HUES[0] <= hue <= _MAGENTA_HUES[1] and \
+            (top - bottom) / top >= _MAGENTA_SATURATION and top >= _MAGENTA_VALUE:
+        return "magenta"
+    if colour.name not in ("blue", "green"):
+        return colour.name
     if _TEAL_HUES[0] <= hue <= _TEAL_HUES[1] and _TEAL_VALUES[0] <= top <= _TEAL_VALUES[1]:
         return "teal"
     if _CYAN_HUES[0] <= hue <= _CYAN_HUES[1] and top > _TEAL_VALUES[1]:
