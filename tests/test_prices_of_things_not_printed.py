@@ -59,6 +59,20 @@ def test_a_capacity_is_no_count_of_what_the_photo_shows(maestro: Maestro) -> Non
     assert run.answer == "8" or (run.status == "abstained" and "limit" in (run.reason or "")), run.reason
 
 
+@pytest.mark.parametrize(("question", "limit"), [
+    ("max how many people can go in this lift", True),
+    ("how many guests can stay in the room?", True),
+    ("how many people are allowed in", True),
+    ("How many white stars can you see?", False),  # what the image shows
+    ("how many circles can be seen", False),
+    ("how many triangles could you find", False),
+])
+def test_a_limit_is_told_from_what_can_be_seen(question: str, limit: bool) -> None:
+    from skills.counting.skill import _CAPACITY
+
+    assert bool(_CAPACITY.search(question)) is limit
+
+
 @pytest.mark.parametrize(("question", "kind"), [
     ("can u read her email address off the badge", "text"),
     ("could you pls tell me the price", "free"),

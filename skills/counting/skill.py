@@ -123,9 +123,10 @@ def run(ctx: SkillContext) -> SkillResult:
 
 
 #: "how many people can go in", "maximum number of guests", "how many are allowed": a stated limit.
-_CAPACITY = re.compile(r"\bhow many\b.*\b(?:can|could|may|allowed|permitted|fit|max(?:imum)?|at most|up to|limit|"
-                       r"capacity)\b|\b(?:max(?:imum)?|capacity|limit)\b.*\bhow many\b|\bmax(?:imum)? number of\b",
-                       re.I)
+_CAPACITY = re.compile(r"\bhow many\b.*\b(?:(?:can|could|may)\b(?!\s+(?:you|u|i|we|one|be)\s+(?:see|spot|find|count|"
+                       r"make out|notice|identify|detect|seen|found|spotted|counted|visible)\b)|allowed|permitted|"
+                       r"fit|max(?:imum)?|at most|up to|limit|capacity)\b|\b(?:max(?:imum)?|capacity|limit)\b.*"
+                       r"\bhow many\b|\bmax(?:imum)? number of\b", re.I)
 #: Blue-greens, which the palette splits between blue and green.
 _BLUE_GREEN = re.compile(r"\b(?:teal|cyan|turquoise|aqua(?:marine)?|blue-green)\b", re.I)
 #: A shade of a colour: "dark blue", "light-green", "pale pink", "navy".
