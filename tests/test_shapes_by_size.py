@@ -72,3 +72,14 @@ def test_a_large_piece_the_tools_cannot_name_may_be_the_biggest(maestro: Maestro
 ])
 def test_what_asks_about_a_shape_s_size(question: str, asks: bool) -> None:
     assert asks_about_size(question) is asks
+
+
+def test_a_shape_the_classifier_names_only_by_its_corners_is_no_answer(maestro: Maestro) -> None:
+    # A small brown rhombus had been named "quadrilateral" for "whats the smallest shape" (a diamond, to a person).
+    image = Image.new("RGB", (1200, 800), (238, 238, 238))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse([100, 100, 400, 400], fill=(30, 40, 110))
+    draw.regular_polygon((800, 300, 150), 5, fill=(120, 120, 0))
+    draw.polygon([(600, 560), (640, 640), (600, 720), (560, 640)], fill=(150, 90, 40))  # taller than wide
+    run = maestro.ask(image, "whats the smallest shape")
+    assert run.answer != "quadrilateral" and (run.status == "abstained" or run.answer == "diamond"), run.answer

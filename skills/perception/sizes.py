@@ -30,6 +30,8 @@ _SIZE = re.compile(r"\b(?:(?P<big>biggest|largest|hugest)|(?P<small>smallest|tin
 _ASKS_KIND = re.compile(r"\b(?:which|what)\s+(?:kind of |type of |sort of )?shape\b|\bwhich (?:one|is)\b|"
                         r"\bwhat(?:'s|s|\s+is)\s+the (?:biggest|largest|smallest|tiniest)\b", re.I)
 _ASKS_COLOUR = re.compile(r"\bcolou?r\b", re.I)
+#: Shape names that are no answer to "which shape": the classifier's names for what it could not tell apart.
+_NO_KIND = {"quadrilateral", "polygon", "other", "line", "shape"}
 #: The generic words for "a shape": the question names no kind with them.
 _GENERIC = {"shape", "shapes", "object", "objects", "thing", "things", "one", "figure", "item"}
 
@@ -84,6 +86,10 @@ def size_answer(question: str, image: Image.Image, trace: ToolTrace) -> SizeAnsw
     asks_kind = bool(_ASKS_KIND.search(question)) and kind is None
     if asks_colour and first.colour is None:
         return SizeAnswer(None, 0.0, f"the {word} shape's colour has no name in the palette", found)
+    if (asks_kind or not asks_colour) and first.label in _NO_KIND:
+        # A rhombus named "quadrilateral" had been the answer to "whats the smallest shape" (a diamond).
+        return SizeAnswer(None, 0.0, f"the {word} shape is a {first.label}, which names no kind a person would",
+                          found)
     parts = [first.colour if asks_colour else None, first.label if asks_kind or not asks_colour else None]
     return SizeAnswer(" ".join(p for p in parts if p), min(SURE, first.score), None, found)
 
