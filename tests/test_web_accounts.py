@@ -98,7 +98,10 @@ def test_the_login_check_is_a_coroutine_function_and_refuses_unknown_names(tmp_p
     assert LoginThrottle.delay(40) == 30
 
 
-def test_made_up_names_cannot_make_the_throttle_forget_a_closed_pair() -> None:
+def test_made_up_names_cannot_make_the_throttle_forget_a_closed_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The clock stands still: the pair closes for one second, and ten thousand attempts on a loaded machine took
+    # longer than that (a fresh-clone CI run saw the pair reopen by time, not by the spray of names).
+    monkeypatch.setattr("ui.login_guard.time.monotonic", lambda: 1000.0)
     throttle = LoginThrottle()
     for _ in range(3):
         throttle.done(throttle.admit("10.0.0.9", "alice"), ok=False)
