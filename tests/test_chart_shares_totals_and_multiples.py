@@ -258,6 +258,22 @@ def test_an_amount_is_not_read_off_a_pie_of_shares(maestro: Maestro) -> None:
     assert (share.status, share.answer) == ("done", "38%"), share.reason
 
 
+def test_how_many_of_the_people_asks_a_number_of_them_not_their_share(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        shares = {"Car": 41, "Bus": 22, "Bike": 15, "Walk": 13, "Train": 9}
+        ax.pie(list(shares.values()), labels=[f"{k}\n{v}%" for k, v in shares.items()], startangle=90,
+               counterclock=False)
+        ax.set_title("How staff get to work (n = 200)")
+
+    image = render(draw)
+    people = maestro.ask(image, "how many of the people surveyed take the train?")  # 18 of 200, not "9"
+    assert people.answer is None, people.answer
+    staff = maestro.ask(image, "how many of the staff bike to work")
+    assert staff.answer is None, staff.answer
+    share = maestro.ask(image, "what percent of staff take the bus?")
+    assert (share.status, share.answer) == ("done", "22%"), share.reason
+
+
 @pytest.mark.parametrize("question", [
     "where will the share of battery electric be in 2024?",  # a forecast: the chart records what was
     "In which year did hybrid sales begin to slow down?",  # a category, which no look-up of a value names

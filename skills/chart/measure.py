@@ -44,7 +44,11 @@ _SHARE_WORDS = {"share", "shares", "proportion", "proportions", "portion", "frac
                 "percentages", "part"}
 #: "How much did rent cost?", "how many were sold": an amount, unless it is "how much of" the whole or a gap.
 _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many)\b(?! of\b| more\b| less\b| fewer\b| higher\b| lower\b| bigger\b|"
-                          r" smaller\b| larger\b| greater\b)", re.I)
+                          r" smaller\b| larger\b| greater\b)|"
+                          # "how many of the people surveyed take the train?": a number of people, not their share
+                          r"\bhow many of (?:the |those |these |all )?(?!categories\b|slices\b|segments\b|sectors\b|"
+                          r"groups\b|items\b|bars\b|options\b|answers\b|reasons\b|modes\b|types\b|kinds\b)"
+                          r"[a-z]+\b", re.I)
 _NAMES_A_SHARE = re.compile(r"%|\bpercent|\bshares?\b|\bproportion|\bportion|\bfraction|\bpoints?\b", re.I)
 #: Words of an amount that a share is not: "how many units", "how many thousand".
 _AMOUNTS = {"units", "thousand", "thousands", "million", "millions", "billion", "k", "m", "bn"}
@@ -68,7 +72,8 @@ _UNIT_SIGNS = {
     "degree": re.compile(r"°|\bdeg\b|\btemperature"), "hour": re.compile(r"\b(?:h|hrs?)\b"),
     "minute": re.compile(r"\bmins?\b"), "second": re.compile(r"\bs(?:ecs?)?\b"),
     **dict.fromkeys(("kilometre", "kilometer"), re.compile(r"\bkm\b")), "mile": re.compile(r"\bmi\b"),
-    **dict.fromkeys(("millimetre", "millimeter"), re.compile(r"\bmm\b")), "kilogram": re.compile(r"\bkg\b"),
+    **dict.fromkeys(("millimetre", "millimeter"), re.compile(r"\bmm\b")),
+    **dict.fromkeys(("kilogram", "kilo"), re.compile(r"\bkg\b")),
     "tonne": re.compile(r"\bt\b|\btons?\b"), "litre": re.compile(r"\bl\b"),
 }
 
@@ -108,14 +113,14 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     printed = " ".join([chart.title, *chart.texts, *chart.series, *chart.legend, *chart.categories]).lower()
     # The chart's names as a question spells them: "from January to June" over ticks "Jan" … "Jun".
     names = {spelling for name in [*chart.categories, *chart.series] for spelling in spellings(norm(name))}
-    if (verb := _OPPOSING.search(question)) and not _printed(verb.group(0).lower(), printed):
+    if (verb := _OPPOSING.search(question)) and not printed_word(verb.group(0).lower(), printed):
         return verb.group(0).lower()
     if (split := _VERSUS.search(question)) is not None:
         # "how many of the August loans were ebooks vs print books?" over total loans: the split is not shown.
         left = " ".join(w for w in split.group("left").split() if w.lower() not in _LINKING)
         right = " ".join(w for w in split.group("right").split() if w.lower() not in _LINKING)
         sides = [w for w in f"{left} {right}".lower().split() if len(w) > 2]
-        if sides and not any(_printed(w, printed) or w in names for w in sides):
+        if sides and not any(printed_word(w, printed) or w in names for w in sides):
             return f"{left} vs {right}"
     for kind, asks, printed_as in _UNIT_KINDS:
         if asks.search(question) and (in_percent(chart) or not printed_as.search(printed)):
@@ -131,21 +136,21 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
         if (unit := _only_before_a_unit(word, printed)) is not None:
             return f"{word} as a number (the chart gives {unit})"
     if counted and (unit := _value_unit(chart)) is not None and not any(
-            _printed(w, chart.value_title.lower()) or w == unit for w in counted):
+            printed_word(w, chart.value_title.lower()) or w == unit for w in counted):
         # "how many parcels does Team North deliver?" over "Average route length per van per day (km)": the values
         # are kilometres, whatever else the title names.
         return f"{' '.join(counted)} (the chart's values are {chart.value_title.strip()})"
     shares = in_percent(chart)
     if "points" in _measure_words(question) and not shares and not re.search(r"percentage points?|%\s*points?",
                                                                              question, re.I) \
-            and not _printed("points", printed):
+            and not printed_word("points", printed):
         return "points"  # "how many points did Rovers have?" over league positions: no share's points either
     for words in (_measure_words(question), _narrowing_words(question)):
         # A share is what a pie or a chart in percent measures, whether it prints the word or not.
         asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names
                  and not (shares and w in _SHARE_WORDS)]
         covered = _in_compounds(words, printed)
-        missing = [w for w in asked if w not in covered and not (_printed(w, printed) or _unit_printed(w, printed))]
+        missing = [w for w in asked if w not in covered and not (printed_word(w, printed) or unit_printed(w, printed))]
         if missing:
             return " ".join(missing)
     return None
@@ -189,8 +194,8 @@ def unprinted_extreme_noun(chart: ChartResult, text: str) -> str | None:
     printed = " ".join([chart.title, chart.value_title, *chart.texts, *chart.series, *chart.legend,
                         *chart.categories]).lower()
     names = {spelling for name in [*chart.categories, *chart.series] for spelling in spellings(norm(name))}
-    if noun in _NOT_A_MEASURE or noun in names or noun in _SHARE_WORDS or _printed(noun, printed) or \
-            _unit_printed(noun, printed):
+    if noun in _NOT_A_MEASURE or noun in names or noun in _SHARE_WORDS or printed_word(noun, printed) or \
+            unit_printed(noun, printed):
         return None
     return noun
 
@@ -250,7 +255,7 @@ def _narrowing_words(question: str) -> list[str]:
     return [w for w in match.group("words").lower().split() if w not in _ENDS_MEASURE and w not in _GENERIC]
 
 
-def _printed(word: str, text: str) -> bool:
+def printed_word(word: str, text: str) -> bool:
     """``word`` in ``text``, allowing a plural or a verb's ending ("sign-ups" for "signups", "days") and a
     compound ("rain falls" in "Rainfall"); a short stem only as a word of its own."""
     stem = re.sub(r"(?:ies|es|s|ed|ing)$", "", word.replace("-", "")) or word
@@ -263,10 +268,10 @@ def _printed(word: str, text: str) -> bool:
 def _in_compounds(words: list[str], text: str) -> set[str]:
     """The words of ``words`` printed joined to their neighbour: "sign ups" as "Sign-ups", "check ins"."""
     joined = text.replace("-", "")
-    return {w for a, b in zip(words, words[1:], strict=False) if _printed(a + b, joined) for w in (a, b)}
+    return {w for a, b in zip(words, words[1:], strict=False) if printed_word(a + b, joined) for w in (a, b)}
 
 
-def _unit_printed(word: str, text: str) -> bool:
+def unit_printed(word: str, text: str) -> bool:
     """Whether ``word`` is a unit ("dollars", "degrees") whose sign or abbreviation ``text`` prints."""
     sign = _UNIT_SIGNS.get(word.removesuffix("s"))
     return sign is not None and sign.search(text) is not None

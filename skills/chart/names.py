@@ -87,7 +87,7 @@ def names_the_categories(noun: str, chart: ChartResult, one_series: bool = False
     if len(chart.series) == 1 and any(re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", t)
                                       for t in printed):
         return True
-    return _all_of_kind(noun, chart.categories)
+    return all_of_kind(noun, chart.categories)
 
 
 #: Words for any chart's marks: "how many bars are above 40?" counts categories whatever they are.
@@ -95,7 +95,7 @@ _MARK_NOUNS = {"categories", "bars", "columns", "slices", "items", "entries", "g
 #: Nouns for the kinds of things a chart's categories are. A noun outside this list ("tourists", "pupils") may
 #: count people or units the chart aggregates, which its categories are not: "how many pupils got more than 75?"
 #: over average scores per subject.
-_CATEGORY_NOUNS = {
+CATEGORY_NOUNS = {
     "countries", "nations", "states", "regions", "provinces", "counties", "districts", "cities", "towns", "villages",
     "areas", "zones", "neighbourhoods", "neighborhoods", "boroughs", "continents", "markets", "teams", "clubs",
     "companies", "firms", "brands", "products", "models", "subjects", "courses", "departments", "divisions",
@@ -113,15 +113,15 @@ _CATEGORY_NOUNS = {
 def counts_the_categories(noun: str, chart: ChartResult, one_series: bool = False) -> bool:
     """Whether "how many <noun>" counts the chart's categories: the noun is printed as what they are
     (``names_the_categories``), a word for any chart's marks ("bars"), or a noun for a kind of thing
-    (``_CATEGORY_NOUNS``: "countries", "subjects") over categories that are no months, weekdays or years, on a
+    (``CATEGORY_NOUNS``: "countries", "subjects") over categories that are no months, weekdays or years, on a
     chart that does not measure that noun ("Number of countries") and of one series (or one the question names)."""
     if names_the_categories(noun, chart, one_series):
         return True
-    if (len(chart.series) > 1 and not one_series) or noun not in _CATEGORY_NOUNS | _MARK_NOUNS:
+    if (len(chart.series) > 1 and not one_series) or noun not in CATEGORY_NOUNS | _MARK_NOUNS:
         return False
     if noun in _MARK_NOUNS:
         return True
-    if any(_all_of_kind(kind, chart.categories) for kind in ("months", "days", "years")):
+    if any(all_of_kind(kind, chart.categories) for kind in ("months", "days", "years")):
         return False
     singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
     return not re.search(rf"\b(?:{re.escape(noun)}|{re.escape(singular)})\b", norm(chart.value_title))
@@ -142,7 +142,7 @@ def names_some(text: str, categories: list[str]) -> str | None:
 def in_time_order(categories: list[str]) -> bool:
     """Whether the categories are times in the order they pass: months, weekdays, years or quarters, rising."""
     for kind, names in (("months", CALENDAR[:12]), ("days", CALENDAR[12:])):
-        if _all_of_kind(kind, categories):
+        if all_of_kind(kind, categories):
             # In the calendar's order, wrapping at most once ("Apr" … "Mar" of a financial year), never sorted by value.
             order = [next((i for i, full in enumerate(names) if full.startswith(norm(c).rstrip(".")[:3])), -1)
                      for c in categories]
@@ -157,7 +157,7 @@ def in_time_order(categories: list[str]) -> bool:
     return False
 
 
-def _all_of_kind(noun: str, categories: list[str]) -> bool:
+def all_of_kind(noun: str, categories: list[str]) -> bool:
     """Whether every category is a month ("months"), a weekday ("days") or a year ("years")."""
     names = [norm(c) for c in categories]
     kinds = {"months": lambda n: any(full.startswith(n.rstrip(".")) and len(n) >= 3 for full in CALENDAR[:12]),
@@ -184,7 +184,7 @@ def asks_for_another_kind(text: str, chart: ChartResult) -> bool:
     noun = _WHICH_NOUN.search(text)
     if noun is None or noun.group(1) in _TIME_NOUNS or len(noun.group(1)) < 3:
         return False
-    return any(_all_of_kind(kind, chart.categories) for kind in ("months", "days", "years"))
+    return any(all_of_kind(kind, chart.categories) for kind in ("months", "days", "years"))
 
 
 def misread_label(name: str, categories: list[str]) -> bool:

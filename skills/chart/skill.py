@@ -54,6 +54,7 @@ from skills.chart.precision import (
     unread_labels,
     value_decimals,
 )
+from skills.chart.question_words import unexplained_words
 from skills.chart.thresholds import against_a_number, count_against, first_past
 from skills.common import conclude
 from skills.question_text import task_text
@@ -157,6 +158,10 @@ def run(ctx: SkillContext) -> SkillResult:
         result.missing = void.why
         return result
     answer, confidence = answer_from_table(chart, ctx.question)
+    # "how many parcels does Team North deliver?" over route lengths: the chart shows no parcels.
+    unexplained = [] if getattr(ctx.expert, "neural", False) else unexplained_words(chart, ctx.question)
+    if unexplained:
+        answer, confidence = None, None
     if answer in chart.categories and misread_label(answer, chart.categories):
         answer, confidence = None, None  # "Satt" among "Mon", "Tue", "Sun": a misread label is no answer as printed
     used = mentioned(chart.categories, norm(ctx.question)) or chart.categories
@@ -176,6 +181,9 @@ def run(ctx: SkillContext) -> SkillResult:
                           "show (not among the labels the tools read)")
     elif result.answer is None and (measure := unprinted_measure(chart, ctx.question)) is not None:
         result.missing = f"the question asks about {measure}, which the chart prints nowhere: it measures something else"
+    elif result.answer is None and unexplained:
+        result.missing = (f"the question asks about {', '.join(repr(w) for w in unexplained)}, which the chart prints "
+                          "nowhere (not in its title, axes, legend or labels), so no value of it answers")
     elif result.answer is None and (unread := unread_labels(chart)):
         result.missing = (f"the chart prints its bars' values, but those of {', '.join(unread)} could not be read; "
                           "a measurement against the axis is no value as printed")
