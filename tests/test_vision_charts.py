@@ -145,6 +145,23 @@ def test_bar_chart_values_from_the_axis(charts: dict[str, Image.Image]) -> None:
     assert result.extreme(highest=True) == "Fri" and result.extreme(highest=False) == "Wed"
 
 
+@pytest.mark.parametrize("width", [2.0, 2.5, 3.0])
+def test_a_reference_line_drawn_across_the_bars_does_not_cut_them(width: float) -> None:
+    # "Long-term average (60 mm)" dashed over the bars, 3-4 px thick: the bars taller than it go on above it.
+    import matplotlib.pyplot as plt
+
+    rain = {"Jan": 78, "Feb": 66, "Mar": 55, "Apr": 48, "May": 41, "Jun": 36, "Jul": 22, "Aug": 28, "Sep": 44,
+            "Oct": 69, "Nov": 91, "Dec": 84}
+    fig, ax = plt.subplots(figsize=(10, 5))
+    ax.bar(list(rain), list(rain.values()), color="#4cc9f0")
+    ax.axhline(60, color="#f72585", linestyle="--", linewidth=width)
+    ax.set_yticks(range(0, 101, 10))
+    ax.set_ylabel("Rainfall [mm]")
+    result = parse_chart(_png(fig))
+    for month, truth in rain.items():
+        assert _close(result.value(month), truth, 0.03), (month, result.value(month))
+
+
 def test_printed_values_are_used_exactly(charts: dict[str, Image.Image]) -> None:
     result = parse_chart(charts["bar_labels"])
     assert result.kind == "bar"  # one colour per bar is still one series

@@ -208,7 +208,29 @@ def filled_rects(rgb: np.ndarray, palette: Palette, min_side: int = 3) -> list[R
             fill = area / float(w * h)
             if fill >= 0.85:
                 rects.append(Rect(int(x), int(y), int(x + w), int(y + h), index, round(fill, 3)))
-    return rects
+    return _bridged(rects)
+
+
+def _bridged(rects: list[Rect], gap: int = 4) -> list[Rect]:
+    """``rects`` with two of one colour joined where one sits on the other, edges aligned, at most ``gap`` px apart:
+    a bar cut by a reference line drawn across it ("long-term average", 3-4 px thick, dashed), which the closing
+    (2 px) does not bridge. Only whole solid pieces are joined, so no line chart's markers turn into a bar."""
+    out = list(rects)
+    i = 0
+    while i < len(out):
+        a = out[i]
+        for j in range(i + 1, len(out)):
+            b = out[j]
+            if a.colour != b.colour or abs(a.x0 - b.x0) > 1 or abs(a.x1 - b.x1) > 1 or min(a.height, b.height) <= gap:
+                continue
+            upper, lower = (a, b) if a.y0 <= b.y0 else (b, a)
+            if 0 <= lower.y0 - upper.y1 <= gap:
+                out[i] = Rect(min(a.x0, b.x0), upper.y0, max(a.x1, b.x1), lower.y1, a.colour, min(a.fill, b.fill))
+                del out[j]
+                break
+        else:
+            i += 1
+    return out
 
 
 def cluster_1d(values: list[float], tol: float) -> list[list[int]]:
