@@ -142,3 +142,23 @@ def test_a_replayed_run_has_every_tool_call_with_its_image(maestro) -> None:
     annotated = maestro.store.images.open(calls[0].image_id)
     live = run.steps[0].tool_calls[0].image
     assert annotated.size == live.size and annotated.convert("RGB").tobytes() == live.convert("RGB").tobytes()
+
+
+def _ruled_grid(rows: int, columns: int) -> Image.Image:
+    image = Image.new("RGB", (80 * columns + 40, 60 * rows + 40), "white")
+    draw = ImageDraw.Draw(image)
+    for r in range(rows + 1):
+        draw.line([(20, 20 + 60 * r), (20 + 80 * columns, 20 + 60 * r)], fill="black", width=2)
+    for c in range(columns + 1):
+        draw.line([(20 + 80 * c, 20), (20 + 80 * c, 20 + 60 * rows)], fill="black", width=2)
+    return image
+
+
+def test_a_grid_is_counted_only_for_a_question_about_its_rows_or_columns(maestro) -> None:
+    grid = _ruled_grid(3, 5)
+    run = maestro.ask(grid, "How many rows and columns does the grid have? Answer as a pair (row, column)")
+    assert run.answer == "(3,5)", run.reason
+    assert maestro.ask(grid, "how many columns in the grid?").answer == "5"
+    # "the grid" here is the electricity grid: a (rows, columns) pair is no quarter.
+    run = maestro.ask(grid, "which quarter did we pull the least from the grid")
+    assert run.answer is None, run.answer

@@ -89,6 +89,10 @@ def _measure(ctx: SkillContext, level2: str) -> tuple[_DiagramResult, str | None
         return crossings, crossings.answer, None
     if level2 == "grid":
         grid = trace.call("diagram.grid_shape", grid_shape, image)
+        if not (_ROWS.search(question) or _COLUMNS.search(question) or answer_form(question).kind == "grid"):
+            # "which quarter did we pull the least from the grid?" over a chart: the electricity grid, not a table's
+            # rows and columns, which is all this tool counts.
+            return grid, None, "the question asks about neither the rows nor the columns of a grid or table"
         return grid, _grid_answer(question, grid), None
     if level2 == "highlighted_character":
         letter = trace.call("diagram.highlighted_letter", highlighted_letter, image)
@@ -118,6 +122,6 @@ def _measure(ctx: SkillContext, level2: str) -> tuple[_DiagramResult, str | None
 def _grid_answer(question: str, grid: GridResult) -> str:
     """The count the question asks for: rows, columns, or the (rows,columns) pair when it asks for both."""
     rows, columns = bool(_ROWS.search(question)), bool(_COLUMNS.search(question))
-    if answer_form(question).kind == "grid" or rows == columns:
+    if answer_form(question).kind == "grid" or (rows and columns):
         return grid.answer
     return str(grid.rows if rows else grid.columns)
