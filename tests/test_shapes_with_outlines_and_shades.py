@@ -122,3 +122,16 @@ def _filled_and_outlined() -> Image.Image:
 def test_a_count_of_outlines_or_of_filled_shapes(maestro, question: str, answer: str) -> None:
     run = maestro.ask(_filled_and_outlined(), question)
     assert (run.status, run.answer) == ("done", answer), run.reason
+
+
+def test_an_outline_half_hidden_by_another_shape_is_no_reason_to_count_one_fewer(maestro: Maestro) -> None:
+    # A white hexagon outline on a dark ground, a star inside it, a pink rectangle over one of its corners: the
+    # broken outline fits no shape, yet a person counts three shapes.
+    image = _ground((52, 52, 58), 9)
+    draw = ImageDraw.Draw(image)
+    draw.polygon(_polygon(470, 430, 280, 6), outline=(245, 245, 245), width=7)
+    draw.polygon(_star(410, 390, 150), fill=(0, 150, 136))
+    draw.rectangle((600, 450, 980, 670), fill=(240, 112, 170))
+    run = maestro.ask(image, "how many shapes in this pic")
+    assert run.answer is None and "partly hidden" in (run.reason or ""), run.answer
+    assert maestro.ask(image, "how many stars are there?").answer == "1"

@@ -206,6 +206,13 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
             return conclude(ctx, [kind, found], None, missing=(
                 f"{stacked} counted shape(s) lie on another of another colour (a shadow, a rim, an overlap); the "
                 "count cannot tell one shape from two"))
+        if target.shape is None and unclassified and found.detections and \
+                found.largest_other >= 0.25 * min(float(d.extra.get("area", 0)) for d in found.detections):
+            # "How many shapes?" over an outline hexagon half hidden by a rectangle: the broken outline fits no
+            # shape, yet it is one; a piece as large as the shapes counted may be one more.
+            return conclude(ctx, [kind, found], None, missing=(
+                f"{unclassified} piece(s) of the drawing of a size with the shapes counted fit no shape (a shape partly "
+                "hidden or broken); whether each is one more shape cannot be told"))
         if unclassified >= 3 and unclassified > found.count:
             # More pieces no shape fits than shapes counted: overlapping shapes cut into lenses and crescents (a
             # Venn diagram read as "1 circle"), or clutter; the count would be of the pieces that happen to fit.
