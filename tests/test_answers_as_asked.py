@@ -54,6 +54,20 @@ def test_one_part_of_a_sign_is_answered_with_that_part_only(maestro) -> None:
     assert search.skill == "OCR" and any(c.tool == "ocr.printed_span" for c in search.tool_calls)
 
 
+def test_a_label_heading_a_column_does_not_take_the_number_far_to_its_right(maestro) -> None:
+    # A boarding pass: labels in a row, each value under its label; "GROUP 3" sits far right of "SEAT".
+    image = Image.new("RGB", (1100, 360), (250, 250, 245))
+    draw = ImageDraw.Draw(image)
+    small, big = ImageFont.truetype(BOLD, 26), ImageFont.truetype(BOLD, 44)
+    for x, label, value in ((60, "GATE", "B22"), (300, "SEAT", "17C"), (560, "GROUP", "3"), (800, "SEQ", "084")):
+        draw.text((x, 80), label, fill=(90, 90, 90), font=small)
+        draw.text((x, 130), value, fill="black", font=big)
+    draw.text((60, 40), "GATE   SEAT", fill=(90, 90, 90), font=small)  # a stub's labels, run together
+    draw.text((560, 40), "3", fill="black", font=big)
+    run = maestro.ask(image, "whats my seat number")
+    assert run.answer != "3", run.reason
+
+
 def test_the_distance_is_the_one_printed_beside_the_named_place(maestro) -> None:
     image = sign("AIRPORT 12 km", "CITY CENTRE 3 km")
     assert maestro.ask(image, "How far away is the city centre?").answer == "3 km"

@@ -125,7 +125,7 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
             return PrintedAnswer(None, 0.0, "title", missing=f"the question asks for the title of one part (the "
                                  f"{part.group(0)}), and the tools tell only the top line of the whole apart")
         return _title(lines, image)
-    lines = row_lines(lines)  # the engine splits a row at wide gaps ("UNIVERSITY 55" | "km")
+    pieces, lines = lines, row_lines(lines)  # the engine splits a row at wide gaps ("UNIVERSITY 55" | "km")
     text = " ".join(line.text for line in lines)
     beside = named_beside(question, lines, image)
     if beside is not None:
@@ -160,7 +160,7 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     named = _NAMED_NUMBER.search(question)
     if named and named.group("noun").lower() not in ("what", "which", "the", "a", "phone"):
         noun = named.group("noun")
-        hits = _numbers_after(noun, lines)
+        hits = _numbers_after(noun, lines, pieces)
         if hits:
             return chosen(hits, image, f"the number after '{noun}'")
         if re.search(rf"\b{re.escape(noun)}\b", text, re.I) is None and not _WHICH_NUMBER.search(question):
@@ -175,20 +175,42 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     # "Which day had the most sign-ups?" compares days: the number after a printed "day" names none of them.
     if which and not _COMPARES.search(question) and which.group("noun").lower() not in _NAMED_NOT_NUMBERED:
         noun = which.group("noun")
-        hits = _numbers_after(noun, lines)
+        hits = _numbers_after(noun, lines, pieces)
         if hits:
             return chosen(hits, image, f"the number after '{noun}'")
     return None
 
 
-def _numbers_after(noun: str, lines: list[OcrLine]) -> list[tuple[str, OcrLine]]:
+def _numbers_after(noun: str, lines: list[OcrLine], pieces: list[OcrLine]) -> list[tuple[str, OcrLine]]:
     """The numbers or codes printed right after ``noun`` ("Exit 17", "Gate: B14", "Total: 2,012"), whole: a
-    thousands separator does not end the number."""
+    thousands separator does not end the number. Where the row was read in ``pieces``, the number's piece must
+    follow the noun's closely: a boarding pass's "SEAT" heads a column, and the "3" far to its right is the group."""
     # "Platforms 3 and 4": every number the noun lists, as printed, never the first alone.
     one = r"[A-Z]?\d+(?:,\d{3})*(?:\.\d+)?[A-Z]?(?![\w.,:]?\d)\b"  # never the hour of "12:18"
     pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*({one}(?:\s*(?:,|&|and|or|/|-|to)\s*{one})*)",
                          re.I)
-    return [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)]
+    return [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)
+            if _close_after(noun, m.group(1), line, pieces)]
+
+
+def _close_after(noun: str, number: str, row: OcrLine, pieces: list[OcrLine]) -> bool:
+    """Whether ``number`` is in the piece of ``row`` that holds ``noun``, or in the next piece of the row, no more
+    than two text heights to the right of it."""
+    inside = sorted((p for p in pieces if p.box.y0 >= row.box.y0 - 1 and p.box.y1 <= row.box.y1 + 1
+                     and p.box.x0 >= row.box.x0 - 1 and p.box.x1 <= row.box.x1 + 1), key=lambda p: p.box.x0)
+    named = [i for i, p in enumerate(inside) if re.search(rf"\b{re.escape(noun)}\b", p.text, re.I)]
+    if not named:
+        return True  # the row is not made of the pieces read: nothing to tell them apart by
+    for i in named:
+        piece = inside[i]
+        if re.search(rf"\b{re.escape(noun)}\b.*{re.escape(number)}", piece.text, re.I):
+            return True
+        if i + 1 < len(inside) and inside[i + 1].text.strip().startswith(number.split()[0]):
+            following = inside[i + 1]
+            height = max(1, piece.box.y1 - piece.box.y0)
+            if following.box.x0 - piece.box.x1 <= 2 * height:
+                return True
+    return False
 
 
 def _percentage(question: str, lines: list[OcrLine], image: Image.Image | None) -> PrintedAnswer:
