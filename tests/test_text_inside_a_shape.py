@@ -4,6 +4,8 @@ hexagon of the drawing, never from the reader's guess elsewhere. A drawing of sh
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
@@ -49,3 +51,16 @@ def test_the_number_inside_the_hexagon_is_read_there(maestro: Maestro) -> None:
 def test_an_empty_hexagon_holds_no_number(maestro: Maestro) -> None:
     run = maestro.ask(_drawing(None), "what number is written inside the hexagon")
     assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_a_star_read_as_the_glyph_of_a_star_holds_no_number(maestro: Maestro) -> None:
+    # The reader reads a filled star on its own as "★": no letter or digit is printed inside it.
+    image = Image.new("RGB", (900, 700), (236, 230, 214))
+    draw = ImageDraw.Draw(image)
+    draw.regular_polygon((250, 250, 90), 4, fill=(40, 150, 70))
+    draw.ellipse([560, 140, 760, 340], fill=(40, 150, 70))
+    star = [(450 + (120 if i % 2 == 0 else 50) * math.cos(-1.5708 + i * 0.6283),
+             500 + (120 if i % 2 == 0 else 50) * math.sin(-1.5708 + i * 0.6283)) for i in range(10)]
+    draw.polygon(star, fill=(220, 30, 30))
+    run = maestro.ask(image, "what number is written on the red star")
+    assert run.answer is None, run.answer

@@ -61,6 +61,9 @@ def text_inside_shape(ctx: SkillContext, what: str) -> InsideShape:
     box: Box = found.detections[0].box
     reading = ctx.trace.call("ocr.read_text", read_text, ctx.image, region=box)
     text = reading.text.replace("\n", " ").strip()
-    if not text:
+    if not re.search(r"[^\W_]", text):
+        # "★" read off a star's own outline, or stray marks: no letter or digit is printed inside it.
         return InsideShape(None, reading, f"no text is printed inside the {what}")
+    if re.search(r"\bnumber\b", ctx.question, re.I) and not re.search(r"\d", text):
+        return InsideShape(None, reading, f"no number is printed inside the {what} (the tools read {text!r})")
     return InsideShape(text, reading)
