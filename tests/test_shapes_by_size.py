@@ -83,3 +83,20 @@ def test_a_shape_the_classifier_names_only_by_its_corners_is_no_answer(maestro: 
     draw.polygon([(600, 560), (640, 640), (600, 720), (560, 640)], fill=(150, 90, 40))  # taller than wide
     run = maestro.ask(image, "whats the smallest shape")
     assert run.answer != "quadrilateral" and (run.status == "abstained" or run.answer == "diamond"), run.answer
+
+
+@pytest.mark.parametrize("diagonals", [(64, 84), (70, 78), (80, 80)])
+def test_a_shape_on_its_corner_is_no_rectangle(maestro: Maestro, diagonals: tuple[int, int]) -> None:
+    # A black rhombus on graph paper had been named "rectangle" for "whats the smallest shape".
+    image = Image.new("RGB", (1200, 800), (250, 250, 245))
+    draw = ImageDraw.Draw(image)
+    for x in range(0, 1200, 40):
+        draw.line([(x, 0), (x, 800)], fill=(200, 215, 230), width=1)
+    for y in range(0, 800, 40):
+        draw.line([(0, y), (1200, y)], fill=(200, 215, 230), width=1)
+    draw.ellipse([80, 450, 600, 720], fill=(120, 60, 160))
+    draw.rectangle([850, 480, 1080, 630], fill=(40, 90, 200))
+    w, h = diagonals[0] / 2, diagonals[1] / 2
+    draw.polygon([(720, 450 - h), (720 + w, 450), (720, 450 + h), (720 - w, 450)], fill=(20, 20, 20))
+    run = maestro.ask(image, "whats the smallest shape")
+    assert run.answer in (None, "diamond"), run.answer

@@ -32,6 +32,7 @@ _ASKS_KIND = re.compile(r"\b(?:which|what)\s+(?:kind of |type of |sort of )?shap
 _ASKS_COLOUR = re.compile(r"\bcolou?r\b", re.I)
 #: Shape names that are no answer to "which shape": the classifier's names for what it could not tell apart.
 _NO_KIND = {"quadrilateral", "polygon", "other", "line", "shape"}
+_FOUR_SIDED = {"square", "rectangle", "quadrilateral"}
 #: The generic words for "a shape": the question names no kind with them.
 _GENERIC = {"shape", "shapes", "object", "objects", "thing", "things", "one", "figure", "item"}
 
@@ -90,7 +91,16 @@ def size_answer(question: str, image: Image.Image, trace: ToolTrace) -> SizeAnsw
         # A rhombus named "quadrilateral" had been the answer to "whats the smallest shape" (a diamond).
         return SizeAnswer(None, 0.0, f"the {word} shape is a {first.label}, which names no kind a person would",
                           found)
-    parts = [first.colour if asks_colour else None, first.label if asks_kind or not asks_colour else None]
+    label = first.label
+    tilt = first.extra.get("tilt")
+    if label in _FOUR_SIDED and isinstance(tilt, int | float) and tilt >= 15:
+        # A four-sided shape on its corner is a "diamond" to a person; a rhombus had been named "rectangle".
+        if label == "square" and tilt >= 35:
+            label = "diamond"
+        elif asks_kind or not asks_colour:
+            return SizeAnswer(None, 0.0, f"the {word} shape is four-sided and tilted ({tilt:.0f}°): whether a person "
+                                         "would call it a diamond, a rhombus or a rectangle cannot be told", found)
+    parts = [first.colour if asks_colour else None, label if asks_kind or not asks_colour else None]
     return SizeAnswer(" ".join(p for p in parts if p), min(SURE, first.score), None, found)
 
 
