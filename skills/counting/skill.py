@@ -190,6 +190,23 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
                 f"{unclassified} piece(s) of the drawing fit no shape; whether they are "
                 f"{'filled' if fill else 'outlines'} cannot be told"))
         return conclude(ctx, [kind, found], str(len(kept)), confidence=weighed(confidence, kind))
+    # Pieces of about a counted shape's size that fit no shape ("how many shapes?"), or with a notch where two
+    # shapes of one colour touch (a square joined by a star's point): each may be one more of those counted.
+    notched = sum(n for label, n in found.others.items() if label.endswith("concave shape")
+                  and (target.colour is None or label.startswith(target.colour)))
+    pieces = notched + unclassified
+    if traced is None and pieces and found.detections and \
+            found.largest_other >= 0.25 * min(float(d.extra.get("area", 0)) for d in found.detections):
+        return conclude(ctx, [kind, found], None, missing=(
+            f"{pieces} piece(s) of the drawing of a size with the shapes counted fit no shape (a shape partly "
+            "hidden, broken or joined to another of its colour); whether each is one more cannot be told"))
+    if traced is None and target.shape is not None and (touching := _touching_alike(trace.call(
+            "counting.count_shapes", detection.count_shapes, image, shape=None, colour=target.colour))):
+        # A green square joined by a green star's point is segmented as a "pentagon" beside the star: where two
+        # shapes of one colour meet, the kind of each is a guess.
+        return conclude(ctx, [kind, found], None, missing=(
+            f"two {touching} shapes touch or overlap, and where one ends and the other begins cannot be told, so "
+            "what kinds they are is unsure"))
     if traced is None and target.shape == "square" and (by_tilt := _squares_by_tilt(ctx.question, found)):
         return conclude(ctx, [kind, found], by_tilt[0], missing=by_tilt[1],
                         confidence=None if by_tilt[0] is None else weighed(confidence, kind))
@@ -206,13 +223,6 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
             return conclude(ctx, [kind, found], None, missing=(
                 f"{stacked} counted shape(s) lie on another of another colour (a shadow, a rim, an overlap); the "
                 "count cannot tell one shape from two"))
-        if target.shape is None and unclassified and found.detections and \
-                found.largest_other >= 0.25 * min(float(d.extra.get("area", 0)) for d in found.detections):
-            # "How many shapes?" over an outline hexagon half hidden by a rectangle: the broken outline fits no
-            # shape, yet it is one; a piece as large as the shapes counted may be one more.
-            return conclude(ctx, [kind, found], None, missing=(
-                f"{unclassified} piece(s) of the drawing of a size with the shapes counted fit no shape (a shape partly "
-                "hidden or broken); whether each is one more shape cannot be told"))
         if unclassified >= 3 and unclassified > found.count:
             # More pieces no shape fits than shapes counted: overlapping shapes cut into lenses and crescents (a
             # Venn diagram read as "1 circle"), or clutter; the count would be of the pieces that happen to fit.
@@ -311,6 +321,20 @@ def _merged_circles(target: Counted, found: detection.CountResult) -> int:
         return 0
     return sum(n for label, n in found.others.items() if label.endswith(("ellipse", "oval"))
                and (target.colour is None or label.startswith(target.colour)))
+
+
+def _touching_alike(found: detection.CountResult) -> str | None:
+    """The colour of two detected shapes of one colour whose boxes overlap without one holding the other, or None."""
+    shapes = found.detections
+    for i, a in enumerate(shapes):
+        for b in shapes[i + 1:]:
+            if a.colour is None or a.colour != b.colour:
+                continue
+            ix = min(a.box.x1, b.box.x1) - max(a.box.x0, b.box.x0)
+            iy = min(a.box.y1, b.box.y1) - max(a.box.y0, b.box.y0)
+            if ix > 0 and iy > 0 and ix * iy < 0.5 * min(a.box.area, b.box.area):
+                return a.colour
+    return None
 
 
 def _stacked(detections: list[detection.Detection]) -> int:
