@@ -46,6 +46,10 @@ _GRID_ASK = re.compile(r"\(\s*rows?\s*,\s*col(?:umn)?s?\s*\)|rows?\s+and\s+col(?
                        r"\bpair\b.*\brows?\b.*\bcol", re.IGNORECASE | re.DOTALL)
 _COUNT_ASK = re.compile(r"\bhow many\b|\bcount\b|\bnumber of\b(?!.*\bwhat is the number of\b.*\bon\b)",
                         re.IGNORECASE)
+#: "Which month had the lowest number of admissions?": a category named by its count, not the count.
+_WHICH_BY_NUMBER = re.compile(r"\b(?:which|what)\s+(?!is\b|was\b|are\b|were\b|s\b)[a-z]+\b.*\b(?:highest|lowest|"
+                              r"largest|smallest|biggest|greatest|most|fewest|least|maximum|minimum|max|min|top)\s+"
+                              r"number of\b", re.IGNORECASE)
 #: "How many more hours per week …", "how many km": a measurement, which may fall between whole units (16.5).
 _MEASURED_ASK = re.compile(r"\bhow many (?:more |fewer |less |extra |additional )?(?:hours?|hrs|minutes?|mins|seconds?|"
                            r"km|kilomet(?:re|er)s?|miles?|metres?|meters?|feet|kg|kilograms?|grams?|pounds?|lbs?|"
@@ -128,7 +132,8 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
     unquoted = _QUOTED.sub(" ", question)
     if _YESNO_ASK.search(question) or (_AUXILIARY.search(question) and not re.search(r"\bor\b", unquoted, re.I)):
         return AnswerForm("yesno", {}, braces)
-    if _COUNT_ASK.search(question) and not _MEASURED_ASK.search(question):
+    if _COUNT_ASK.search(question) and not _MEASURED_ASK.search(question) and not (
+            _WHICH_BY_NUMBER.search(question) and not re.search(r"\bhow many\b", question, re.I)):
         return AnswerForm("count", {}, braces)
     alternatives = named_alternatives(question)
     if _IDENTIFIER_ASK.search(question):

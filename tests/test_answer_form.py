@@ -31,6 +31,8 @@ Answer with the option's letter from the given choices directly."""
     ("How many more hours per week do farm workers put in than retail workers?", "number"),
     ("how many km is it to the airport", "number"),
     ("How many hour-long sessions were booked?", "count"),
+    ("which month had the lowest number of admissions", "free"),  # a month, named by its count
+    ("what is the highest number of goals", "count"),
     ("What is the grand total on the receipt?", "number"),
     ("Which business issued this receipt?", "text"),
     ("What is written on the sign?", "text"),
