@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from skills.chart.measure import unprinted_measure
 from skills.chart.question_words import unexplained_words
 from vision_tools.charts import ChartResult
 
@@ -72,3 +73,10 @@ def test_a_measure_word_is_accounted_for_only_over_that_measure() -> None:
     assert unexplained_words(PRICES, "which is the most expensive country?") == []
     assert unexplained_words(ROUTES, "which is the most expensive team?") == ["expensive"]
     assert unexplained_words(ROUTES, "which team is the hottest?") == ["hottest"]
+
+
+def test_a_measure_typed_with_a_slip_is_the_measure_printed() -> None:
+    admissions = _chart("Ward 7B admissions per month, 2023", "Admissions", ["Jan", "Feb", "Mar"])
+    assert unprinted_measure(admissions, "roughly how many admisions did ward 7B have in march?") is None
+    assert unexplained_words(admissions, "roughly how many admisions did ward 7B have in march?") == []
+    assert unprinted_measure(admissions, "how many patients did ward 7B discharge in march?") is not None

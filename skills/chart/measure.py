@@ -10,6 +10,7 @@ its sign ("$", "°C", "km").
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from skills.chart.names import norm, spellings
 from vision_tools.charts import ChartResult
@@ -150,7 +151,9 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
         asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names
                  and not (shares and w in _SHARE_WORDS)]
         covered = _in_compounds(words, printed)
-        missing = [w for w in asked if w not in covered and not (printed_word(w, printed) or unit_printed(w, printed))]
+        tokens = set(re.findall(r"[a-z]+", printed))
+        missing = [w for w in asked if w not in covered and not (printed_word(w, printed) or unit_printed(w, printed))
+                   and not any(typed_slip(w, t) for t in tokens)]
         if missing:
             return " ".join(missing)
     return None
@@ -263,6 +266,15 @@ def printed_word(word: str, text: str) -> bool:
     if len(stem) < 4:  # "car" is no word of "carried"
         return re.search(rf"\b{re.escape(stem)}(?:s|es|ies|ed|ing)?\b", joined) is not None
     return stem in joined
+
+
+def typed_slip(word: str, token: str) -> bool:
+    """Whether ``word`` is ``token`` typed with one slip: two letters swapped ("lenght"), or one missed, added or
+    mistyped in a longer word ("admisions", "attendence")."""
+    if len(word) == len(token) >= 4 and sorted(word) == sorted(token) and \
+            sum(a != b for a, b in zip(word, token, strict=True)) == 2:
+        return True
+    return len(word) >= 5 and len(token) >= 5 and SequenceMatcher(None, word, token).ratio() >= 0.85
 
 
 def _in_compounds(words: list[str], text: str) -> set[str]:

@@ -15,9 +15,8 @@ other word is a thing the chart does not show, and the chart skill gives no answ
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
 
-from skills.chart.measure import printed_word, unit_printed
+from skills.chart.measure import printed_word, typed_slip, unit_printed
 from skills.chart.mismatch import SPEED_MEASURE
 from skills.chart.names import CALENDAR, CATEGORY_NOUNS, all_of_kind, norm, spellings
 from vision_tools.charts import ChartResult
@@ -184,10 +183,7 @@ def _same_word(word: str, token: str) -> bool:
     common = len(_common_prefix(word, token))
     if common >= min(5, shorter) and common >= shorter - 3 and shorter >= 4:
         return True
-    if len(word) == len(token) >= 4 and sorted(word) == sorted(token) and \
-            sum(a != b for a, b in zip(word, token, strict=True)) == 2:
-        return True  # two letters swapped: "lenght"
-    return len(word) >= 5 and len(token) >= 5 and SequenceMatcher(None, word, token).ratio() >= 0.85
+    return typed_slip(word, token)
 
 
 def _common_prefix(a: str, b: str) -> str:
