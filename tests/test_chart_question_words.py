@@ -80,3 +80,9 @@ def test_a_measure_typed_with_a_slip_is_the_measure_printed() -> None:
     assert unprinted_measure(admissions, "roughly how many admisions did ward 7B have in march?") is None
     assert unexplained_words(admissions, "roughly how many admisions did ward 7B have in march?") == []
     assert unprinted_measure(admissions, "how many patients did ward 7B discharge in march?") is not None
+
+
+def test_what_before_a_measure_names_no_kind_of_category() -> None:
+    gym = _chart("Gym class attendance, Jan-Jun", "Attendees", ["Yoga", "Spin", "Pilates"])
+    assert unexplained_words(gym, "which class had the most attendees?") == []
+    assert unexplained_words(gym, "what revenue did spin make in april?") == ["revenue"]

@@ -135,8 +135,8 @@ def unexplained_words(chart: ChartResult, question: str) -> list[str]:
     kinds = len(chart.series) > 1 or not times
     found: list[str] = []
     # "which car is the slowest?": the noun after "which" names the kind of the categories (times are checked below).
-    kind_asked = {m.group(1) for m in re.finditer(r"\b(?:which|what)\s+([a-z]+)\b", question.lower())} if kinds \
-        else set()
+    # ("What revenue did the gym make?" names a measure, not a kind: only "which" counts.)
+    kind_asked = {m.group(1) for m in re.finditer(r"\bwhich\s+([a-z]+)\b", question.lower())} if kinds else set()
     asked = re.sub(r"\bpercentage points?\b|\b[xy][- ]axis\b", " ", question.lower())
     for word in _words(asked):
         if len(word) < 3 or word in _ANY_CHART or _ORDINAL_TIMES.match(word) or word in found:
