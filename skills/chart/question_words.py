@@ -81,9 +81,9 @@ year years month months week weeks day days quarter quarters period periods time
 annual annually yearly monthly weekly daily decade decades ago recent recently latest earliest early late later
 whole entire full term""")
 _PARTS = _vocabulary("""
-bar bars column columns line lines slice slices segment segments pie donut doughnut wedge legend axis axes label
-labels category categories series mark marks tick ticks title key group groups item items entry entries row rows
-colour color colours colors""")
+grouped stacked clustered scatter area histogram chart-type bar bars column columns line lines slice slices segment
+segments pie donut doughnut wedge legend axis axes label labels category categories series mark marks tick ticks
+title key group groups item items entry entries row rows colour color colours colors""")
 _ORDINAL_TIMES = re.compile(r"^(?:q[1-4]|h[12]|fy\d*|\d+(?:st|nd|rd|th|s|k|m|bn)?)$")
 #: Every word above: said of any chart, so never the thing asked about.
 _ANY_CHART = frozenset(_FUNCTION + _ASKING + _TABLE + _RANKING + _CHANGE + _TIMES + _PARTS + _SCALE + list(CALENDAR))

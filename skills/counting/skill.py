@@ -332,7 +332,8 @@ def _touching_alike(found: detection.CountResult) -> str | None:
                 continue
             ix = min(a.box.x1, b.box.x1) - max(a.box.x0, b.box.x0)
             iy = min(a.box.y1, b.box.y1) - max(a.box.y0, b.box.y0)
-            if ix > 0 and iy > 0 and ix * iy < 0.5 * min(a.box.area, b.box.area):
+            # A tenth of the smaller box at least: a star's empty box corner over a rectangle beside it is no contact.
+            if ix > 0 and iy > 0 and 0.1 <= ix * iy / max(1.0, min(a.box.area, b.box.area)) < 0.5:
                 return a.colour
     return None
 
