@@ -162,3 +162,35 @@ def test_a_grid_is_counted_only_for_a_question_about_its_rows_or_columns(maestro
     # "the grid" here is the electricity grid: a (rows, columns) pair is no quarter.
     run = maestro.ask(grid, "which quarter did we pull the least from the grid")
     assert run.answer is None, run.answer
+
+
+def test_only_weak_person_detections_give_no_count(maestro) -> None:
+    # A dark line chart with faint gridlines looks like a photograph to the image-kind check; the people detector
+    # then found one weak "person" in it, and "how many people check in at 9am on sundays?" had been "1" at P 0.99.
+    import io
+
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MultipleLocator
+
+    hours = list(range(6, 23))
+    weekdays = [45, 78, 62, 30, 22, 25, 48, 40, 20, 18, 35, 82, 95, 70, 44, 25, 10]
+    weekends = [8, 15, 34, 58, 72, 66, 50, 38, 30, 28, 26, 22, 18, 14, 10, 6, 3]
+    with plt.style.context("dark_background"):
+        fig, ax = plt.subplots(figsize=(12, 5.5))
+        ax.plot(hours, weekdays, marker="o", color="#00d4ff", lw=2, label="Weekdays (Mon–Fri)")
+        ax.plot(hours, weekends, marker="s", color="#ff9f1c", lw=2, label="Weekends (Sat–Sun)")
+        ax.set_xticks(hours, [f"{h}:00" for h in hours], fontsize=9)
+        ax.set_ylim(0, 100)
+        ax.yaxis.set_major_locator(MultipleLocator(10))
+        ax.grid(alpha=0.25)
+        ax.legend()
+        ax.set_ylabel("Average check-ins")
+        ax.set_title("PulseFit Gym – average check-ins by hour")
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=120, bbox_inches="tight")
+        plt.close(fig)
+    image = Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
+    run = maestro.ask(image, "how many people check in at 9am on sundays specifically?")
+    assert run.answer is None, run.answer
