@@ -165,9 +165,19 @@ _ISSUE_VERBS = frozenset(["buy", "bought", "purchase", "purchased", "print", "pr
 _WHEN_EVENT = re.compile(r"\bwhen\b.*?\b(?P<verb>[a-z]+)\W*$", re.IGNORECASE)
 
 
+#: "the patient's date of birth", "the expiry date": a date named by its event as a noun.
+_DATE_OF = re.compile(r"\bdate of (?P<after>[a-z]+)\b|\b(?P<before>[a-z]+)(?= date\b)", re.IGNORECASE)
+_DATE_NOUNS = {"birth": ("dob", "d.o.b", "birth", "born"), "expiry": _EVENTS["expire"],
+               "expiration": _EVENTS["expire"], "delivery": _EVENTS["deliver"], "admission": ("admi",),
+               "collection": ("collect",), "issue": ("issue",), "departure": ("depart",), "arrival": ("arriv",)}
+
+
 def event_stems(question: str) -> tuple[str, ...]:
     """The stems a label prints the asked date's event by ("deliver", "arriv" … for "when will it be delivered?"),
     or () for the document's own date ("when was this bought?") and questions naming no event."""
+    for named in _DATE_OF.finditer(question):
+        if (noun := (named.group("after") or named.group("before")).lower()) in _DATE_NOUNS:
+            return _DATE_NOUNS[noun]  # "whats the patients date of birth": printed "DOB", never "Admitted"
     match = _WHEN_EVENT.search(question.lower())
     if match is None:
         return ()

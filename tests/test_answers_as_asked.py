@@ -24,6 +24,7 @@ from PIL import Image, ImageDraw, ImageFont
 from agents.config import Settings
 from agents.runtime import Maestro
 from skills.chart.precision import axis_decimals, decimals_of, measured_reading
+from skills.document_questions import event_stems
 from vision_tools.charts import ChartResult
 from vision_tools.charts.result import AxisFit
 
@@ -66,6 +67,20 @@ def test_a_label_heading_a_column_does_not_take_the_number_far_to_its_right(maes
     draw.text((560, 40), "3", fill="black", font=big)
     run = maestro.ask(image, "whats my seat number")
     assert run.answer != "3", run.reason
+
+
+def test_digits_inside_a_tracking_code_are_no_phone_number(maestro) -> None:
+    # A parcel label's "PW 8831 2209 57GB" had answered "what's the sender's phone number" with "8831 2209 57".
+    assert maestro.ask(sign("TRACKING", "PW 8831 2209 57GB"), "what's the sender's phone number").answer is None
+    assert maestro.ask(sign("CALL US", "0800 555 212"), "whats the phone number").answer == "0800 555 212"
+
+
+def test_a_date_named_by_its_event_is_the_date_printed_with_that_event(maestro) -> None:
+    # A wristband's "Admitted 18/01/2025" had answered "whats the patients date of birth".
+    band = sign("ADMITTED 18/01/2025", "WARD 6B")
+    assert maestro.ask(band, "whats the patients date of birth").answer is None
+    assert event_stems("what is the expiry date") == event_stems("when does it expire")
+    assert event_stems("Which date is printed on the receipt?") == ()
 
 
 def test_the_distance_is_the_one_printed_beside_the_named_place(maestro) -> None:

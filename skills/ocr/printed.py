@@ -84,7 +84,8 @@ _YEAR_WORDS = frozenset(["year", "was", "were", "did", "when", "photo", "picture
 _YEAR_EVENT = re.compile(r"\b(founded|established|est\b\.?|built|opened|since)", re.I)
 _YEAR = re.compile(r"(?<![\w./:-])(?:1[7-9]|20)\d{2}(?![\w./:-])")
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
-_PHONE = re.compile(r"\+?\(?\d[\d\s().-]{5,}\d")
+#: Not a run of digits inside a code: "PW 8831 2209 57GB" is a tracking number, no phone number.
+_PHONE = re.compile(r"(?<![A-Za-z0-9])\+?\(?\d[\d\s().-]{5,}\d(?![A-Za-z])(?!\s*\w*\d)")
 _PRICE_Q = re.compile(r"\bprice\b|\bcosts?\b|\bhow much\b|\b(?:fees?|fares?|charges?)\b|"
                       r"\b(?:hourly|daily|weekly|nightly|monthly) rate\b|\brate per\b", re.I)
 _NAMED_NUMBER = re.compile(r"\b(?P<noun>[a-z]+)(?:'s)?\s+(?:number|no\.?|#)(?!\w)", re.I)
