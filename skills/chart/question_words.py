@@ -14,6 +14,7 @@ other word is a thing the chart does not show, and the chart skill gives no answ
 
 from __future__ import annotations
 
+import os
 import re
 
 from skills.chart.measure import printed_word, typed_slip, unit_printed
@@ -180,14 +181,8 @@ def _same_word(word: str, token: str) -> bool:
     if word == token or word in spellings(token):
         return True
     shorter = min(len(word), len(token))
-    common = len(_common_prefix(word, token))
+    common = len(os.path.commonprefix([word, token]))
     if common >= min(5, shorter) and common >= shorter - 3 and shorter >= 4:
         return True
     return typed_slip(word, token)
 
-
-def _common_prefix(a: str, b: str) -> str:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n]
