@@ -282,6 +282,13 @@ def test_any_printed_label_gives_the_value_beside_it() -> None:
     assert missing.value is None and "'table number'" in missing.missing
 
 
+def test_brackets_that_set_a_value_off_from_its_label_are_not_part_of_it() -> None:
+    layout = page([[("Monthly target (300)", 30.0)], [("Room [B12]", 30.0)], [("Variance (12.50)", 30.0)]])
+    assert find_label_value(layout, "monthly target").value == "300"
+    assert find_label_value(layout, "room").value == "B12"
+    assert find_label_value(layout, "variance").value == "(12.50)"  # an accountant's negative amount
+
+
 def test_label_variants_follow_receipt_abbreviations() -> None:
     assert variants_for("invoice number")[:3] == ["invoice number", "invoice no", "invoice num"]
     assert "inv no" in variants_for("invoice number") and "bill no" in variants_for("invoice number")

@@ -291,4 +291,9 @@ def _fit_value(label: str, text: str, money: bool) -> str | None:
         return None
     if re.match(r"\s*[,;.)\]}]", text):
         return None  # "Quarterly Revenue, FY2023": the label's words run on, no value follows them
+    # "Monthly target (300)": the brackets set the value off from its label; they are not part of it. An amount
+    # with pence in brackets ("(5.00)") is an accountant's negative one, and keeps them.
+    wrapped = re.fullmatch(r"\s*[(\[]([^()\[\]]+)[)\]]\s*", text)
+    if wrapped and not re.fullmatch(r"\D{0,3}[\d,]*\.\d\d\D{0,3}", wrapped.group(1).strip()):
+        text = wrapped.group(1)
     return text.strip() or None
