@@ -16,6 +16,7 @@ import numpy as np
 
 from vision_tools.charts.axes import (
     Text,
+    anchor_slanted,
     fit_axis,
     merge_words,
     reconcile,
@@ -23,6 +24,7 @@ from vision_tools.charts.axes import (
     reread_doubtful,
     rows_of,
     split_by_gaps,
+    text_height,
 )
 from vision_tools.charts.bar_labels import out_of_line, printed_label, reread_value_labels
 from vision_tools.charts.legend import find_legend, legend_region
@@ -95,7 +97,7 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         return BarParse("stacked_bar", [], [], {}, [], None, set(), 0.0,
                         ["stacked bars (segments of several colours piled on one another) are not read by the tools"])
     warnings: list[str] = []
-    text_h = float(np.median([t.height for t in texts])) if texts else 12.0
+    text_h = text_height(texts)
     lo = min(r.x0 for r in bars) if vertical else min(r.y0 for r in bars)
     hi = max(r.x1 for r in bars) if vertical else max(r.y1 for r in bars)
     base = float(np.median([r.y1 if vertical else r.x0 for r in bars]))
@@ -274,8 +276,10 @@ def _category_labels(texts: list[Text], bars: list[Rect], vertical: bool, base: 
     """The first row (vertical bars) or column (horizontal bars) of text beyond the baseline."""
     pitch = (hi - lo) / max(1, len(bars))
     if vertical:
-        below = [t for t in texts if t.box.y0 >= base - 0.5 * t.height and base < t.cy <= base + 6 * text_h
-                 and lo - pitch <= t.cx <= hi + pitch]
+        # Slanted labels' boxes overlap their neighbours': each is moved to its tick first, or the row would
+        # join them all into one label.
+        below = anchor_slanted([t for t in texts if t.box.y0 >= base - 0.5 * t.height and base < t.cy
+                                and t.box.y0 <= base + 6 * text_h and lo - pitch <= t.cx <= hi + pitch], text_h)
         rows = rows_of(below)
         # A label sits under its bar: a text wholly left of the first bar is a tick label ("0%") on that row.
         return [t for t in split_by_gaps(merge_words(rows[0]), rgb) if t.box.x1 > lo] if rows else []

@@ -26,6 +26,7 @@ from vision_tools.charts.axes import (
     reread_doubtful,
     rows_of,
     split_by_gaps,
+    text_height,
 )
 from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, chroma_map, colour_mask
@@ -209,7 +210,7 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
                          ["stacked or overlapping areas (fills of several colours) are not read by the tools"])
     warnings: list[str] = []
     h_img, w_img = rgb.shape[:2]
-    text_h = float(np.median([t.height for t in texts])) if texts else 12.0
+    text_h = text_height(texts)
     left = min(t.x0 for t in traces)
     right = max(t.x1 for t in traces)
     bottom = max(t.bottom for t in traces)
