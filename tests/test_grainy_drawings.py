@@ -83,3 +83,30 @@ def test_the_colour_of_a_shape_on_a_graded_ground_is_named(maestro: Maestro) -> 
     noisy = np.asarray(image, dtype=float) + np.random.default_rng(2).normal(0, 10, (600, 900, 3))
     run = maestro.ask(Image.fromarray(np.clip(noisy, 0, 255).astype(np.uint8)), "What colour are the pentagons?")
     assert run.status == "done" and run.answer == "yellow", run.reason
+
+
+def _busy_photograph(seed: int = 2, size: tuple[int, int] = (1600, 900)) -> Image.Image:
+    """Hundreds of soft, overlapping slivers and blobs in muted colours under sensor noise: a busy photograph with
+    no shape anyone would point at."""
+    rng = np.random.default_rng(seed)
+    image = Image.new("RGB", size, (90, 70, 80))
+    draw = ImageDraw.Draw(image, "RGBA")
+    for _ in range(900):
+        x, y = int(rng.integers(size[0])), int(rng.integers(size[1]))
+        w, h = int(rng.integers(10, 140)), int(rng.integers(4, 40))
+        fill = (int(rng.integers(60, 200)), int(rng.integers(40, 140)), int(rng.integers(60, 180)),
+                int(rng.integers(80, 200)))
+        if rng.random() < 0.5:
+            draw.ellipse((x, y, x + w, y + h), fill=fill)
+        else:
+            draw.polygon([(x, y), (x + w, y + int(rng.integers(-h, h))), (x + int(rng.integers(w)), y + h)], fill=fill)
+    noisy = np.asarray(image, dtype=float) + rng.normal(0, 8, (size[1], size[0], 3))
+    return Image.fromarray(np.clip(noisy, 0, 255).astype(np.uint8))
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_a_busy_photograph_is_not_segmented_for_a_shape_nobody_can_see(maestro: Maestro, seed: int) -> None:
+    run = maestro.ask(_busy_photograph(seed), "what colour is the little triangle")
+    assert run.status == "abstained" and "no clear triangle" in (run.reason or "")
+    search = next(s for s in run.steps if s.kind == "search" and s.skill == "Perception")
+    assert not any(c.tool == "counting.count_shapes" for c in search.tool_calls)

@@ -33,6 +33,7 @@ from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
 from vision_tools.image import Box, name_colour, spoken_name
 from vision_tools.image.colour import CHROMATIC
+from vision_tools.image.kind import CLEAR_DRAWING
 from vision_tools.text import read_text, read_text_cached
 from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region
 
@@ -150,6 +151,10 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
                 # (a 14-pixel "circle" of a cloth's weave), not a shape anyone would point at.
                 return conclude(ctx, [kind, found], None, missing=(
                     f"no clear {shape} is in the image: the best likeness scores {matches[0][1]:.2f}"))
+        if not matches and shape is not None and kind.drawing < CLEAR_DRAWING:
+            # Segmented, a busy photograph falls into a hundred pieces, and a sliver of it fits any shape.
+            return conclude(ctx, [kind, found], None, missing=(
+                f"no clear {shape} is in the image: neither the search nor the colour sweep found one"))
         if not matches and shape is not None:
             # The search looks for vivid blobs; on a coloured or graded ground the shape is told from the ground
             # by segmentation instead.
