@@ -40,6 +40,8 @@ SURVEY = _chart("How staff get to work (n=200)", "Respondents", ["Car", "Bus", "
      ["revenue", "premium", "subscriptions"]),
     (SURVEY, "whats the avg commute time for people who take the bus", ["commute"]),
     (ROUTES, "which route carried the most cars?", ["carried", "cars"]),
+    (RIDERSHIP, "how many of the line 3 trips came back late", ["late"]),  # a status, not a time
+    (MONTHS, "how many early bookings in march?", ["early", "bookings"]),
 ])
 def test_a_thing_the_chart_does_not_print_is_named(chart: ChartResult, question: str, words: list[str]) -> None:
     assert unexplained_words(chart, question) == words
@@ -59,6 +61,7 @@ def test_a_thing_the_chart_does_not_print_is_named(chart: ChartResult, question:
     (SURVEY, "how many people answered the survey"),  # people over respondents, n=200
     (SURVEY, "whats the second most common way to get to work?"),
     (SURVEY, "which mode is the least popular?"),
+    (MONTHS, "were trips higher in late march or early in the year"),  # "late", "early" in a time
 ])
 def test_the_words_of_a_question_the_chart_answers_are_all_accounted_for(chart: ChartResult, question: str) -> None:
     assert unexplained_words(chart, question) == []

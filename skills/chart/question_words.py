@@ -79,12 +79,15 @@ millions billion billions trillion dozen dozens half quarter two three four five
 twelve old older oldest olds young younger youngest youth aged age ages yoy""")
 _TIMES = _vocabulary("""
 year years month months week weeks day days quarter quarters period periods time date dates season seasons
-annual annually yearly monthly weekly daily decade decades ago recent recently latest earliest early late later
+annual annually yearly monthly weekly daily decade decades ago recent recently latest earliest later earlier
 whole entire full term""")
 _PARTS = _vocabulary("""
 grouped stacked clustered scatter area histogram chart-type bar bars column columns line lines slice slices segment
 segments pie donut doughnut wedge legend axis axes label labels category categories series mark marks tick ticks
 title key group groups item items entry entries row rows colour color colours colors""")
+#: When in a time ("late 2023", "early March"), said of any chart over time; said of anything else ("returned late",
+#: "early bookings") a status the chart must print.
+_WHEN_IN = frozenset(["late", "early"])
 _ORDINAL_TIMES = re.compile(r"^(?:q[1-4]|h[12]|fy\d*|\d+(?:st|nd|rd|th|s|k|m|bn)?)$")
 #: Every word above: said of any chart, so never the thing asked about.
 _ANY_CHART = frozenset(_FUNCTION + _ASKING + _TABLE + _RANKING + _CHANGE + _TIMES + _PARTS + _SCALE + list(CALENDAR))
@@ -139,9 +142,12 @@ def unexplained_words(chart: ChartResult, question: str) -> list[str]:
     # ("What revenue did the gym make?" names a measure, not a kind: only "which" counts.)
     kind_asked = {m.group(1) for m in re.finditer(r"\bwhich\s+([a-z]+)\b", question.lower())} if kinds else set()
     asked = re.sub(r"\bpercentage points?\b|\b[xy][- ]axis\b", " ", question.lower())
-    for word in _words(asked):
+    words = _words(asked)
+    for i, word in enumerate(words):
         if len(word) < 3 or word in _ANY_CHART or _ORDINAL_TIMES.match(word) or word in found:
             continue
+        if word in _WHEN_IN and _a_time([w for w in words[i + 1:i + 4] if w not in ("in", "the", "of")][:1]):
+            continue  # "late 2023", "early in the year": a time; "came back late", "early bookings": a status
         if any(word in spellings(c) for c in CALENDAR) or word in names or unit_printed(word, signs):
             continue
         if word in initials or (word.endswith("s") and word[:-1] in initials):
@@ -154,6 +160,11 @@ def unexplained_words(chart: ChartResult, question: str) -> list[str]:
             continue
         found.append(word)
     return found
+
+
+def _a_time(words: list[str]) -> bool:
+    """Whether ``words`` (none or one) is a time: a month, a year, a quarter, "year", "season"."""
+    return any(w in _TIMES or _ORDINAL_TIMES.match(w) or any(w in spellings(c) for c in CALENDAR) for w in words)
 
 
 def _words(text: str) -> list[str]:
