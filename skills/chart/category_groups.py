@@ -1,0 +1,47 @@
+"""Groups of categories a question names: "the weekend", "weekdays", "which of Mon, Tue and Wed".
+
+"the weekend" and "weekdays" over a chart whose categories are the days of the week:
+"total minutes walked at the weekend" asks for Saturday and Sunday; read without them, a total over every day was
+answered. Over weekday categories the words are spelled out as the days they name, so every rule that reads the
+days a question names (a total, an average, a comparison) reads these. A chart that prints "weekend" itself (a
+series "Weekend" beside "Weekday") keeps the words, as its own names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from skills.chart.names import all_of_kind, norm, spellings
+from vision_tools.charts import ChartResult
+
+_GROUPS = {
+    re.compile(r"\b(?:the\s+)?week-?ends?\b"): ("sat", "sun"),
+    re.compile(r"\b(?:the\s+)?week-?days\b|\bworking days\b|\bmon(?:day)?\s*(?:-|–|to|through|thru)\s*fri(?:day)?\b"):
+        ("mon", "tue", "wed", "thu", "fri"),
+}
+
+
+def spell_out_day_groups(chart: ChartResult, question: str) -> str:
+    """``question`` with "the weekend" and "weekdays" spelled out as the days the chart prints, over weekday
+    categories; unchanged otherwise."""
+    if not all_of_kind("days", chart.categories):
+        return question
+    printed = norm(" ".join([chart.title, *chart.series, *chart.legend, *chart.texts]))
+    if re.search(r"\bweek-?(?:ends?|days)\b", printed):
+        return question
+    for pattern, days in _GROUPS.items():
+        names = [c for c in chart.categories if any(norm(c) in spellings(day) or norm(c).startswith(day)
+                                                    for day in days)]
+        if len(names) == len(days):
+            question = pattern.sub(", ".join(names[:-1]) + " and " + names[-1], question)
+    return question
+
+
+def among(chart: ChartResult, categories: list[str]) -> ChartResult:
+    """``chart`` with only ``categories``: "which of Mon, Tue and Wed had the longest walk" is the longest of those
+    three, not of the week."""
+    kept = set(categories)
+    return replace(chart, categories=[c for c in chart.categories if c in kept],
+                   table={c: row for c, row in chart.table.items() if c in kept},
+                   marks=[m for m in chart.marks if m.category in kept])
