@@ -151,3 +151,12 @@ def test_a_price_beside_half_of_what_the_question_names_is_not_its_price() -> No
     span = printed_answer("What's the price for renting a city bike for a full day?", lines, None)
     assert span is None or span.answer is None, span.answer
     assert printed_answer("how much is a city bike?", lines, None).answer == "£4"
+
+
+def test_a_number_misread_through_a_strike_is_no_number_printed() -> None:
+    # A price tag's crossed-out "Was £89.99", read "Was 66'683": its "66" was answered as the old price.
+    garbled = [_line("Was 66'683", 0), _line("NOW £59.99", 40)]
+    span = printed_answer("what was it before the discount", garbled, None)
+    assert span is None or span.answer is None
+    clean = [_line("Gate 17", 0), _line("Boarding 09:10", 40)]
+    assert printed_answer("which gate is it", clean, None).answer == "17"

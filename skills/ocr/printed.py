@@ -92,7 +92,7 @@ _NAMED_NUMBER = re.compile(r"\b(?P<noun>[a-z]+)(?:'s)?\s+(?:number|no\.?|#)(?!\w
 _WHICH_NUMBER = re.compile(r"\b(?:what|which)\s+(?:\w+\s+)?(?:number|digits?|code)\b|\bnumber (?:is )?(?:written|"
                            r"printed|shown)\b|\bwhat(?:'s| is) the number\b", re.I)
 _WHICH_NOUN = re.compile(r"\b(?:what|which)\s+(?P<noun>[a-z]{3,})\b", re.I)
-_NUMBER = re.compile(r"(?<![\w.,$€£-])\d+[A-Z]?(?![\w.,]\d)")
+_NUMBER = re.compile(r"(?<![\w.,$€£'’`-])\d+[A-Z]?(?![\w.,'’`]\d)")
 #: A comparison among things ("which day had the most …"): no one printed span answers it.
 _COMPARES = re.compile(r"\b(?:most|least|highest|lowest|largest|smallest|biggest|fewest|greatest|maximum|minimum|"
                        r"peak|more|fewer|less|higher|lower)\b", re.I)
@@ -187,7 +187,8 @@ def _numbers_after(noun: str, lines: list[OcrLine], pieces: list[OcrLine]) -> li
     thousands separator does not end the number. Where the row was read in ``pieces``, the number's piece must
     follow the noun's closely: a boarding pass's "SEAT" heads a column, and the "3" far to its right is the group."""
     # "Platforms 3 and 4": every number the noun lists, as printed, never the first alone.
-    one = r"[A-Z]?\d+(?:,\d{3})*(?:\.\d+)?[A-Z]?(?![\w.,:]?\d)\b"  # never the hour of "12:18"
+    # Never the hour of "12:18", nor the start of a number misread through a strike ("66'683" for "£89.99").
+    one = r"[A-Z]?\d+(?:,\d{3})*(?:\.\d+)?[A-Z]?(?![\w.,:'’`]?\d)\b"
     pattern = re.compile(rf"\b{re.escape(noun)}\s*(?:no\.?|number|#|:)?\s*({one}(?:\s*(?:,|&|and|or|/|-|to)\s*{one})*)",
                          re.I)
     return [(m.group(1), line) for line in lines for m in pattern.finditer(line.text)
