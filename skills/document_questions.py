@@ -161,8 +161,9 @@ _EVENTS = {"deliver": ("deliver", "arriv", "eta", "expected"), "arrive": ("arriv
 _ISSUE_VERBS = frozenset(["buy", "bought", "purchase", "purchased", "print", "printed", "issue", "issued", "date",
                           "dated", "write", "written", "visit", "visited", "shop", "shopped", "get", "got", "take",
                           "taken", "make", "made", "happen", "happened", "do", "done"])
-#: "when will it be delivered", "when does this expire": the event's verb, last in the question.
-_WHEN_EVENT = re.compile(r"\bwhen\b.*?\b(?P<verb>[a-z]+)\W*$", re.IGNORECASE)
+#: Words after an event's verb that are not it: "due back", "run out", "open up on".
+_PARTICLES = frozenset(["back", "out", "off", "over", "again", "on", "in", "at", "of", "for", "to", "from", "by",
+                        "with", "please", "pls", "plz", "exactly", "then", "now", "yet"])
 
 
 #: "the patient's date of birth", "the expiry date": a date named by its event as a noun.
@@ -178,11 +179,15 @@ def event_stems(question: str) -> tuple[str, ...]:
     for named in _DATE_OF.finditer(question):
         if (noun := (named.group("after") or named.group("before")).lower()) in _DATE_NOUNS:
             return _DATE_NOUNS[noun]  # "whats the patients date of birth": printed "DOB", never "Admitted"
-    match = _WHEN_EVENT.search(question.lower())
-    if match is None:
+    asked = re.sub(r"\bruns? out\b", "expire", question.lower())  # a permit "runs out" on its expiry date
+    when = re.search(r"\bwhen\b(?P<rest>.*)", asked)
+    if when is None:
         return ()
-    verb = match.group("verb")
-    if verb in _ISSUE_VERBS or verb in _THE_PAGE or len(verb) < 3 or verb in ("receipt", "invoice", "ticket"):
+    # "when is dune due back", "when does the offer end on this card": the last word that is no particle and no
+    # name of the page.
+    verb = next((w for w in reversed(re.findall(r"[a-z]+", when.group("rest")))
+                 if w not in _THE_PAGE and w not in _PARTICLES and len(w) >= 3), "")
+    if not verb or verb in _ISSUE_VERBS:
         return ()
     for base, stems in _EVENTS.items():
         if verb.startswith(base[:5]) or verb.rstrip("sd").rstrip("e") == base.rstrip("e"):

@@ -83,6 +83,16 @@ def test_a_date_named_by_its_event_is_the_date_printed_with_that_event(maestro) 
     assert event_stems("Which date is printed on the receipt?") == ()
 
 
+def test_an_event_is_its_verb_not_the_particle_after_it(maestro) -> None:
+    # A library slip's "Date: 18/06/2025" (the checkout) had answered "when is dune due back": "back" was taken
+    # for a name of the page, and the question for the slip's own date.
+    slip = sign("CHECKOUT 18/06/2025", "MEMBER 4421")
+    assert maestro.ask(slip, "when is dune due back").answer is None
+    assert event_stems("when is dune due back") == event_stems("when is it due")
+    assert event_stems("when does the permit run out") == event_stems("when does it expire")
+    assert event_stems("when was this ticket bought") == ()
+
+
 def test_the_distance_is_the_one_printed_beside_the_named_place(maestro) -> None:
     image = sign("AIRPORT 12 km", "CITY CENTRE 3 km")
     assert maestro.ask(image, "How far away is the city centre?").answer == "3 km"
