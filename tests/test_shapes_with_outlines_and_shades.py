@@ -118,10 +118,19 @@ def _filled_and_outlined() -> Image.Image:
     ("How many shapes are just outlines, not filled in?", "2"),
     ("how many filled shapes are there", "3"),
     ("how many circles are there, including the hollow one?", "2"),
+    ("how many shapes r filled in", "3"),  # "r" for "are": had counted all five
+    ("how many shapes are not solid", "2"),
 ])
 def test_a_count_of_outlines_or_of_filled_shapes(maestro, question: str, answer: str) -> None:
     run = maestro.ask(_filled_and_outlined(), question)
     assert (run.status, run.answer) == ("done", answer), run.reason
+
+
+@pytest.mark.parametrize("question", ["how many shapes have been shaded with a solid fill",
+                                      "count the shapes drawn as outlines pls"])
+def test_a_fill_the_count_cannot_read_gives_no_count_of_every_shape(maestro, question: str) -> None:
+    run = maestro.ask(_filled_and_outlined(), question)
+    assert (run.status, run.answer) == ("abstained", None)
 
 
 def test_an_outline_half_hidden_by_another_shape_is_no_reason_to_count_one_fewer(maestro: Maestro) -> None:

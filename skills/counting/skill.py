@@ -22,6 +22,7 @@ from PIL import Image, ImageDraw
 from skills.answer_form import answer_form
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
+from skills.counting.fill import asks_by_fill, picks_by_fill
 from skills.evidence import EXPERTS_DOC, check_kind, drawing_view, photo_missing, weighed
 from skills.question_text import asks_about_relation, names_a_part, task_text
 from skills.targets import Counted, counted
@@ -182,7 +183,12 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
         return conclude(ctx, [kind, found], None, missing=(
             f"{merged} oval blob(s){f' of {target.colour}' if target.colour else ''} may be circles that overlap "
             "or lie partly hidden; the count cannot tell how many circles they hold"))
-    if traced is None and (fill := asks_by_fill(ctx.question)) is not None:
+    fill = asks_by_fill(ctx.question)
+    if picks_by_fill(ctx.question) and (fill is None or traced):
+        return conclude(ctx, [kind, found], None, missing=(
+            "the question counts shapes by how they are drawn (filled or outlined) in words the tools could not "
+            "read as either"))
+    if traced is None and fill is not None:
         # "How many shapes are just outlines, not filled in?": those drawn as outlines only (or only filled ones).
         kept = [d for d in found.detections if bool(d.extra.get("filled")) == fill]
         if unclassified:
@@ -267,24 +273,6 @@ def _detected(ctx: SkillContext, result: detection.CountResult, label: str, sure
             f"{label}-like, so no count is given"))
     return conclude(ctx, [result], str(strong), confidence=0.9 if weak == 0 else 0.55,
                     note=f"{weak} weak detection(s) (score below {sure}) not counted." if weak else "")
-
-
-_SHAPE_NOUN = r"(?:shapes?|ones?|circles?|squares?|triangles?|stars?|hexagons?|pentagons?|diamonds?|rectangles?)"
-_OUTLINES_ONLY = re.compile(rf"\b(?:are|is)\s+(?:just|only)\s+(?:an?\s+)?(?:outlines?|outlined|hollow|empty)\b|"
-                            rf"\b(?:outlined|hollow|unfilled|empty)\s+{_SHAPE_NOUN}\b|\bnot\s+filled\b|"
-                            rf"\bare\s+(?:outlines?|outlined|hollow|unfilled)\b", re.I)
-_FILLED_ONLY = re.compile(rf"\b(?:filled(?:-in)?|solid)\s+{_SHAPE_NOUN}\b|\bare\s+(?:filled|solid)\b", re.I)
-#: "(the outlined one counts too)", "including the hollow one": every shape, not only those.
-_ALL_OF_THEM = re.compile(r"\binclud|\bcounts?\s+too\b|\bas well\b|\balso\b|\bincluding\b", re.I)
-
-
-def asks_by_fill(question: str) -> bool | None:
-    """True when ``question`` counts only filled shapes, False only outlines, None when it counts both."""
-    if _ALL_OF_THEM.search(question):
-        return None
-    if _OUTLINES_ONLY.search(question):
-        return False
-    return True if _FILLED_ONLY.search(question) else None
 
 
 #: Tilt (degrees) of a square standing on its corner, which people call a diamond, and of one on its side.
