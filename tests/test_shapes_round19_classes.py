@@ -76,3 +76,25 @@ def test_a_speck_of_the_weave_is_no_circle(maestro: Maestro) -> None:
         draw.regular_polygon((cx, cy, 120), 5, fill=(30, 100, 40), rotation=rng.randint(0, 60))
     run = maestro.ask(image, "what colour is the circle?")
     assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def _no_circle() -> Image.Image:
+    """A purple pentagon, a red square, a green diamond and a small cyan hexagon: round-ish, but no circle."""
+    image = Image.new("RGB", (800, 700), "white")
+    draw = ImageDraw.Draw(image)
+    draw.regular_polygon((200, 380, 130), 5, fill=(130, 40, 170))
+    draw.rectangle([420, 60, 560, 200], fill=(220, 30, 30))
+    draw.regular_polygon((620, 380, 80), 4, rotation=45, fill=(30, 150, 60))
+    draw.regular_polygon((540, 610, 55), 6, fill=(0, 200, 220))
+    return image
+
+
+def test_a_hexagon_the_search_takes_for_round_is_no_circle(maestro: Maestro) -> None:
+    # The tiled search calls any round-ish blob a circle: a hexagon had answered "what colour is the circle?".
+    circle = maestro.ask(_no_circle(), "what colour is the circle")
+    assert circle.status == "abstained" and "hexagon" in (circle.reason or ""), circle.answer
+    hexagon = maestro.ask(_no_circle(), "what colour is the hexagon")
+    assert (hexagon.status, hexagon.answer) == ("done", "cyan"), hexagon.reason
+    drawn = _no_circle()
+    ImageDraw.Draw(drawn).ellipse([60, 560, 160, 660], fill=(250, 140, 0))
+    assert maestro.ask(drawn, "what colour is the circle").answer == "orange"

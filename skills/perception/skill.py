@@ -13,14 +13,20 @@ is a drawing (colour blobs on a photograph are not objects). The crops go to a n
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
-
-from PIL import Image
 
 from skills.base import SkillContext, SkillResult
 from skills.coloured_words import coloured_word_answer, coloured_word_question
 from skills.common import COLOUR_WORDS, colours_in, conclude, shape_in
 from skills.evidence import EXPERTS_DOC, drawing_view, weighed
+from skills.perception.candidates import (
+    MAX_CANDIDATES,
+    RIVAL_SHARE,
+    holds,
+    no_one_stands_out,
+    one_colour,
+    overlapping_other,
+    round_but_no_circle,
+)
 from skills.perception.marked_shapes import asks_about_marks, marked_shape_answer
 from skills.perception.panels import PART_OF_PANEL, names_a_panel, panel_colour_answer, whole_image_colour
 from skills.perception.relative import asks_relative_position, relative_answer
@@ -37,9 +43,6 @@ from vision_tools.image.kind import CLEAR_DRAWING
 from vision_tools.text import read_text, read_text_cached
 from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region
 
-#: Candidates a colour question compares, and the share of the best match's score that makes one a rival.
-MAX_CANDIDATES = 12
-RIVAL_SHARE = 0.8
 # Quoted text, not apostrophes: "Product D's share ... Product A's" quotes nothing.
 _QUOTED = re.compile(r"(?<![\w])[\"“']([^\"”']{2,40})[\"”'](?![\w])")
 _COLOUR_Q = re.compile(r"\bwhat (colou?r)\b|\bwhich colou?r\b|\bcolou?r of\b|\bcolou?r is\b", re.I)
@@ -186,13 +189,17 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         lines = trace.call("ocr.read_text", read_text_cached, ctx.image)
         wanted = labelled.group("label").casefold()
         marks = [line.box for line in lines.lines if line.text.strip(" .:'\"").casefold() == wanted]
-        holding = [m for m in matches if len(marks) == 1 and _holds(m[0], marks[0].center)]
+        holding = [m for m in matches if len(marks) == 1 and holds(m[0], marks[0].center)]
         if len(holding) != 1:
             return conclude(ctx, [kind, found, lines], None, missing=(
                 f"the label {labelled.group('label')!r} the question picks the {target} by was not read inside exactly "
                 f"one of the {len(matches)} found"))
         matches = holding
-    if _no_one_stands_out(matches):
+    matches, not_round = round_but_no_circle(ctx, image, kind.drawing, shape, found, matches)
+    if not matches:
+        return conclude(ctx, [kind, found], None, missing=(
+            f"no {shape} is drawn: what looks round is a {' and a '.join(dict.fromkeys(not_round))}"))
+    if no_one_stands_out(matches):
         # "A small coloured shape somewhere" on gravel: a dozen dull blobs of the ground alike, none of them clear.
         return conclude(ctx, [kind, found], None, missing=(
             f"no {target!r} stands out: {len(matches)} faint likenesses, none clearly drawn or coloured"))
@@ -202,7 +209,7 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
     results: list = [kind, found]
     answer, confidence = None, 0.0
     if _COLOUR_Q.search(question):
-        picked = _one_colour(image, matches)
+        picked = one_colour(image, matches)
         if picked.answer is None or picked.box is None:  # a pick with an answer always has its box
             return conclude(ctx, results, None, missing=picked.missing)
         box = picked.box
@@ -213,7 +220,7 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         if picked.colour is not None and picked.colour != colour.name:
             # Segmentation named the shape's own pixels; its box holds ground too (half a triangle's box).
             answer, confidence = picked.colour, 0.9 * picked.factor
-        if labelled is None and (hidden := _overlapping_other(image, box, answer)) is not None:
+        if labelled is None and (hidden := overlapping_other(image, box, answer)) is not None:
             # A Venn diagram's blue circle, half under the red one, is no circle to the search: "the circle" may
             # be either.
             return conclude(ctx, results, None, missing=(
@@ -258,58 +265,6 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
 
 #: "the circle labelled A", "the square marked 2": a shape picked by a printed label.
 _LABELLED = re.compile(r"\b(?:labell?ed|marked|lettered|numbered|tagged)\s+['\"“]?(?P<label>[A-Za-z0-9]{1,3})\b", re.I)
-
-
-def _overlapping_other(image: Image.Image, box: Box, colour: str | None) -> str | None:
-    """The colour of a solid blob of another colour, at least a third the size of ``box``, overlapping it without
-    lying inside it (a shape partly hidden under the one found), or None."""
-    for match in find_region(image, "shape", max_results=MAX_CANDIDATES).matches:
-        other = match.box
-        inter = max(0.0, min(box.x1, other.x1) - max(box.x0, other.x0)) * \
-            max(0.0, min(box.y1, other.y1) - max(box.y0, other.y0))
-        inside = inter >= 0.9 * other.area
-        if inter > 0 and not inside and other.area >= box.area / 3 and inter < 0.9 * box.area:
-            name = name_colour(image, other).name
-            if name != colour:
-                return name
-    return None
-
-
-def _holds(box: Box, point: tuple[float, float]) -> bool:
-    return box.x0 <= point[0] <= box.x1 and box.y0 <= point[1] <= box.y1
-
-
-def _no_one_stands_out(matches: list[tuple[Box, float, str | None]]) -> bool:
-    """Whether the best of several matches is a weak likeness with two or more rivals as good: the texture of a
-    busy ground, not a shape anyone would point at."""
-    best = matches[0][1]
-    return best < SWEEP_SCORE and sum(score >= RIVAL_SHARE * best for _, score, _ in matches) >= 3
-
-
-class _Pick(NamedTuple):
-    """The candidate a colour question is about (its box, how much less sure for a size choice), or why none.
-    (A NamedTuple: a skill file is loaded without a module entry, which dataclasses need.)"""
-
-    answer: bool | None
-    box: Box | None = None
-    factor: float = 1.0
-    missing: str | None = None
-    colour: str | None = None  # the shape's own colour, where segmentation named it
-
-
-def _one_colour(image: Image.Image, matches: list[tuple[Box, float, str | None]]) -> _Pick:
-    """The match "the <shape>" refers to: the strong matches (score near the best) must all have one colour;
-    otherwise the question is ambiguous. (A size word does not single one out: on a busy 4K image "the small
-    square" was as often a small square of the clutter as the one meant.)"""
-    best = matches[0][1]
-    strong = [(box, own) for box, score, own in matches if score >= RIVAL_SHARE * best]
-    named = [(box, own or name_colour(image, box).name) for box, own in strong]
-    colours = list(dict.fromkeys(name for _, name in named))
-    if len(colours) == 1:
-        return _Pick(True, strong[0][0], colour=strong[0][1])
-    listed = ", ".join(colours[:5])
-    return _Pick(None, missing=f"{len(strong)} matching shapes of different colours ({listed}) are in the image, "
-                               "and the question does not single one out")
 
 
 def _named_object(question: str) -> str | None:
