@@ -41,3 +41,12 @@ def test_a_chart_that_prints_weekend_keeps_its_own_names() -> None:
     assert spell_out_day_groups(split, "busiest at the weekend") == "busiest at the weekend"
     months = ChartResult(kind="bar", series=["value"], categories=["Jan", "Feb"], table={})
     assert spell_out_day_groups(months, "the weekend total") == "the weekend total"
+
+
+def test_a_group_with_a_label_read_clipped_is_no_group_to_take_the_lowest_of() -> None:
+    # "Matcha latte" read "atcha latte": the group named would be Espresso and Mocha only, and Espresso the fewest.
+    cups = {"Espresso": 40.0, "atcha latte": 23.0, "Mocha": 55.0, "Chai latte": 31.0}
+    chart = ChartResult(kind="bar", title="Cups sold", series=["value"], categories=list(cups),
+                        texts=["Cups sold", *cups], table={c: {"value": v} for c, v in cups.items()})
+    assert answer_from_table(chart, "which of espresso, matcha latte and mocha sold the fewest cups") == (None, None)
+    assert answer_from_table(chart, "which of espresso, chai latte and mocha sold the fewest cups")[0] == "Chai latte"

@@ -38,6 +38,17 @@ def spell_out_day_groups(chart: ChartResult, question: str) -> str:
     return question
 
 
+def clipped_into(chart: ChartResult, categories: list[str], text: str) -> str | None:
+    """A category outside ``categories`` whose label is part of what the question names: "atcha latte", the label
+    read clipped, inside "which of espresso, matcha latte and mocha"; "Model X2" inside "Model X2 Max". The group
+    may then miss one of its own."""
+    for other in chart.categories:
+        plain = norm(other)
+        if other not in categories and len(plain) >= 3 and plain in text:
+            return other
+    return None
+
+
 def among(chart: ChartResult, categories: list[str]) -> ChartResult:
     """``chart`` with only ``categories``: "which of Mon, Tue and Wed had the longest walk" is the longest of those
     three, not of the week."""
