@@ -98,3 +98,15 @@ def test_a_hexagon_the_search_takes_for_round_is_no_circle(maestro: Maestro) -> 
     drawn = _no_circle()
     ImageDraw.Draw(drawn).ellipse([60, 560, 160, 660], fill=(250, 140, 0))
     assert maestro.ask(drawn, "what colour is the circle").answer == "orange"
+
+
+@pytest.mark.parametrize("outline", [
+    [(200, 100), (300, 100), (300, 400), (550, 400), (550, 500), (200, 500)],  # an L
+    [(200, 100), (600, 100), (600, 200), (450, 200), (450, 500), (350, 500), (350, 200), (200, 200)],  # a T
+])
+def test_a_blob_no_shape_fits_is_not_called_other(maestro: Maestro, outline: list[tuple[int, int]]) -> None:
+    # "what shape is the blue thing" over a price label's logo had been answered "other", the search's own word.
+    image = Image.new("RGB", (800, 600), "white")
+    ImageDraw.Draw(image).polygon(outline, fill=(30, 60, 200))
+    run = maestro.ask(image, "what shape is the blue thing")
+    assert (run.status, run.answer) == ("abstained", None)

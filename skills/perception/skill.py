@@ -241,7 +241,8 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
             results.append(named_here)
             kinds = {d.label for d in named_here.detections}
             label = kinds.pop() if len(kinds) == 1 else "region"
-        answer = None if rivals or label == "region" else label
+        # "other", "region", "concave shape": no name of a shape anyone would give.
+        answer = label if not rivals and shape_in(label) is not None else None
         confidence = min(0.95, 0.5 + 0.45 * score)
     elif _WHERE_Q.search(question):  # before text: "in which quadrant is the word 'X' written?" asks where
         answer, where_missing = name_place(box, rival, image.size, quadrants=bool(_QUADRANT_Q.search(ctx.question)))
