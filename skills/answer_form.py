@@ -15,6 +15,8 @@ import string
 from dataclasses import dataclass, field
 from typing import Literal
 
+from skills.chat import without_opener
+
 #: The one vocabulary of answer kinds, from the question's form to the loop's check, the trust calibration's
 #: evidence kinds and the exports. (How an evaluation compares an answer with the expected one is a separate
 #: choice, a ``MatchRule`` of ``agents.evaluation.answers``: "numeric" relaxed to 5 %, "contains", …)
@@ -114,6 +116,8 @@ class AnswerForm:
 def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
     """The form ``question`` asks for; ``expected_kind`` is a dataset's declared match kind, when it has one
     (``choice``, ``yesno``, ``grid``, ``relaxed``/``numeric``, ``text``/``exact``)."""
+    if (proper := without_opener(question)) != question:
+        return answer_form(proper, expected_kind)  # "hey is glass more than …" asks Yes or No
     braces = bool(_CURLY.search(question))
     options = parse_options(question)
     hinted = _KIND_HINTS.get((expected_kind or "").lower())
