@@ -97,6 +97,8 @@ class AnswerForm:
     braces: bool = False  # the question asks for the answer in curly brackets
     #: Alternatives the question names at its end ("…: circle, square or triangle?"); the answer is one of them.
     alternatives: tuple[str, ...] = ()
+    #: The question asks what, which, where, who, when, why or how: "Yes" or "No" answers none of those.
+    asks_wh: bool = False
 
     @property
     def description(self) -> str:
@@ -140,13 +142,19 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
             _WHICH_BY_NUMBER.search(question) and not re.search(r"\bhow many\b", question, re.I)):
         return AnswerForm("count", {}, braces)
     alternatives = named_alternatives(question)
+    wh = bool(_WH_START.match(question))
     if _IDENTIFIER_ASK.search(question):
-        return AnswerForm("text", {}, braces, alternatives)  # "B47K29", "HV-2087": a code as printed
+        return AnswerForm("text", {}, braces, alternatives, wh)  # "B47K29", "HV-2087": a code as printed
     if _NUMBER_ASK.search(question) or _MEASURED_ASK.search(question):
-        return AnswerForm("number", {}, braces, alternatives)
+        return AnswerForm("number", {}, braces, alternatives, wh)
     if _TEXT_ASK.search(question):
-        return AnswerForm("text", {}, braces, alternatives)
-    return AnswerForm("free", {}, braces, alternatives)
+        return AnswerForm("text", {}, braces, alternatives, wh)
+    return AnswerForm("free", {}, braces, alternatives, wh)
+
+
+#: A question word first: "what colour r the 2 shapes that are touching" is answered by a colour, never "Yes".
+_WH_START = re.compile(r"^\W*(?:what|whats|what's|wat|which|wich|where|wheres|where's|who|whose|when|why|how)\b",
+                       re.IGNORECASE)
 
 
 #: Text in quotes (not an apostrophe: "what's", "Mary's").
@@ -342,6 +350,8 @@ def _number(form: AnswerForm, text: str) -> str | None:
 
 def _text(form: AnswerForm, text: str) -> str | None:
     cleaned = text.strip()
+    if form.asks_wh and not form.alternatives and cleaned.lower().rstrip(".!") in ("yes", "no"):
+        return None  # "what colour …?" answered "Yes": a tool that settled another question
     return cleaned if 0 < len(cleaned) <= MAX_TEXT_CHARS else None
 
 

@@ -48,3 +48,14 @@ def test_a_yes_no_question_after_a_greeting_is_answered_yes_or_no(tmp_path) -> N
     # Never the sum of the two for a Yes/No question: Yes or No, or no answer.
     summed = maestro.ask(image, "hey is glass more than plastics and textiles put together?")
     assert summed.answer in ("Yes", None) and summed.status in ("done", "abstained")
+
+
+@pytest.mark.parametrize("question", ["what colour r the 2 shapes that are touching", "hey which shapes touch",
+                                      "where is the star"])
+def test_yes_or_no_answers_no_question_asking_what_which_or_where(question: str) -> None:
+    from skills.answer_form import conform
+
+    form = answer_form(question)
+    assert form.asks_wh and conform(form, "Yes") is None and conform(form, "No") is None
+    assert conform(form, "blue") == "blue"
+    assert conform(answer_form("is the star blue"), "Yes") == "Yes"
