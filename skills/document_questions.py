@@ -116,9 +116,18 @@ def asks_a_difference(question: str) -> bool:
     return _COMPARES.search(question) is not None
 
 
+#: What is left to pay after a deposit or part payment: the printed balance, never the total.
+_BALANCE = re.compile(r"\bstill\s+(?:owe|owed|to\s+pay|due|have\s+to\s+pay|need\s+to\s+pay)\b|\bleft\s+to\s+pay\b|"
+                      r"\b(?:remaining|outstanding)\s+(?:balance|amount|sum|to\s+pay)\b|\bhow\s+much\s+is\s+"
+                      r"(?:left|outstanding|remaining)\b|\bwhat(?:'s|\s+is)\s+(?:the\s+)?balance\b(?!\s+due)",
+                      re.IGNORECASE)
+
+
 def document_field(question: str) -> DocumentQuestion | None:
     """The document field ``question`` asks for, or None when it names none."""
     text = " ".join(question.replace("’", "'").split())
+    if balance := _BALANCE.search(text):
+        return DocumentQuestion("balance", balance.group(0))  # "how much do i still owe": after the deposit
     if before_tax := _BEFORE_TAX.search(text):
         return DocumentQuestion("subtotal", before_tax.group(0))
     money = _MONEY_LABEL.search(text)

@@ -25,6 +25,10 @@ RECEIPT_WORDINGS = [
     ("What is the invoice number?", "invoice number"), ("Who was the cashier?", "cashier"),
     ("How much change did I get?", "change"), ("How much tax was charged?", "tax"), ("What is the GST amount?", "tax"),
     ("What is the total before tax?", "subtotal"),
+    # After a deposit, what is left to pay is the balance, not the total (a dry-cleaning ticket's £41.50 total had
+    # answered "how much do i still owe", whose answer was the £31.50 balance).
+    ("how much do i still owe", "balance"), ("whats left to pay", "balance"),
+    ("how much do i still have to pay", "balance"), ("how much do I owe?", "total"),
 ]
 
 

@@ -289,6 +289,12 @@ def test_brackets_that_set_a_value_off_from_its_label_are_not_part_of_it() -> No
     assert find_label_value(layout, "variance").value == "(12.50)"  # an accountant's negative amount
 
 
+def test_the_balance_is_the_amount_printed_beside_it_not_the_total() -> None:
+    layout = page([[("Total", 300.0), ("£41.50", 700.0)], [("Deposit paid", 300.0), ("£10.00", 700.0)],
+                   [("Balance due", 300.0), ("£31.50", 700.0)]])
+    assert find_label_value(layout, "balance").value == "£31.50"
+
+
 def test_label_variants_follow_receipt_abbreviations() -> None:
     assert variants_for("invoice number")[:3] == ["invoice number", "invoice no", "invoice num"]
     assert "inv no" in variants_for("invoice number") and "bill no" in variants_for("invoice number")

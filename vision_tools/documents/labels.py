@@ -245,6 +245,10 @@ def find_label_value(layout: Layout, label: str) -> FieldAnswer:
             continue
         text, lines, where = found
         value = _fit_value(label, text, money)
+        if value is None and where.startswith("after") and (right := layout.right_of(hit.placed)):
+            # "Balance due   £31.50": the label's last word ("due") on its line, the value right of it.
+            text, lines, where = " ".join(p.text for p in right), right, "right of the label on its row"
+            value = _fit_value(label, text, money)
         if value is None and where.startswith("right"):
             # A label beside another label ("Boarding   Departs" over "09:10   09:45"): the bare value under it.
             under = bare_value_under(layout, hit)
