@@ -162,6 +162,9 @@ def test_a_grid_is_counted_only_for_a_question_about_its_rows_or_columns(maestro
     # "the grid" here is the electricity grid: a (rows, columns) pair is no quarter.
     run = maestro.ask(grid, "which quarter did we pull the least from the grid")
     assert run.answer is None, run.answer
+    # A seed packet's sowing table: "how far apart" asks a distance between its rows, not how many rows there are.
+    run = maestro.ask(grid, "how far apart do the rows go")
+    assert run.answer is None, run.answer
 
 
 def test_only_weak_person_detections_give_no_count(maestro) -> None:

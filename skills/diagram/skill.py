@@ -33,6 +33,7 @@ from vision_tools.diagrams import (
 )
 
 _ROWS = re.compile(r"\brows?\b", re.IGNORECASE)
+_ASKS_COUNT = re.compile(r"\bhow many\b|\bcount\b|\bnumber of\b", re.IGNORECASE)
 _COLUMNS = re.compile(r"\bcol(?:umn)?s?\b", re.IGNORECASE)
 #: Shapes the outline tracer counts; other named shapes are left to the Counting skill's segmentation.
 _TRACED = ("circle", "ellipse", "triangle", "square", "rectangle", "pentagon", "hexagon", "heptagon", "octagon")
@@ -93,6 +94,9 @@ def _measure(ctx: SkillContext, level2: str) -> tuple[_DiagramResult, str | None
             # "which quarter did we pull the least from the grid?" over a chart: the electricity grid, not a table's
             # rows and columns, which is all this tool counts.
             return grid, None, "the question asks about neither the rows nor the columns of a grid or table"
+        if answer_form(question).kind not in ("count", "grid") and not _ASKS_COUNT.search(question):
+            # "how far apart do the rows go" over a seed packet: a distance between rows, not how many there are.
+            return grid, None, "the question asks something about the rows or columns other than how many there are"
         return grid, _grid_answer(question, grid), None
     if level2 == "highlighted_character":
         letter = trace.call("diagram.highlighted_letter", highlighted_letter, image)
