@@ -110,3 +110,15 @@ def test_a_blob_no_shape_fits_is_not_called_other(maestro: Maestro, outline: lis
     ImageDraw.Draw(image).polygon(outline, fill=(30, 60, 200))
     run = maestro.ask(image, "what shape is the blue thing")
     assert (run.status, run.answer) == ("abstained", None)
+
+
+def test_the_diamond_is_a_square_on_its_corner_not_any_square(maestro: Maestro) -> None:
+    # An upright black square had answered "what colour is the diamond" in a scene with no diamond.
+    image = Image.new("RGB", (800, 600), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([80, 150, 200, 270], fill=(20, 20, 20))
+    draw.regular_polygon((550, 300, 110), 6, fill=(0, 90, 220))
+    run = maestro.ask(image, "what colour is the diamond")
+    assert run.status == "abstained" and "diamond" in (run.reason or ""), run.answer
+    draw.regular_polygon((330, 450, 80), 4, rotation=45, fill=(30, 150, 60))
+    assert maestro.ask(image, "what colour is the diamond").answer == "green"

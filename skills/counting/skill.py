@@ -29,6 +29,7 @@ from skills.targets import Counted, counted
 from vision_tools import detection, diagrams
 from vision_tools.diagrams import as_rgb_array, ink_strength, stretch_faint_ink
 from vision_tools.image import CLEAR_DRAWING, ImageKind
+from vision_tools.image.shape_words import DIAMOND_TILT, UPRIGHT_TILT
 from vision_tools.text import read_text_cached
 
 _PEOPLE = re.compile(r"\b(people|persons?|pedestrians?|humans?|men|women|players|children|kids)\b", re.IGNORECASE)
@@ -275,8 +276,6 @@ def _detected(ctx: SkillContext, result: detection.CountResult, label: str, sure
                     note=f"{weak} weak detection(s) (score below {sure}) not counted." if weak else "")
 
 
-#: Tilt (degrees) of a square standing on its corner, which people call a diamond, and of one on its side.
-DIAMOND_TILT, UPRIGHT_TILT = 30.0, 15.0
 
 
 def _squares_by_tilt(question: str, found: detection.CountResult) -> tuple[str | None, str | None] | None:

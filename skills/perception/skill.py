@@ -40,6 +40,7 @@ from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
 from vision_tools.image import Box, name_colour, spoken_name
 from vision_tools.image.colour import CHROMATIC
 from vision_tools.image.kind import CLEAR_DRAWING
+from vision_tools.image.shape_words import DIAMOND_TILT
 from vision_tools.text import read_text, read_text_cached
 from vision_tools.zoom import GENERIC_SHAPE_WORDS, SearchResult, crop, find_region
 
@@ -127,12 +128,15 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
     kind, image = drawing_view(ctx)
     shape = shape_in(target)
     found: CountResult | SearchResult
-    if shape is not None and shape not in SEARCHABLE_SHAPES:
+    # "the diamond": a square on its corner, which only the shape classifier measures the tilt of.
+    diamond = shape == "square" and re.search(r"\bdiamonds?\b", question, re.I) is not None
+    if shape is not None and (shape not in SEARCHABLE_SHAPES or diamond):
         # The tiled search knows few shapes; the shape classifier knows polygons, so it locates those instead.
         named_colours = colours_in(target)
         found = trace.call("counting.count_shapes", count_shapes, image, shape=shape,
                            colour=named_colours[0] if named_colours else None)
-        matches = [(d.box, 0.9, d.colour) for d in found.detections]
+        matches = [(d.box, 0.9, d.colour) for d in found.detections
+                   if not diamond or float(d.extra.get("tilt", 0.0)) >= DIAMOND_TILT]
         crops: list = []
     else:
         # A colour question looks at every candidate: "the small square" must be one square, or one colour.
@@ -166,7 +170,8 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
                                colour=named_colours[0] if named_colours else None)
             matches = [(d.box, 0.9, d.colour) for d in found.detections]
     if not matches:
-        return conclude(ctx, [kind, found], None, missing=f"nothing matching {target!r} was found in the image")
+        wanted = "a diamond (a square on its corner)" if diamond else repr(target)
+        return conclude(ctx, [kind, found], None, missing=f"nothing matching {wanted} was found in the image")
     if _COLOURED.search(question):
         # "the one coloured circle": grey, white and black ones are not it, however many of them match the shape.
         coloured: list[tuple[Box, float, str | None]] = []

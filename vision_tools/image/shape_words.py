@@ -20,6 +20,8 @@ SYNONYMS: dict[str, str] = {
 #: Synonyms that in a question more often name a region or a manner ("the text in the box", "round to ...") than
 #: a shape: accepted as a search target or a count's shape, not picked out of free text.
 VAGUE: frozenset[str] = frozenset({"box", "round"})
+#: Tilt (degrees) of a square standing on its corner, which people call a diamond, and of one on its side.
+DIAMOND_TILT, UPRIGHT_TILT = 30.0, 15.0
 #: The kinds ``zoom.find_region``'s search can tell apart.
 SEARCHABLE: frozenset[str] = frozenset({"star", "circle", "ellipse", "triangle", "square", "rectangle"})
 
