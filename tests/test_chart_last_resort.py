@@ -42,3 +42,20 @@ def test_a_chart_tried_on_a_drawing_says_no_chart_was_found_without_parser_jargo
     result = ask(registry, "Chart", overlapping_drawing())
     assert result.answer is None and result.missing == NO_CHART
 
+
+
+def test_the_outline_tracer_counts_no_shapes_of_one_colour(registry) -> None:
+    # Asked "how many blue pentagons" when the router explored it, the Diagram skill's tracer had counted a grey
+    # pentagon's outline too ("2" for 1): it follows outlines of every colour.
+    image = Image.new("RGB", (600, 450), "white")
+    draw = ImageDraw.Draw(image)
+    draw.regular_polygon((150, 150, 60), 5, outline=(30, 60, 220), width=4)
+    draw.regular_polygon((400, 250, 70), 5, outline=(128, 128, 128), width=4)
+    question = "How many blue pentagons are there?"
+    result, _ = run_skill(registry.skill("Diagram-Reasoning"), query=question, question=question, image=image,
+                          expert=registry.expert("Tools"), trace=ToolTrace())
+    assert result.answer is None and "colour" in (result.missing or "")
+    plain = "How many pentagons are there?"
+    result, _ = run_skill(registry.skill("Diagram-Reasoning"), query=plain, question=plain, image=image,
+                          expert=registry.expert("Tools"), trace=ToolTrace())
+    assert result.answer == "2"

@@ -109,6 +109,10 @@ def _measure(ctx: SkillContext, level2: str) -> tuple[_DiagramResult, str | None
         what = f"a {shape}" if shape else "no shape"
         raise ValueError(f"the question names {what}; the outline tracer counts circles, squares and regular "
                          "polygons (triangle to octagon)")
+    if colours := colours_in(question):
+        # "How many blue pentagons?": the tracer follows outlines of every colour, and had counted a grey one too.
+        raise ValueError(f"the question counts {colours[0]} {shape}s; the outline tracer counts outlines of any "
+                         "colour")
     if shape in ("square", "rectangle"):
         counted = trace.call("diagram.count_nested_squares", count_nested_squares, image)
     else:
