@@ -56,3 +56,14 @@ def among(chart: ChartResult, categories: list[str]) -> ChartResult:
     return replace(chart, categories=[c for c in chart.categories if c in kept],
                    table={c: row for c, row in chart.table.items() if c in kept},
                    marks=[m for m in chart.marks if m.category in kept])
+
+
+def within_named(chart: ChartResult, categories: list[str], text: str) -> ChartResult | None:
+    """The chart a "which … highest" question ranks: all of it when it names no category; those it names, two or
+    more ("which of mon, tue and wed"); None when it names one ("which podcast had the most listeners in June" asks
+    for a series within June, not the highest category) or a label outside the group is part of what it names."""
+    if not categories:
+        return chart
+    if len(categories) == 1 or clipped_into(chart, categories, text) is not None:
+        return None
+    return among(chart, categories)

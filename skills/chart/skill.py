@@ -19,7 +19,7 @@ from PIL import Image
 
 from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
-from skills.chart.category_groups import among, clipped_into, spell_out_day_groups
+from skills.chart.category_groups import spell_out_day_groups, within_named
 from skills.chart.changes import which_changed
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.comparisons import compare_values
@@ -290,12 +290,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if asks_which and (_HIGH.search(text) or _LOW.search(text)) and unprinted_extreme_noun(chart, text):
         return None, None  # "which route carried the most cars?" over passengers: counted in something else
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
-        if len(categories) == 1:
-            return None, None  # "which podcast had the most listeners in June": not the highest category
-        if len(categories) >= 2 and clipped_into(chart, categories, text) is not None:
-            return None, None
-        if len(categories) >= 2:
-            chart = among(chart, categories)  # "which of mon, tue and wed …": the extreme of those named
+        if (chart := within_named(chart, categories, text)) is None:
+            return None, None  # one category named ("in June"), or a named one's label read clipped
         highest = bool(_HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
         if found is None or not clear_extreme(chart, highest, one_series if len(chart.series) > 1 else None):

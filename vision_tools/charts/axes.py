@@ -295,35 +295,6 @@ def reread_doubtful(labels: list[Text], pitch: float, reread: Callable[[Box], li
     return out
 
 
-def _looks_slanted(t: Text) -> bool:
-    """A word of four or more letters in a box about as tall as it is wide: written on a slant."""
-    return sum(ch.isalnum() for ch in t.text) >= 4 and t.box.width < 1.6 * t.box.height
-
-
-def text_height(texts: list[Text]) -> float:
-    """The height of a line of the chart's text: the median box height of the level texts. A slanted label's box
-    is as tall as it is wide, and a row of them would make every line look several times its height."""
-    level = [t.height for t in texts if not _looks_slanted(t)] or [t.height for t in texts]
-    return float(np.median(level)) if level else 12.0
-
-
-def anchor_slanted(labels: list[Text], text_h: float) -> list[Text]:
-    """Category labels written on a slant (rotated 30-60 degrees, ending at their tick) moved to their tick.
-
-    A slanted word's box is about as tall as it is wide, where a level word of the same length is several times
-    wider than tall; its tick is at the box's top-right corner, about one glyph height in from the right edge.
-    """
-    out = []
-    for t in labels:
-        if _looks_slanted(t) and t.box.height > 1.8 * text_h:
-            x = t.box.x1 - 0.7 * text_h
-            out.append(Text(t.text, Box(x - 1, t.box.y0, x + 1, t.box.y0 + text_h), t.confidence, t.number,
-                            t.percent))
-        else:
-            out.append(t)
-    return out
-
-
 def split_by_gaps(texts: list[Text], rgb: np.ndarray) -> list[Text]:
     """Texts that OCR read across neighbouring labels ("Apples BananasCherries") split at the wide blank gaps
     inside their boxes: a gap over 0.6 of the text height is no word space. Words go to the pieces by count when

@@ -16,7 +16,6 @@ import numpy as np
 
 from vision_tools.charts.axes import (
     Text,
-    anchor_slanted,
     fit_axis,
     merge_words,
     reconcile,
@@ -24,12 +23,12 @@ from vision_tools.charts.axes import (
     reread_doubtful,
     rows_of,
     split_by_gaps,
-    text_height,
 )
 from vision_tools.charts.bar_labels import out_of_line, printed_label, reread_value_labels
 from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, Rect, cluster_1d
 from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
+from vision_tools.charts.slanted import anchor_slanted, text_height
 from vision_tools.image.boxes import Box
 
 
@@ -276,8 +275,7 @@ def _category_labels(texts: list[Text], bars: list[Rect], vertical: bool, base: 
     """The first row (vertical bars) or column (horizontal bars) of text beyond the baseline."""
     pitch = (hi - lo) / max(1, len(bars))
     if vertical:
-        # Slanted labels' boxes overlap their neighbours': each is moved to its tick first, or the row would
-        # join them all into one label.
+        # Each slanted label moved to its tick first, or the row would join their overlapping boxes into one label.
         below = anchor_slanted([t for t in texts if t.box.y0 >= base - 0.5 * t.height and base < t.cy
                                 and t.box.y0 <= base + 6 * text_h and lo - pitch <= t.cx <= hi + pitch], text_h)
         rows = rows_of(below)

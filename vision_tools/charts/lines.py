@@ -18,7 +18,6 @@ import numpy as np
 from vision_tools.charts import config
 from vision_tools.charts.axes import (
     Text,
-    anchor_slanted,
     fit_axis,
     merge_words,
     reconcile,
@@ -26,11 +25,11 @@ from vision_tools.charts.axes import (
     reread_doubtful,
     rows_of,
     split_by_gaps,
-    text_height,
 )
 from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, chroma_map, colour_mask
 from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
+from vision_tools.charts.slanted import anchor_slanted, text_height
 from vision_tools.image.boxes import Box
 
 

@@ -1,0 +1,42 @@
+"""Category labels written on a slant (matplotlib's ``rotation=45``, the usual fix for long names).
+
+A slanted word's box is about as tall as it is wide, and a row of them overlaps: read as one row, they join into
+one label, and their tall boxes make every line of the chart look several times its height. ``text_height`` is
+the height of the level texts; ``anchor_slanted`` moves each slanted label to its tick.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision_tools.charts.axes import Text
+from vision_tools.image import Box
+
+
+def _looks_slanted(t: Text) -> bool:
+    """A word of four or more letters in a box about as tall as it is wide: written on a slant."""
+    return sum(ch.isalnum() for ch in t.text) >= 4 and t.box.width < 1.6 * t.box.height
+
+
+def text_height(texts: list[Text]) -> float:
+    """The height of a line of the chart's text: the median box height of the level texts. A slanted label's box
+    is as tall as it is wide, and a row of them would make every line look several times its height."""
+    level = [t.height for t in texts if not _looks_slanted(t)] or [t.height for t in texts]
+    return float(np.median(level)) if level else 12.0
+
+
+def anchor_slanted(labels: list[Text], text_h: float) -> list[Text]:
+    """Category labels written on a slant (rotated 30-60 degrees, ending at their tick) moved to their tick.
+
+    A slanted word's box is about as tall as it is wide, where a level word of the same length is several times
+    wider than tall; its tick is at the box's top-right corner, about one glyph height in from the right edge.
+    """
+    out = []
+    for t in labels:
+        if _looks_slanted(t) and t.box.height > 1.8 * text_h:
+            x = t.box.x1 - 0.7 * text_h
+            out.append(Text(t.text, Box(x - 1, t.box.y0, x + 1, t.box.y0 + text_h), t.confidence, t.number,
+                            t.percent))
+        else:
+            out.append(t)
+    return out
