@@ -41,3 +41,27 @@ def test_the_lowest_bar_is_named_by_its_own_label(tmp_path) -> None:  # noqa: AN
 
     run = Maestro.open(Settings.resolve(data_dir=tmp_path)).ask(_routes(), "which bus route is the least punctual")
     assert (run.status, run.answer) == ("done", "40 Riverside")
+
+
+EPISODES = {"Ep 1: Why We Started This Podcast": 12480, "Ep 2: Interview with a Beekeeper": 9315,
+            "Ep 3: The Great Sourdough Disaster": 15702, "Ep 4: Listener Questions Special": 7860,
+            "Ep 5: Behind the Scenes at a Radio Station": 11045, "Ep 6: Our Trip to the Lake District": 13590}
+
+
+def test_long_slanted_labels_are_read_whole_not_cut_at_the_strip_read_again() -> None:
+    # The labels' strip read again had ended 3.5 lines under the axis, and "Ep 4: Listener Questions Special" was
+    # read "estions Special": the lowest episode was answered with a fragment of its name.
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        bars = ax.bar(list(EPISODES), list(EPISODES.values()), color="#3d5a80")
+        ax.bar_label(bars, labels=[f"{v:,}" for v in EPISODES.values()], padding=3)
+        ax.set_ylabel("Downloads (first 30 days)")
+        ax.set_title("Kitchen Table Chats podcast - downloads per episode")
+        ax.tick_params(axis="x", labelrotation=35)
+        for label in ax.get_xticklabels():
+            label.set_horizontalalignment("right")
+
+    from skills.chart.skill import answer_from_table
+
+    chart = parse_chart(render(draw))
+    assert "Ep 4: Listener Questions Special" in chart.categories, chart.categories
+    assert answer_from_table(chart, "which ep got the fewest downloads")[0] == "Ep 4: Listener Questions Special"

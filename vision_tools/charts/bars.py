@@ -105,7 +105,7 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
     h_img, w_img = rgb.shape[:2]
     if vertical:
         tick_strip = Box(0, 0, lo - 1, min(h_img, base + 1.5 * text_h))
-        label_strip = Box(max(0, lo - pitch / 2), base - 2, min(w_img, hi + pitch / 2), min(h_img, base + 3.5 * text_h))
+        label_strip = Box(max(0, lo - 2 * pitch), base - 2, min(w_img, hi + pitch / 2), min(h_img, base + 10 * text_h))
     else:
         bottom = max(r.y1 for r in bars)
         tick_strip = Box(max(0, base - 3 * text_h), bottom + 1, w_img, min(h_img, bottom + 3.5 * text_h))
