@@ -290,13 +290,13 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if asks_which and (_HIGH.search(text) or _LOW.search(text)) and unprinted_extreme_noun(chart, text):
         return None, None  # "which route carried the most cars?" over passengers: counted in something else
     if asks_which and (_HIGH.search(text) or _LOW.search(text)):
-        if (chart := within_named(chart, categories, text)) is None:
+        if (ranked_over := within_named(chart, categories, text)) is None:
             return None, None  # one category named ("in June"), or a named one's label read clipped
         highest = bool(_HIGH.search(text))
-        found = chart.extreme(highest=highest, series=one_series)
-        if found is None or not clear_extreme(chart, highest, one_series if len(chart.series) > 1 else None):
+        found = ranked_over.extreme(highest=highest, series=one_series)
+        if found is None or not clear_extreme(ranked_over, highest, one_series if len(chart.series) > 1 else None):
             return None, None  # two marks nearly level: which is the highest is a guess
-        return found, extreme_confidence(chart, highest, named_series)
+        return found, extreme_confidence(ranked_over, highest, named_series)
     if asks_which:
         return None, None  # "In which year did the bank begin raising rates again?": a category, not a value
     if unprinted_measure(chart, question) is not None:
