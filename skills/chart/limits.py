@@ -125,7 +125,7 @@ def limits_seen(stem: str, options: dict[str, str], chart: ChartResult, facts: C
             any(_TOTAL.search(t) for t in texts if t):
         found.append(Limit("per_person", "the question asks for a rate per person, but the chart shows totals and no "
                                          "population to divide them by"))
-    stacked = "stacked" in (chart.reason or "") or (chart.kind or "").startswith("stacked")
+    stacked = "stacked" in (chart.reason or "") or (chart.kind or "").startswith("stacked") or chart.whole_stacks
     if stacked and any(_HUNDRED.fullmatch(t.strip()) for t in chart.texts) and not _ASKS_SHARE.search(stem):
         found.append(Limit("shares", "the bars are stacked to 100 %: they show each part's share, not amounts"))
     return found

@@ -94,6 +94,8 @@ _UNIT_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ("a weight", re.compile(r"\bhow heavy\b|\bweigh(?:s|ed|t)?\b|\bin (?:kg|kilograms|grams|tonnes|tons|lbs)\b|"
                             rf"{_HOW_MANY_OF}(?:kg|kilograms|grams|tonnes|tons|lbs)\b", re.I),
      re.compile(r"\b(?:kg|g|grams?|kilograms?|lbs?|pounds|tonnes?|tons?|t|weight|weighs)\b")),
+    ("a height", re.compile(r"\bhow tall\b|\bheights?\b|\bin (?:cm|centimet(?:re|er)s|inches|feet)\b", re.I),
+     re.compile(r"\b(?:cm|mm|m|centimet\w*|metres?|meters?|in|inch\w*|ft|feet|foot|heights?|tall\w*|lengths?)\b")),
     ("a speed", re.compile(r"\bhow fast\b|\bspeed\b|\bin (?:mph|km/h|kph)\b", re.I),
      re.compile(r"mph|km/?h|kph|m/s|\bspeeds?\b|\bknots?\b")),
     ("a temperature", re.compile(r"\bhow (?:hot|cold|warm)\b|\btemperature\b|\bin degrees\b", re.I),
@@ -302,3 +304,10 @@ def asks_a_change(chart: ChartResult, text: str) -> bool:
     """
     printed = " ".join(norm(t) for t in chart.texts)
     return any(not re.search(rf"\b{re.escape(m.group(0))}\b", printed) for m in _CHANGE.finditer(text))
+
+
+def counted_by_the_values(noun: str, chart: ChartResult) -> bool:
+    """Whether ``noun`` is what the values count, named in the value axis's title ("viewers" in "Peak concurrent
+    viewers (thousands)"): a superlative of it asks for an amount, not for the category that has it."""
+    stem = noun.lower().removesuffix("s")
+    return len(stem) > 2 and any(w.removesuffix("s") == stem for w in re.findall(r"[a-z]+", chart.value_title.lower()))

@@ -32,7 +32,12 @@ from skills.chart.confidence import (
     values_confidence,
 )
 from skills.chart.limits import VOIDS_VALUES, limits_seen
-from skills.chart.measure import asks_a_change, unprinted_extreme_noun, unprinted_measure
+from skills.chart.measure import (
+    asks_a_change,
+    counted_by_the_values,
+    unprinted_extreme_noun,
+    unprinted_measure,
+)
 from skills.chart.mismatch import asks_another_question, unprinted_numbers
 from skills.chart.named_options import by_lookup
 from skills.chart.names import (
@@ -56,6 +61,7 @@ from skills.chart.precision import (
     value_decimals,
 )
 from skills.chart.question_words import unexplained_words
+from skills.chart.stacks import STACKED_KINDS, names_alike, reach_view, unread_stacks
 from skills.chart.thresholds import against_a_number, count_against, first_past
 from skills.common import conclude
 from skills.question_text import task_text
@@ -70,7 +76,7 @@ _LOW_WORDS = "lowest|smallest|least|minimum|min|fewest|shortest|coldest|coolest|
 _HIGH = re.compile(rf"\b({_HIGH_WORDS})\b", re.I)
 _LOW = re.compile(rf"\b({_LOW_WORDS})\b", re.I)
 #: A bare superlative and a noun: "smallest country on this chart?"
-_SUPERLATIVE_FIRST = re.compile(rf"(?:the )?(?:{_HIGH_WORDS}|{_LOW_WORDS}) (?!value|number|amount)\w+")
+_SUPERLATIVE_FIRST = re.compile(rf"(?:the )?(?:{_HIGH_WORDS}|{_LOW_WORDS}) (?!value|number|amount)(?P<noun>\w+)")
 #: A rank other than the first: "second lowest", "3rd most", "runner-up".
 _RANK = re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b")
 _RANKS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
@@ -122,6 +128,10 @@ def run(ctx: SkillContext) -> SkillResult:
         chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=kind)
     # "the UK" over a bar "United Kingdom": the question in the chart's own names.
     ctx = replace(ctx, question=names_as_printed(ctx.question, [*chart.categories, *chart.series], chart.series))
+    if chart.kind in STACKED_KINDS and form.kind == "choice":
+        chart = unread_stacks(chart)
+    elif chart.kind in STACKED_KINDS and not mentioned(chart.series, norm(ctx.question)):
+        chart = chart.totals_view()  # "the busiest month", "the total for May": the stacks' heights, no segment
     if chart.found and (other := unread_series(chart)) is not None:
         # Two lines read as one zig-zag between them: no value of either can be trusted.
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
@@ -159,6 +169,8 @@ def run(ctx: SkillContext) -> SkillResult:
         result.missing = void.why
         return result
     answer, confidence = answer_from_table(chart, ctx.question)
+    if chart.kind in STACKED_KINDS and not names_alike(answer, answer_from_table(reach_view(chart), ctx.question)[0]):
+        answer, confidence = None, None  # the longest segment is not the one reaching highest: two answers
     # "how many parcels does Team North deliver?" over route lengths: the chart shows no parcels.
     unexplained = [] if getattr(ctx.expert, "neural", False) else unexplained_words(chart, ctx.question)
     if unexplained:
@@ -270,7 +282,10 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if compared is not None:
         return compared
     # "Which …", "What's the biggest category?", or a bare "smallest country on this chart?"
-    asks_which = _ASKS_WHICH.search(text) or _SUPERLATIVE_FIRST.match(text) or (
+    superlative = _SUPERLATIVE_FIRST.match(text)
+    if superlative and counted_by_the_values(superlative.group("noun"), chart):
+        superlative = None  # "peak viewers on the final?" over "Peak concurrent viewers": a value, not a category
+    asks_which = _ASKS_WHICH.search(text) or superlative or (
         _BY_RANK.search(text) and not _ASKS_VALUE.search(text))
     if asks_which and (changed := which_changed(chart, text)) is not None:
         return changed  # "which region grew the most from 2022 to 2024?": the change between two named points

@@ -56,8 +56,8 @@ def reread_value_labels(bars: list[Rect], numbers: list[Text], vertical: bool, t
     return found
 
 
-def printed_label(numbers: list[Text], bar: Rect, vertical: bool, text_h: float) -> Text | None:
-    """The number printed at the end of ``bar`` (just past it, or just inside it)."""
+def printed_label(numbers: list[Text], bar: Rect, vertical: bool, text_h: float, inside: float = 2.0) -> Text | None:
+    """The number printed at the end of ``bar`` (just past it, or up to ``inside`` text heights inside it)."""
     best: tuple[float, Text] | None = None
     for t in numbers:
         if vertical:
@@ -69,6 +69,6 @@ def printed_label(numbers: list[Text], bar: Rect, vertical: bool, text_h: float)
                 continue
             # Written inside the bar's end ("€412k" in white), a label's right edge is the one near the end.
             gap = t.box.x0 - bar.x1 if t.box.x1 > bar.x1 + 0.5 * text_h else t.box.x1 - bar.x1
-        if -2.0 * text_h <= gap <= 1.5 * text_h and (best is None or abs(gap) < best[0]):
+        if -inside * text_h <= gap <= 1.5 * text_h and (best is None or abs(gap) < best[0]):
             best = (abs(gap), t)
     return None if best is None else best[1]

@@ -10,7 +10,7 @@ position; when several bars share one label the chart is grouped, and the legend
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, Rect, cluster_1d
 from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
 from vision_tools.charts.slanted import anchor_slanted, text_height
+from vision_tools.charts.stacked import is_stacked, read_stacks, stack_chains
 from vision_tools.image.boxes import Box
 
 
@@ -36,7 +37,7 @@ from vision_tools.image.boxes import Box
 class BarParse:
     """What the bar parser read, in work-image pixels."""
 
-    kind: str  # "bar" | "hbar" | "grouped_bar"
+    kind: str  # "bar" | "hbar" | "grouped_bar" | "stacked_bar" | "stacked_hbar"
     series: list[str]
     categories: list[str]
     table: dict[str, dict[str, float]]
@@ -45,6 +46,8 @@ class BarParse:
     used_texts: set[int]
     plot_top: float
     warnings: list[str]
+    #: A stacked chart's stacks, one mark per category: the whole stack's value (see ``vision_tools.charts.stacked``).
+    totals: list[ChartMark] = field(default_factory=list)
 
 
 def find_bars(rects: list[Rect], shape: tuple[int, ...]) -> tuple[bool, list[Rect]] | None:
@@ -91,10 +94,12 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
     vertical, bars = found
     if force == "hbar" and vertical or force in ("bar", "grouped_bar") and not vertical:
         return None
-    if _stacked(bars, rects, vertical):
-        # Each bar would be read as its first segment alone: no table beats a wrong one.
+    # A stacked bar read as its first segment alone would be wrong: its segments are read as one stack.
+    chains = stack_chains(bars, rects, vertical) if is_stacked(bars, rects, vertical) else []
+    if chains is None:
         return BarParse("stacked_bar", [], [], {}, [], None, set(), 0.0,
-                        ["stacked bars (segments of several colours piled on one another) are not read by the tools"])
+                        ["stacked bars whose segments could not be told apart are not read by the tools"])
+    segments = [s for chain in chains for s in chain] or bars
     warnings: list[str] = []
     text_h = text_height(texts)
     lo = min(r.x0 for r in bars) if vertical else min(r.y0 for r in bars)
@@ -113,7 +118,7 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
 
     for attempt in range(2):
         # Text printed on a bar is a value label, never a tick, category or legend entry.
-        outside = [t for t in texts if not any(_covers(r, t) for r in bars)]
+        outside = [t for t in texts if not any(_covers(r, t) for r in segments)]
         # Value axis: numbers beside the bars (left/right for vertical bars, below for horizontal ones).
         if vertical:
             side = [t for t in outside if t.box.x1 <= lo + 2 or t.box.x0 >= hi - 2]
@@ -129,8 +134,8 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         labels = _category_labels(free, bars, vertical, base, lo, hi, text_h, rgb)
         # Too few labels, or one read with doubt: the strip is read again, enlarged.
         missing_labels = len(labels) < slots or any(t.confidence < 0.8 for t in labels)
-        colours = len({b.colour for b in bars})
-        missing_keys = 0 < len(legend) < colours and slots < len(bars)  # grouped, legend partly read
+        colours = len({b.colour for b in segments})
+        missing_keys = 0 < len(legend) < colours and (slots < len(bars) or bool(chains))  # legend partly read
         if attempt == 1 or reread is None or not (missing_labels or len(ticks) < 3 or missing_keys):
             break
         if missing_keys:
@@ -152,6 +157,22 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         warnings.append(f"no bar read for {len(orphans)} category label(s) ({', '.join(orphans[:4])}): a bar may "
                         "be missing")
     grouped = any(len(g) > 1 for g in groups.values())
+    if chains:
+        if grouped:
+            return BarParse("stacked_bar", [], [], {}, [], None, set(), 0.0,
+                            ["stacks grouped side by side under one label are not read by the tools"])
+        stacks_of, names = _series(segments, legend, palette, True)
+        read = read_stacks(chains, groups, stacks_of, axis, base,
+                           [t for t in free if t.number is not None and id(t) not in label_ids], text_h, palette,
+                           vertical)
+        if vertical and axis is not None:
+            top_tick = max(v for _, v in axis.ticks)
+            for mark in _clipped(read.totals, axis, _spine_top(rgb, ticks, lo, base)):
+                if abs(mark.value - top_tick) > 0.005 * axis.span:  # a stack to 100 % ends at the "100%" tick
+                    read.drop(mark.category, "clipped at the top of the plot (the stack is taller than what is drawn)")
+        return BarParse("stacked_bar" if vertical else "stacked_hbar", names, read.categories, read.table, read.marks,
+                        axis, tick_ids | legend_ids | label_ids | read.used, _plot_top(segments, axis, vertical),
+                        warnings + read.warnings, read.totals)
     if force == "grouped_bar" and not grouped:
         warnings.append("asked for a grouped bar chart but every category has one bar")
 
@@ -203,31 +224,15 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         for category in dict.fromkeys(m.category for m in cut):
             warnings.append(f"{category}: clipped at the top of the plot (the value is beyond what is drawn)")
     kind = "grouped_bar" if grouped else ("bar" if vertical else "hbar")
-    plot_top: float = min(r.y0 for r in bars) if vertical else min(r.y0 for r in bars)
-    if axis is not None and vertical:
-        plot_top = min(plot_top, min(p for p, _ in axis.ticks))
     table = {c: r for c, r in table.items() if r}
-    return BarParse(kind, series, [c for c in categories if c in table], table, marks, axis, used, plot_top,
-                    warnings)
+    return BarParse(kind, series, [c for c in categories if c in table], table, marks, axis, used,
+                    _plot_top(bars, axis, vertical), warnings)
 
 
-def _stacked(bars: list[Rect], rects: list[Rect], vertical: bool) -> bool:
-    """Whether most bars carry a segment of another colour on their end (a stacked bar chart)."""
-    def carried(bar: Rect) -> bool:
-        for r in rects:
-            if r.colour == bar.colour:
-                continue
-            if vertical:
-                overlap = min(r.x1, bar.x1) - max(r.x0, bar.x0)
-                if overlap >= 0.8 * bar.width and abs(r.y1 - bar.y0) <= 3:
-                    return True
-            else:
-                overlap = min(r.y1, bar.y1) - max(r.y0, bar.y0)
-                if overlap >= 0.8 * bar.height and abs(r.x0 - bar.x1) <= 3:
-                    return True
-        return False
-
-    return len(bars) >= 2 and sum(carried(b) for b in bars) >= 0.5 * len(bars)
+def _plot_top(bars: list[Rect], axis: AxisFit | None, vertical: bool) -> float:
+    """The highest row the plot reaches: its tallest bar or, for vertical bars, its highest tick."""
+    top: float = min(r.y0 for r in bars)
+    return min(top, min(p for p, _ in axis.ticks)) if axis is not None and vertical else top
 
 
 def _slot_groups(bars: list[Rect], vertical: bool) -> list[list[Rect]]:
@@ -397,7 +402,4 @@ SPINE_DARKNESS = 3 * 110
 
 
 def _span(axis: AxisFit | None) -> float:
-    if axis is None or len(axis.ticks) < 2:
-        return 0.0
-    values = [v for _, v in axis.ticks]
-    return max(values) - min(values)
+    return 0.0 if axis is None else axis.span

@@ -92,13 +92,13 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
                           reread=lambda region: _read_texts(work, region))
         if bars is not None and bars.table:
             result = ChartResult(bars.kind, series=bars.series, categories=bars.categories, table=bars.table,
-                                 marks=bars.marks, axis=bars.axis, warnings=bars.warnings)
+                                 marks=bars.marks, axis=bars.axis, warnings=bars.warnings, stack_totals=bars.totals)
             result.title = find_title(texts, bars.plot_top, rgb.shape[0], bars.used_texts)[0]
         elif bars is not None and bars.warnings:
             reasons.append(bars.warnings[0])
         else:
             reasons.append("no bars (no rectangles on a common baseline with an axis or printed values)")
-    stacked = "bars" in present and bars is not None and bars.kind == "stacked_bar"
+    stacked = "bars" in present and bars is not None and bars.kind.startswith("stacked")
     if result is None and "line" in present and not stacked:  # segments of stacked bars are no lines either
         lines = parse_lines(rgb, palette, texts, reread=lambda region: _read_texts(work, region))
         if lines is not None and lines.table:
@@ -128,7 +128,7 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
     result.image_size = image.size
     result.annotated = _draw(work, result)
     if scale != 1.0:
-        for mark in result.marks:
+        for mark in [*result.marks, *result.stack_totals]:
             mark.box = to_image_box(mark.box, scale, image.size)
         if result.axis is not None:
             result.axis = _rescale_axis(result.axis, scale)

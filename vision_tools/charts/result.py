@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 
 from PIL import Image
@@ -67,6 +67,12 @@ class AxisFit:
     def value_at(self, pixel: float) -> float:
         return self.slope * pixel + self.intercept
 
+    @property
+    def span(self) -> float:
+        """The range of the tick values calibrated from (0 with fewer than two)."""
+        values = [v for _, v in self.ticks]
+        return max(values) - min(values) if len(values) >= 2 else 0.0
+
     def to_dict(self) -> dict:
         return {"orientation": self.orientation, "slope": self.slope, "intercept": self.intercept,
                 "ticks": [[round(p, 1), _round(v)] for p, v in self.ticks], "residual": _round(self.residual),
@@ -100,6 +106,11 @@ class ChartResult:
     #: The title written up the side of a vertical value axis ("Units sold (thousands)"): what the values count, and
     #: in which unit. Also among ``texts``.
     value_title: str = ""
+    #: A stacked bar chart's stacks, one mark per category: the whole stack's value, its top against the axis or
+    #: the total printed past it (``marks`` and ``table`` hold the segments, by series).
+    stack_totals: list[ChartMark] = field(default_factory=list)
+    #: This is a stacked chart's ``totals_view``: each bar is a whole stack (of parts, maybe shares to 100 %).
+    whole_stacks: bool = False
 
     @property
     def marks_seen(self) -> bool:
@@ -120,6 +131,16 @@ class ChartResult:
         a pie drawn out of proportion, or slices told apart wrongly."""
         return next((m for m in self.marks if self.kind == "pie" and m.source == "angle" and m.printed is not None),
                     None)
+
+    def totals_view(self) -> ChartResult:
+        """A stacked bar chart seen as its stacks alone: one bar per category, as tall as its whole stack (what
+        "the highest month" or "the total in May" is read from when the question names no series)."""
+        kind = "hbar" if self.kind == "stacked_hbar" else "bar"
+        marks = list(self.stack_totals)
+        read = {m.category for m in marks}
+        return replace(self, kind=kind, series=[DEFAULT_SERIES], categories=[c for c in self.categories if c in read],
+                       table={m.category: {DEFAULT_SERIES: m.value} for m in marks}, marks=marks, stack_totals=[],
+                       whole_stacks=True)
 
     def value(self, category: str, series: str | None = None) -> float | None:
         """The value of ``category`` (matched tolerantly: case, spacing, small OCR slips) in ``series``.
@@ -186,6 +207,7 @@ class ChartResult:
             "warnings": list(self.warnings), "reason": self.reason, "image_size": list(self.image_size),
             "texts": list(self.texts), "shapes": list(self.shapes), "value_numbers": self.value_numbers,
             "legend": list(self.legend), "value_title": self.value_title,
+            "stack_totals": [m.to_dict() for m in self.stack_totals],
         }
 
 

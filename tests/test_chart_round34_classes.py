@@ -1,0 +1,59 @@
+"""Classes of wrong answers found by round 34's unseen charts, each answered at P ≈ 0.99 before.
+
+- "whats the name of the shoe repair shop in the title" was answered with the title's first line: a thing named in
+  the title is one part of it, which the tools do not pick out;
+- "peak viewers on the final?" over "Peak concurrent viewers (thousands)" was answered "Day 6": a superlative of
+  what the values count asks for an amount, not for the category that has it;
+- "how tall was mia at her 12 month checkup" over a chart of her weight was answered with a weight.
+"""
+
+from __future__ import annotations
+
+from skills.chart.measure import unprinted_measure
+from skills.chart.skill import answer_from_table
+from skills.ocr.printed import printed_answer
+from vision_tools.charts import ChartResult
+from vision_tools.image import Box
+from vision_tools.text import OcrLine
+
+
+def _line(text: str, top: int) -> OcrLine:
+    return OcrLine(text, Box(10, top, 10 + 12 * len(text), top + 20), 0.99)
+
+
+LINES = [_line("Repair jobs booked by weekday", 0), _line("Stitch & Sole cobbler, week of 9 Sept", 24),
+         _line("Number of jobs", 200), _line("Mon Tue Wed Thu Fri Sat", 400)]
+
+
+def test_a_thing_named_in_the_title_is_not_the_title() -> None:
+    span = printed_answer("whats the name of the shoe repair shop in the title", LINES, None)
+    assert span is not None and span.answer is None and "named in the title" in (span.missing or "")
+    assert printed_answer("which year is mentioned in the chart's heading?", LINES, None).answer is None
+    # The title itself, or its wording, is still the top line.
+    assert printed_answer("what's the title of the chart", LINES, None).answer == "Repair jobs booked by weekday"
+    assert printed_answer("what does it say in the title", LINES, None).answer == "Repair jobs booked by weekday"
+
+
+VIEWERS = ChartResult(kind="bar", series=["value"], categories=["Fri", "Sat", "Sun"],
+                      table={"Fri": {"value": 184.2}, "Sat": {"value": 231.7}, "Sun": {"value": 447.3}},
+                      texts=["Fri", "Sat", "Sun", "Peak concurrent viewers (thousands)"],
+                      value_title="Peak concurrent viewers (thousands)", title="Spring Clash - viewers per day")
+
+
+def test_a_superlative_of_what_the_values_count_asks_for_an_amount() -> None:
+    assert answer_from_table(VIEWERS, "peak viewers on the final?") == (None, None)
+    assert answer_from_table(VIEWERS, "most viewers?") == (None, None)
+    # A superlative of anything else still names the category that has it.
+    assert answer_from_table(VIEWERS, "busiest day?")[0] == "Sun"
+    assert answer_from_table(VIEWERS, "which day had the most viewers")[0] == "Sun"
+
+
+def test_a_height_is_not_read_off_a_chart_of_weights() -> None:
+    weights = ChartResult(kind="line", series=["value"], categories=["0", "6", "12"], title="Baby Mia - weight",
+                          texts=["Weight (kg)", "Age (months)"], value_title="Weight (kg)",
+                          table={"0": {"value": 3.4}, "6": {"value": 7.7}, "12": {"value": 9.3}})
+    assert unprinted_measure(weights, "how tall was mia at her 12 month checkup") == "a height"
+    heights = ChartResult(kind="line", series=["value"], categories=["2018", "2024"], title="Oak sapling",
+                          texts=["Height (cm)"], value_title="Height (cm)",
+                          table={"2018": {"value": 12.0}, "2024": {"value": 158.0}})
+    assert unprinted_measure(heights, "how tall was the oak in 2024") is None
