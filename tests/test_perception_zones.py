@@ -10,7 +10,8 @@ from PIL import Image, ImageDraw
 
 from agents.config import Settings
 from agents.runtime import Maestro
-from skills.perception.zones import Zone, named_zone
+from skills.perception.skill import _named_object, _target
+from skills.perception.zones import Zone, name_place, named_zone
 from tests.test_prices_in_dates_and_positions import grey_gravel
 from vision_tools.image import Box
 
@@ -72,3 +73,23 @@ def test_two_as_good_in_different_places_are_no_answer_to_where(maestro: Maestro
     draw.rectangle([700, 200, 940, 440], fill=(30, 70, 200))
     run = maestro.ask(image, "where is the small red circle")
     assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_a_match_as_good_anywhere_else_not_only_the_runner_up_makes_where_ambiguous() -> None:
+    # Round 34: five brown letters of a zoo board alike; the two best were both top left, a third bottom left, and
+    # "where is the sea lion thing" had been answered "top-left" at P 0.99.
+    size = (1200, 900)
+    best, second, third = Box(250, 140, 270, 180), Box(320, 150, 340, 180), Box(310, 740, 330, 780)
+    assert name_place(best, [second], size, quadrants=False) == ("top-left", None)
+    answer, why = name_place(best, [second, third], size, quadrants=False)
+    assert answer is None and "different places" in (why or "")
+
+
+@pytest.mark.parametrize(("question", "target"), [
+    ("where is the red thing", "red shape"),
+    ("what colour is the small object", "shape"),
+    ("where is the sea lion thing", None),  # a named thing, not a drawn shape of any kind
+    ("what colour is the feeding time thing", None),
+])
+def test_a_thing_named_beyond_its_colour_and_size_is_no_shape_to_search_for(question: str, target: str | None) -> None:
+    assert _target(question, _named_object(question)) == target

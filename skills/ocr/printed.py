@@ -55,6 +55,11 @@ _ABOUT_CONTENT = re.compile(r"\b(?:mentions?|contains?|includes?|lists?)\b", re.
 TITLE_QUESTION = re.compile(r"\b(title|titled|heading|headline|caption)\b"
                             r"|\bname of (?:the|this) (?:chart|graph|plot|figure|diagram)\b"
                             r"|\b(?:chart|graph|plot|figure|diagram) (?:is )?called\b", re.I)
+#: "the name of the shop in the title", "which year is mentioned in the heading": one part of the title, not all of it
+#: (unless what is asked is the title's wording: "what does it say in the heading").
+_IN_THE_TITLE = re.compile(r"\b(?:in|on|from|within|inside|according to)\s+(?:the\s+|its\s+|this\s+)?"
+                           r"(?:(?:chart|graph|plot|figure)'?s?\s+)?(?:title|heading|headline|caption)\b", re.I)
+_TITLE_WORDING = re.compile(r"\b(?:says?|written|printed|wording|words?|text)\b", re.I)
 #: "What's the y axis title?", "the legend's heading": a title of one part, not the top line of the whole.
 _OTHER_TITLE = re.compile(r"\b(?:[xy][- ]?)?ax[ie]s\b|\blegend\b|\bcolumn\b|\bsection\b|\bpanel\b",
                           re.IGNORECASE)
@@ -125,6 +130,9 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         if part := _OTHER_TITLE.search(question):
             return PrintedAnswer(None, 0.0, "title", missing=f"the question asks for the title of one part (the "
                                  f"{part.group(0)}), and the tools tell only the top line of the whole apart")
+        if _IN_THE_TITLE.search(question) and not _TITLE_WORDING.search(question):
+            return PrintedAnswer(None, 0.0, "title", missing="the question asks for one thing named in the title, "
+                                 "and the tools tell only the title as a whole apart, not which of its words it is")
         return _title(lines, image)
     pieces, lines = lines, row_lines(lines)  # the engine splits a row at wide gaps ("UNIVERSITY 55" | "km")
     text = " ".join(line.text for line in lines)

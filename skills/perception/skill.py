@@ -209,8 +209,6 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         return conclude(ctx, [kind, found], None, missing=(
             f"no {target!r} stands out: {len(matches)} faint likenesses, none clearly drawn or coloured"))
     box, score, _ = matches[0]
-    # A rival match nearly as good makes "the" target ambiguous when it would give another answer.
-    rival = matches[1][0] if len(matches) > 1 and matches[1][1] >= 0.8 * score else None
     results: list = [kind, found]
     answer, confidence = None, 0.0
     if _COLOUR_Q.search(question):
@@ -250,7 +248,9 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         answer = label if not rivals and shape_in(label) is not None else None
         confidence = min(0.95, 0.5 + 0.45 * score)
     elif _WHERE_Q.search(question):  # before text: "in which quadrant is the word 'X' written?" asks where
-        answer, where_missing = name_place(box, rival, image.size, quadrants=bool(_QUADRANT_Q.search(ctx.question)))
+        # Any match nearly as good, not only the runner-up: five letters of a sign alike are no one place.
+        as_good = [m[0] for m in matches[1:] if m[1] >= 0.8 * score]
+        answer, where_missing = name_place(box, as_good, image.size, quadrants=bool(_QUADRANT_Q.search(ctx.question)))
         if answer is None:  # the whole question above: "Answer with the quadrant: …" is no task text
             return conclude(ctx, results, None, missing=f"{target!r}: {where_missing}")
         confidence = min(0.95, 0.55 + 0.4 * score)
@@ -302,7 +302,7 @@ def _target(question: str, named: str | None) -> str | None:
         head = named.split()[-1]
         shape = shape_in(named)
         colours = colours_in(named)
-        if shape is None and head.rstrip("s") in GENERIC_SHAPE_WORDS and (
+        if shape is None and head.rstrip("s") in GENERIC_SHAPE_WORDS and not _names_more(named) and (
                 colour_asked or _SHAPE_Q.search(question) or _WHERE_Q.search(question)):
             # "the small shape", "the red object", "where is the red thing": a drawn shape of any kind, found as a
             # solid coloured blob (one that stands out, or none).
@@ -321,6 +321,19 @@ def _target(question: str, named: str | None) -> str | None:
     if not words and re.search(r"\blabel\b", question, re.I) and colours:
         words = [colours[0]]
     return " ".join(words) or None
+
+
+#: Words that may stand before "thing", "object" or "shape" in a question about a drawn shape of any kind.
+_PLAIN_MODIFIERS = frozenset(["the", "a", "an", "this", "that", "one", "only", "single", "lone", "odd", "other",
+                              "small", "smaller", "smallest", "little", "tiny", "big", "bigger", "biggest", "large",
+                              "larger", "largest", "huge", "coloured", "colored", "bright", "filled", "solid",
+                              "outlined", "hidden", "round"])
+
+
+def _names_more(named: str) -> bool:
+    """Whether ``named`` says what the thing is beyond its colour and size ("the sea lion thing", "the feeding
+    object"): no drawn shape of any kind is it, and a search for one would find any blob."""
+    return any(w not in _PLAIN_MODIFIERS and not colours_in(w) for w in named.lower().split()[:-1])
 
 
 def query_box(query: str, size: tuple[int, int]) -> Box | None:

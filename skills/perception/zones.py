@@ -49,17 +49,18 @@ def named_zone(question: str) -> Zone | None:
     return None
 
 
-def name_place(box: Box, rival: Box | None, size: tuple[int, int], quadrants: bool) -> tuple[str | None, str | None]:
+def name_place(box: Box, rivals: list[Box], size: tuple[int, int], quadrants: bool) -> tuple[str | None, str | None]:
     """Where ``box`` is (a quadrant when ``quadrants``, else a corner, a side or the centre as people name them), or
-    (None, why not): a ``rival`` match as good in another place, or a centre on a border between parts. A doubt is no
+    (None, why not): one of the ``rivals`` (matches as good) in another place, or a centre on a border between
+    parts. A doubt is no
     answer rather than a lower score: a kind whose labelled answers were all right is calibrated to one P whatever
     the score (docs/trust.md §3), so "×0.4 for a rival" had still answered at 0.99."""
     def named(b: Box) -> str:
         return quadrant(b, size) if quadrants else position(b, size)[0]
 
     answer = named(box)
-    if rival is not None and named(rival) != answer:
-        return None, f"two as good are in different places ({answer}, {named(rival)}), and the question does not " \
+    if (elsewhere := next((named(r) for r in rivals if named(r) != answer), None)) is not None:
+        return None, f"two as good are in different places ({answer}, {elsewhere}), and the question does not " \
                      "single one out"
     if (quadrants and _quadrant_margin(box, size) < 1.0) or (not quadrants and not position(box, size)[1]):
         return None, "it lies on a border between parts of the image, which no one names alike"
