@@ -5,11 +5,16 @@
 - "peak viewers on the final?" over "Peak concurrent viewers (thousands)" was answered "Day 6": a superlative of
   what the values count asks for an amount, not for the category that has it;
 - "how tall was mia at her 12 month checkup" over a chart of her weight was answered with a weight.
+
+And wordings that abstained although the chart answers them: a month typed with a slip ("feburary"), a unit shortened
+("hrs" over hours), "is it true that …", and "which day" over categories "Day 1", "Day 2".
 """
 
 from __future__ import annotations
 
 from skills.chart.measure import unprinted_measure
+from skills.chart.names import names_as_printed
+from skills.chart.question_words import unexplained_words
 from skills.chart.skill import answer_from_table
 from skills.ocr.printed import printed_answer
 from vision_tools.charts import ChartResult
@@ -57,3 +62,33 @@ def test_a_height_is_not_read_off_a_chart_of_weights() -> None:
                           texts=["Height (cm)"], value_title="Height (cm)",
                           table={"2018": {"value": 12.0}, "2024": {"value": 158.0}})
     assert unprinted_measure(heights, "how tall was the oak in 2024") is None
+
+
+def test_a_month_typed_with_a_slip_names_the_month() -> None:
+    snow = ChartResult(kind="grouped_bar", series=["Pine Hollow", "Eagle Crest"], categories=["Jan", "Feb", "Mar"],
+                       texts=["Snowfall (cm)"], value_title="Snowfall (cm)",
+                       table={"Jan": {"Pine Hollow": 80.0, "Eagle Crest": 95.0},
+                              "Feb": {"Pine Hollow": 120.0, "Eagle Crest": 70.0},
+                              "Mar": {"Pine Hollow": 60.0, "Eagle Crest": 65.0}})
+    question = names_as_printed("which resort got more snow in feburary", [*snow.categories, *snow.series],
+                                snow.series)
+    assert question == "which resort got more snow in february"
+    assert not unexplained_words(snow, question)
+    # A name the chart prints is never "corrected" into a month.
+    assert names_as_printed("how much snow in augusta", ["Augusta", "Denver"], []) == "how much snow in augusta"
+
+
+def test_a_unit_shortened_and_an_is_it_true_that_are_accounted_for() -> None:
+    phones = ChartResult(kind="grouped_bar", series=["Video", "Browsing"], categories=["Delta Lite", "Brio Max"],
+                         texts=["Battery life (hours)"], value_title="Battery life (hours)", table={})
+    assert unexplained_words(phones, "for delta lite whats the diff between video and browsing hrs") == []
+    assert unexplained_words(phones, "is it true that brio max does more video than browsing") == []
+    assert unexplained_words(phones, "how many mins of video on brio max") == ["mins"]  # hours are printed, not minutes
+
+
+def test_categories_named_by_the_kind_asked_are_of_that_kind() -> None:
+    days = ChartResult(kind="bar", series=["value"], categories=["Day 1", "Day 2", "Day 3"],
+                       texts=["Day 1", "Day 2", "Day 3", "Viewers (thousands)"], value_title="Viewers (thousands)",
+                       table={"Day 1": {"value": 184.2}, "Day 2": {"value": 231.7}, "Day 3": {"value": 447.3}})
+    assert answer_from_table(days, "which day had the fewest viewers")[0] == "Day 1"
+    assert answer_from_table(days, "which month had the fewest viewers") == (None, None)

@@ -10,9 +10,8 @@ its sign ("$", "°C", "km").
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
 
-from skills.chart.names import norm, spellings
+from skills.chart.names import norm, spellings, typed_slip
 from vision_tools.charts import ChartResult
 
 #: "how many sunny days", "how much revenue", "how many dollars per month": the words naming the measure, up to the
@@ -268,15 +267,6 @@ def printed_word(word: str, text: str) -> bool:
     if len(stem) < 4:  # "car" is no word of "carried"
         return re.search(rf"\b{re.escape(stem)}(?:s|es|ies|ed|ing)?\b", joined) is not None
     return stem in joined
-
-
-def typed_slip(word: str, token: str) -> bool:
-    """Whether ``word`` is ``token`` typed with one slip: two letters swapped ("lenght"), or one missed, added or
-    mistyped in a longer word ("admisions", "attendence")."""
-    if len(word) == len(token) >= 4 and sorted(word) == sorted(token) and \
-            sum(a != b for a, b in zip(word, token, strict=True)) == 2:
-        return True
-    return len(word) >= 5 and len(token) >= 5 and SequenceMatcher(None, word, token).ratio() >= 0.85
 
 
 def _in_compounds(words: list[str], text: str) -> set[str]:

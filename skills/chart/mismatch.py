@@ -83,7 +83,9 @@ def _asks_for_the_categories_kind(chart: ChartResult, question: str) -> bool:
     if timed >= 0.8 * len(chart.categories):
         printed = " ".join([chart.title, *chart.texts, *chart.series]).lower()
         return noun not in _THINGS or re.search(rf"\b{re.escape(noun)}", printed) is not None
-    return timed > 0 or noun not in _TIME_NOUNS
+    # "Day 1", "Week 3": categories that name the kind asked are of that kind, though no calendar's.
+    named = any(re.match(rf"{re.escape(noun)}s?\b", norm(c)) for c in chart.categories)
+    return timed > 0 or noun not in _TIME_NOUNS or named
 
 
 #: A number as a question or a chart prints it ("2.5", "3,000", "2023", the 7 of "7B"), not a digit inside a word

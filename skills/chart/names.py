@@ -4,6 +4,7 @@ legend's "Cherries", and in the order the question names them."""
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from vision_tools.charts import ChartResult
 
@@ -227,6 +228,30 @@ def initials(name: str) -> str:
     return "".join(w[0] for w in words).upper() if len(words) >= 2 and all(w[0].isalpha() for w in words) else ""
 
 
+def typed_slip(word: str, token: str) -> bool:
+    """Whether ``word`` is ``token`` typed with one slip: two letters swapped ("lenght"), or one missed, added or
+    mistyped in a longer word ("admisions", "attendence")."""
+    if len(word) == len(token) >= 4 and sorted(word) == sorted(token) and \
+            sum(a != b for a, b in zip(word, token, strict=True)) == 2:
+        return True
+    return len(word) >= 5 and len(token) >= 5 and SequenceMatcher(None, word, token).ratio() >= 0.85
+
+
+def _calendar_spelled(question: str, names: list[str]) -> str:
+    """``question`` with a month or weekday typed with a slip written right ("feburary", "wendesday"), so that it
+    names the chart's "Feb" or "Wed" as the word typed right would; a name the chart prints is left as it is."""
+    printed = {norm(n) for n in names}
+
+    def spelled(match: re.Match[str]) -> str:
+        word = match.group(0).lower()
+        if len(word) < 5 or word in CALENDAR or word in printed:
+            return match.group(0)
+        fits = [name for name in CALENDAR if len(name) >= 5 and typed_slip(word, name)]
+        return fits[0] if len(fits) == 1 else match.group(0)
+
+    return re.sub(r"[A-Za-z]+", spelled, question)
+
+
 def names_as_printed(question: str, names: list[str], series: list[str] | None = None) -> str:
     """``question`` with a name it abbreviates or spells out written as the chart prints it: "the UK" over a bar
     "United Kingdom", "the United States" over a bar "US". Only capitals the question writes as such in a question
@@ -234,6 +259,7 @@ def names_as_printed(question: str, names: list[str], series: list[str] | None =
     fits. A country the chart writes by its code is written so ("Germany" over "DE"). A legend entry of several
     words is also known by the one word only it has ("tech" for "Tech sector" beside "Public sector"), and so is a
     category among names that all share a word ("airport" for "Team Airport" beside "Team Harbour")."""
+    question = _calendar_spelled(question, names)
     if sum(c.isupper() for c in question) > 0.5 * sum(c.isalpha() for c in question):
         return question  # SHOUTED: capitals say nothing about abbreviations
     printed = {n.strip() for n in names if n.strip()}

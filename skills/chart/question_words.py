@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 import re
 
-from skills.chart.measure import printed_word, typed_slip, unit_printed
+from skills.chart.measure import printed_word, unit_printed
 from skills.chart.mismatch import SPEED_MEASURE
-from skills.chart.names import CALENDAR, CATEGORY_NOUNS, all_of_kind, norm, spellings
+from skills.chart.names import CALENDAR, CATEGORY_NOUNS, all_of_kind, norm, spellings, typed_slip
 from vision_tools.charts import ChartResult
 
 
@@ -37,6 +37,7 @@ so too very also just only any some all each every both either neither other ano
 my mine we us our you your yours u ur he she him her his hers much many more most less least few fewer lot lots
 whether vs versus per via up down out off again ever still yet already else instead""")
 _ASKING = _vocabulary("""
+true false correct incorrect wrong
 hi hey hello please pls plz thanks thank ok okay tell know need want wondering curious quick question help find
 figure out look looking check say says said according based give given show shows shown showing see seen read
 display displays displayed depict depicted depicts plotted plot plots chart charts graph graphs diagram image
@@ -85,6 +86,10 @@ _PARTS = _vocabulary("""
 grouped stacked clustered scatter area histogram chart-type bar bars column columns line lines slice slices segment
 segments pie donut doughnut wedge legend axis axes label labels category categories series mark marks tick ticks
 title key group groups item items entry entries row rows colour color colours colors""")
+#: Units as users shorten them, and the word a chart prints for each.
+_ABBREVIATED = {"hr": "hour", "hrs": "hours", "min": "minute", "mins": "minutes", "sec": "second", "secs": "seconds",
+                "yr": "year", "yrs": "years", "wk": "week", "wks": "weeks", "kms": "km", "temp": "temperature",
+                "temps": "temperatures", "avg": "average", "pct": "percent", "approx": "approximately"}
 #: When in a time ("late 2023", "early March"), said of any chart over time; said of anything else ("returned late",
 #: "early bookings") a status the chart must print.
 _WHEN_IN = frozenset(["late", "early"])
@@ -150,6 +155,8 @@ def unexplained_words(chart: ChartResult, question: str) -> list[str]:
             continue  # "late 2023", "early in the year": a time; "came back late", "early bookings": a status
         if any(word in spellings(c) for c in CALENDAR) or word in names or unit_printed(word, signs):
             continue
+        if (full := _ABBREVIATED.get(word)) is not None and printed_word(full, text):
+            continue  # "hrs" over "Battery life (hours)"
         if word in initials or (word.endswith("s") and word[:-1] in initials):
             continue  # "MAU" for "monthly active users", "EVs" for "electric vehicles"
         if (measure := _BY_MEASURE.get(word)) is not None and measure.search(signs):
