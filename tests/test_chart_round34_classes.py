@@ -16,8 +16,12 @@ from skills.chart.measure import unprinted_measure
 from skills.chart.names import names_as_printed
 from skills.chart.question_words import unexplained_words
 from skills.chart.skill import answer_from_table
+from skills.chat import chat_spelled
 from skills.ocr.printed import printed_answer
-from vision_tools.charts import ChartResult
+from tests.test_answers_as_asked import render
+from vision_tools.charts import ChartResult, parse_chart
+from vision_tools.charts.axes import Text
+from vision_tools.charts.slanted import read_across
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
 
@@ -92,3 +96,42 @@ def test_categories_named_by_the_kind_asked_are_of_that_kind() -> None:
                        table={"Day 1": {"value": 184.2}, "Day 2": {"value": 231.7}, "Day 3": {"value": 447.3}})
     assert answer_from_table(days, "which day had the fewest viewers")[0] == "Day 1"
     assert answer_from_table(days, "which month had the fewest viewers") == (None, None)
+
+
+def _labels(*texts_and_widths: tuple[str, int]) -> list[Text]:
+    return [Text(text, Box(100 * i, 500, 100 * i + width, 520), 0.9) for i, (text, width) in
+            enumerate(texts_and_widths)]
+
+
+def test_slanted_labels_read_across_one_another_name_no_bar() -> None:
+    # Round 32's league table, read on new code: labels slanted 20° were cut into strips spanning two or three of
+    # them ("e Colts Castle Park"), and "which team has won the most games" was answered "wood Eagles".
+    strips = _labels(("ford Rovers Brookside Co' C", 160), ("e Colts Castle Park", 150),
+                     ("Ashford Rovers Brookside Colts Castle Park Juniors Dene Valley FC Elmwood Eagles", 600),
+                     (":ne Valley FC Elmwood Eagle", 170), ("Eagles Fernhi'", 90), ("nhill Youth", 70))
+    assert read_across(strips, pitch=100) == {0, 1, 2, 3, 4}
+    # Level labels keep to the room under their bar, and share a word by name only.
+    assert not read_across(_labels(("Gallery", 60), ("History Museum", 95), ("Harbour Museum", 95),
+                                   ("Railway Museum", 95)), pitch=100)
+    assert not read_across(_labels(("Harbourside - Isle of Brenn", 95), ("Harbourside - Port Arlo", 95),
+                                   ("Isle of Brenn - Port Arlo", 95)), pitch=100)
+
+    teams = ["Ashford Rovers", "Brookside Colts", "Castle Park Juniors", "Dene Valley FC", "Elmwood Eagles"]
+
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.bar(teams, [9, 7, 5, 4, 10], color="#2e7d32")
+        ax.set_ylim(0, 16)
+        ax.tick_params(axis="x", labelrotation=20)
+        for label in ax.get_xticklabels():
+            label.set_horizontalalignment("right")
+
+    chart = parse_chart(render(draw))
+    assert chart.found is False or set(chart.categories) == set(teams), chart.categories
+
+
+def test_chat_question_words_and_a_quarter_of_a_category() -> None:
+    assert chat_spelled("hw many students total in q2") == "how many students total in q2"
+    assert chat_spelled("wich month had the most hours") == "which month had the most hours"
+    assert chat_spelled("Wat is this") == "What is this"
+    quarters = ["Q1 2024", "Q2 2024", "Q3 2024"]
+    assert names_as_printed("how many students total in q2", quarters, []) == "how many students total in Q2 2024"

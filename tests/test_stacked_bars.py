@@ -142,3 +142,26 @@ def test_stacks_to_a_hundred_percent_give_no_amounts(maestro: Maestro) -> None:
     run = maestro.ask(render(draw), "how many bookings were there in march")
     chart_reason = next(part for part in (run.reason or "").split("; ") if part.startswith("Chart:"))
     assert run.status == "abstained" and ("100 %" in chart_reason or "percent" in chart_reason), run.reason
+
+
+def test_segments_that_all_print_their_values_print_the_stack_total(maestro: Maestro) -> None:
+    # Round 33's dance school: "hw many students total in q2" over segments printed 45, 15 and 40 and no total;
+    # measured, the stack's top was 99.5, and the answer 99.
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        quarters = ["Q1 2024", "Q2 2024", "Q3 2024", "Q4 2024"]
+        parts = {"Ballet": [42, 45, 38, 50], "Tap": [18, 15, 20, 22], "Hip hop": [35, 40, 47, 44]}
+        start = [0] * 4
+        for (name, values), colour in zip(parts.items(), ["#f4a6c0", "#a0c4ff", "#b9fbc0"], strict=True):
+            bars = ax.bar(quarters, values, bottom=start, color=colour, label=name, edgecolor="white")
+            ax.bar_label(bars, label_type="center")
+            start = [s + v for s, v in zip(start, values, strict=True)]
+        ax.set_ylim(0, 135)
+        ax.set_ylabel("Students enrolled")
+        ax.legend(loc="upper left", ncol=3)
+
+    image = render(draw)
+    chart = parse_chart(image)
+    assert [(m.value, m.source) for m in chart.stack_totals] == [(95, "label"), (100, "label"), (105, "label"),
+                                                                   (116, "label")]
+    run = maestro.ask(image, "hw many students total in q2")
+    assert (run.status, run.answer) == ("done", "100")

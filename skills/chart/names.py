@@ -304,7 +304,9 @@ def _by_one_word(text: str, series: list[str], others: list[str]) -> str:
         if len(words) < 2 or re.search(rf"\b{re.escape(norm(name))}\b", lowered):
             continue
         rest = " ".join(norm(n) for n in [*series, *others] if n != name).split()
-        own = [w for w in words if len(w) >= 3 and w.isalpha() and w not in rest and w not in _COMMON_WORDS]
+        # A word of its own, or its quarter ("q2" of "Q2 2024" beside "Q1 2024"…).
+        own = [w for w in words if (len(w) >= 3 and w.isalpha() or re.fullmatch(r"[qh][1-4]", w)) and w not in rest
+               and w not in _COMMON_WORDS]
         hit = next((w for w in own if re.search(rf"\b{w}\b", text, re.I)), None)
         if hit is not None:
             text = re.sub(rf"\b{hit}\b", name, text, count=1, flags=re.I)

@@ -28,7 +28,7 @@ from vision_tools.charts.bar_labels import out_of_line, printed_label, reread_va
 from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, Rect, cluster_1d
 from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
-from vision_tools.charts.slanted import anchor_slanted, text_height
+from vision_tools.charts.slanted import anchor_slanted, read_across, text_height
 from vision_tools.charts.stacked import is_stacked, read_stacks, stack_chains
 from vision_tools.image.boxes import Box
 
@@ -152,6 +152,12 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         labels = reread_doubtful(labels, pitch, reread)
     label_ids = {id(t) for t in labels}
     groups = _assign(bars, labels, vertical)
+    if vertical:
+        groups = _unlabel_cut(groups, pitch, warnings)
+    if sum(isinstance(k, str) for k in groups) > len(groups) / 2:
+        return BarParse("stacked_bar" if chains else "bar", [], [], {}, [], None, set(), 0.0,
+                        ["the category labels were read across one another (slanted labels cut into strips), so "
+                         "most bars' labels are not known"])
     orphans = [t.text for t in labels if t not in groups]
     if orphans:
         warnings.append(f"no bar read for {len(orphans)} category label(s) ({', '.join(orphans[:4])}): a bar may "
@@ -269,6 +275,16 @@ def _read_missing(bars: list[Rect], labels: list[Text], vertical: bool, base: fl
         if words:
             found.append(min(words, key=lambda t: abs((t.cx if vertical else t.cy) - centre)))
     return found
+
+
+def _unlabel_cut(groups: dict[Text | str, list[Rect]], pitch: float,
+                 warnings: list[str]) -> dict[Text | str, list[Rect]]:
+    """``groups`` with labels read across one another (``slanted.read_across``) taken for no label: "Bar n"."""
+    read = [(i, k) for i, k in enumerate(groups) if not isinstance(k, str)]
+    cut = {read[n][0] for n in read_across([k for _, k in read], pitch)}
+    if cut:
+        warnings.append(f"{len(cut)} category label(s) read across one another: their bars are left unnamed")
+    return {(f"Bar {i + 1}" if i in cut else k): members for i, (k, members) in enumerate(groups.items())}
 
 
 def _covers(r: Rect, t: Text) -> bool:

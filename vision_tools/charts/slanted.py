@@ -7,6 +7,8 @@ the height of the level texts; ``anchor_slanted`` moves each slanted label to it
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from vision_tools.charts.axes import Text
@@ -40,3 +42,24 @@ def anchor_slanted(labels: list[Text], text_h: float) -> list[Text]:
         else:
             out.append(t)
     return out
+
+
+def read_across(labels: list[Text], pitch: float) -> set[int]:
+    """The labels (by index) read across one another under vertical bars ``pitch`` pixels apart: slanted labels that
+    a reader of level lines cut into strips spanning two or three of them ("e Colts Castle Park" from "Brookside
+    Colts" and "Castle Park Juniors"). Such a strip is wider than the room under its bar and has two or more words
+    of other labels ("Colts", "Castle", "Park"), and the labels it has words of are strips of the same slant. Level
+    labels keep to their room, and share words by name only ("Museum" of "History Museum" and "Railway Museum";
+    "Region" of every label)."""
+    if len(labels) < 3:
+        return set()
+    words = [{w.lower() for w in re.findall(r"[A-Za-z]{4,}", t.text)} for t in labels]
+    everywhere = set.intersection(*words)
+    cut = set()
+    for i, own in enumerate(words):
+        shared = set().union(*((own - everywhere) & other for j, other in enumerate(words) if j != i))
+        if len(shared) >= 2 and labels[i].box.width > 1.2 * pitch:
+            cut.add(i)
+    # A strip's words are the other labels' words: those labels were cut from the same slant.
+    strips = set().union(*(words[i] for i in cut)) - everywhere if cut else set()
+    return cut | {i for i, own in enumerate(words) if own & strips}

@@ -170,6 +170,10 @@ def read_stack(category: str, chain: list[Rect], series_of: dict[int, str], axis
     measured_total = None if axis is None else axis.value_at(top.y0 if vertical else top.x1) - zero
     above = printed_label(numbers, top, vertical, text_h, inside=0.3)  # the total, past the stack's end
     printed_total = above.number if above is not None else None
+    if printed_total is None and out.marks and len(out.marks) == len(chain) and \
+            all(m.source == "label" for m in out.marks):
+        # Every segment prints its value: their sum is the stack's total as printed (99.5 measured is 100).
+        printed_total = sum(m.value for m in out.marks)
     if measured_total is None and printed_total is None:
         return out
     value, source, warning = reconcile(measured_total, printed_total, span)
