@@ -1,5 +1,5 @@
 """Questions about the one word printed in a colour: "what does the red word say?", "what word is written in
-pink?", "where is the coloured word?", "One word is in colour - which colour?".
+pink?", "where is the coloured word?", "One word is in colour - which colour?", "what colour is that word?".
 
 Shared by OCR (reading the word) and Perception (where it is, what colour). The word is found by its colour
 (``vision_tools.text.coloured``), so a word lost among thousands of grey ones in a 4K image is read from a crop
@@ -28,7 +28,10 @@ _NOUN = r"(?:word|text|writing|lettering|letters)"
 _PICKED = re.compile(rf"\b(?P<colour>{_COLOURS}|colou?red|colou?rful|hidden|only)\s+{_NOUN}\b"
                      rf"|\b(?:word|text)\s+(?:is\s+|that\s+is\s+)?(?:written|printed)\s+in\s+(?P<colour2>{_COLOURS})\b"
                      rf"|\b(?:one|a|the|which|what)\s+{_NOUN}\s+(?:is|are)\s+(?:(?:written|printed)\s+)?(?:in\s+)?"
-                     rf"colou?r(?:ed)?\b", re.I)
+                     rf"colou?r(?:ed)?\b"
+                     # "what colour is that word?": the one word, named by nothing else (not "the word STOP")
+                     r"|\bcolou?r\s+is\s+(?:the|that|this)\s+(?:only\s+|one\s+|single\s+)?word\b"
+                     r"(?=\s*(?:[?.!]|$|(?:in|on)\s+(?:the|this)\s+(?:pic|picture|image|photo)\b|here\b))", re.I)
 _WHERE = re.compile(r"\bwhere(?:'s|s)?\b|\bwhich (?:part|corner|side|quadrant)\b|\blocated\b|"
                     r"\b(?:left|right|top|bottom)\s+or\s+(?:the\s+)?(?:left|right|top|bottom)\b", re.I)
 _COLOUR_ASKED = re.compile(r"\b(?:what|which)\s+colou?r\b|\bcolou?r\s+is\b|(?<!\bin )\bcolou?r\?", re.I)

@@ -56,7 +56,18 @@ def asks_two_things(question: str) -> str | None:
     if match is None:
         return None
     part = next(name for name in ("second", "then", "next", "until", "pair") if match.group(name))
+    if part == "next" and _FIND_REQUEST.match(stem[:match.start()]) and _LOOKS_OF_IT.match(match.group(part)):
+        return None  # "can u find the coloured shape? what colour is it": finding it is the way to the one answer
     return stem[match.start(part):].strip(" ?")[:60]
+
+
+#: What a look at the thing found tells: its colour, its shape, where it is (not what it says: "it" may be any text).
+_LOOKS_OF_IT = re.compile(r"(?:and\s+)?(?:(?:what|which)\s+(?:colou?r|shape)\b|where\b|which\s+(?:corner|side|part|"
+                          r"quadrant)\b)", re.IGNORECASE)
+#: A request to find or see something, before the question about it: no second question of its own.
+_FIND_REQUEST = re.compile(r"^\W*(?:(?:hey|hi|ok|okay|so)\W+)?(?:(?:can|could|would)\s+(?:you|u)\s+|please\s+|pls\s+|"
+                           r"try\s+to\s+)?(?:find|spot|see|locate|look\s+for|search\s+for)\b[^?]*$"
+                           r"|^\W*(?:do|can)\s+(?:you|u)\s+see\b[^?]*$", re.IGNORECASE)
 
 
 #: "If the monthly income is $3000, how much goes to rent?", "if i get a latte and a croissant how much is that",

@@ -15,7 +15,7 @@ from typing import Any
 from PIL import Image
 
 from skills.base import PairedExpert, SkillContext, SkillResult, ToolTrace
-from skills.chat import without_opener
+from skills.chat import chat_spelled, without_opener
 from skills.question_text import asks_to_calculate, asks_two_things, task_text
 from skills.spec import Level2Spec, LoadedSkill
 from storage.trace import ModelCall, ToolCall
@@ -54,7 +54,9 @@ def _keyword_in(keyword: str, text: str) -> bool:
 def run_skill(skill: LoadedSkill, *, query: str, question: str, image: Image.Image, expert: PairedExpert,
               trace: ToolTrace, level2: Level2Choice | None = None) -> tuple[SkillResult, Level2Choice]:
     """Run ``skill`` for one ``<search>`` call, recording tool calls into ``trace`` (kept even if it raises)."""
-    question = without_opener(question)  # every skill reads "hey is glass more than …" as "is glass more than …"
+    # Every skill reads "hey is glass more than …" as "is glass more than …", "wich" as "which", and "triangels"
+    # as "triangles".
+    question = chat_spelled(without_opener(question))
     choice = level2 or choose_level2(skill.spec.level2, f"{question}\n{query}")
     ctx = SkillContext(query=query, question=question, image=image, expert=expert, spec=skill.spec,
                        level2=choice.level2, trace=trace, template=skill.spec.template)

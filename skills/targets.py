@@ -66,7 +66,10 @@ def counted(question: str) -> Counted:
         if word not in _FILLER and not colours_in(word):
             phrase.append(word)
     colours = colours_in(question)
-    return Counted(singular(phrase[-1]) if phrase else None, shape_in(question), colours[0] if colours else None)
+    noun = singular(phrase[-1]) if phrase else None
+    if noun == "one" and colours:
+        noun = "shape"  # "how many green ones r there": green shapes of any kind
+    return Counted(noun, shape_in(question), colours[0] if colours else None)
 
 
 def attribute_object(question: str) -> str | None:

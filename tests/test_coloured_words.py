@@ -51,6 +51,7 @@ def orange_word() -> Image.Image:
     ("One word is in colour - which colour?", "orange"),
     ("what does the blue word say?", None),  # there is none
     ("which word is in colour?", "MANGO"),  # had been "orange", and before that no answer
+    ("what colour is that word", "orange"),  # rounds 33 and 34: "the word" alone, no answer
 ])
 def test_the_coloured_word_is_read_placed_and_named(maestro: Maestro, orange_word: Image.Image, question: str,
                                                     answer: str | None) -> None:
@@ -75,6 +76,9 @@ def test_two_words_of_the_colour_are_not_one(maestro: Maestro) -> None:
     ("is the coloured word on the left or right side?", WordQuestion("where", None)),
     ("what word is printed in colour", WordQuestion("read", None)),
     ("one word is in colour - which colour?", WordQuestion("colour", None)),
+    ("what colour is the word?", WordQuestion("colour", None)),
+    ("what colour is the word STOP written in", None),  # one word named: not whichever is coloured
+    ("what color is the text", None),  # all the text, whose colour is not one word's
 ])
 def test_what_a_question_asks_of_a_coloured_word(question: str, asked: WordQuestion | None) -> None:
     assert coloured_word_question(question) == asked

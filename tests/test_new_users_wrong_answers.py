@@ -122,3 +122,19 @@ def test_date_and_time_asked_together_is_two_things() -> None:
 
     assert asks_two_things("On what date and at what time was this purchase made?") == "what time was this purchase made"
     assert asks_two_things("What is the date on the receipt?") is None
+
+
+@pytest.mark.parametrize(("question", "second"), [
+    # Round 34: a request to find the thing, then its colour, shape or place: one question, about the thing found.
+    ("can u find the coloured shape? what colour is it", None),
+    ("do you see a star? which corner is it in", None),
+    ("find the red circle? where is it", None),
+    # What "it" says may be any text of the image, and "how many" asks another thing.
+    ("can you find the exit sign? what does it say", "what does it say"),
+    ("can u find the star? how many are there", "how many are there"),
+    ("Is it open on Sunday? What time does it close?", "What time does it close"),
+])
+def test_a_request_to_find_the_thing_is_no_second_question(question: str, second: str | None) -> None:
+    from skills.question_text import asks_two_things
+
+    assert asks_two_things(question) == second

@@ -160,3 +160,21 @@ def test_a_number_misread_through_a_strike_is_no_number_printed() -> None:
     assert span is None or span.answer is None
     clean = [_line("Gate 17", 0), _line("Boarding 09:10", 40)]
     assert printed_answer("which gate is it", clean, None).answer == "17"
+
+
+def test_chat_spellings_of_what_is_counted(maestro: Maestro) -> None:
+    # Round 34: "how many triangels r there" had no detector for "triangel", and "how many green ones r there" none
+    # for "one".
+    assert counted("how many green ones r there") == counted("how many green shapes r there")
+    assert counted("how many ones are there").noun == "one"  # no colour: not said of shapes
+    image = Image.new("RGB", (1200, 900), (245, 243, 238))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse([100, 100, 300, 300], fill=(40, 160, 70))
+    draw.rectangle([500, 120, 680, 300], fill=(40, 160, 70))
+    draw.polygon([(900, 300), (1000, 110), (1100, 300)], fill=(40, 160, 70))
+    draw.polygon([(150, 750), (250, 560), (350, 750)], fill=(210, 40, 40))
+    draw.ellipse([550, 560, 730, 740], fill=(40, 80, 210))
+    run = maestro.ask(image, "how many green ones r there")
+    assert (run.status, run.answer) == ("done", "3"), run.reason
+    run = maestro.ask(image, "how many triangels r there")
+    assert (run.status, run.answer) == ("done", "2"), run.reason
