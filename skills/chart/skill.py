@@ -48,7 +48,6 @@ from skills.chart.names import (
     names_some,
     names_the_categories,
     norm,
-    unread_calendar_names,
     unread_series,
 )
 from skills.chart.precision import (
@@ -61,7 +60,8 @@ from skills.chart.precision import (
     value_decimals,
 )
 from skills.chart.question_words import unexplained_words
-from skills.chart.stacks import STACKED_KINDS, names_alike, reach_view, unread_stacks
+from skills.chart.reasons import why_no_answer
+from skills.chart.stacks import LEVEL_STACKS, STACKED_KINDS, names_alike, reach_view, stacked_view
 from skills.chart.thresholds import against_a_number, count_against, first_past
 from skills.common import conclude
 from skills.question_text import task_text
@@ -128,10 +128,7 @@ def run(ctx: SkillContext) -> SkillResult:
         chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=kind)
     # "the UK" over a bar "United Kingdom": the question in the chart's own names.
     ctx = replace(ctx, question=names_as_printed(ctx.question, [*chart.categories, *chart.series], chart.series))
-    if chart.kind in STACKED_KINDS and form.kind == "choice":
-        chart = unread_stacks(chart)
-    elif chart.kind in STACKED_KINDS and not mentioned(chart.series, norm(ctx.question)):
-        chart = chart.totals_view()  # "the busiest month", "the total for May": the stacks' heights, no segment
+    chart = stacked_view(chart, ctx.question, choice=form.kind == "choice")
     if chart.found and (other := unread_series(chart)) is not None:
         # Two lines read as one zig-zag between them: no value of either can be trusted.
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
@@ -161,7 +158,7 @@ def run(ctx: SkillContext) -> SkillResult:
     if not chart.found:
         result = conclude(ctx, [chart], None, note=f"The chart parser found no chart to read ({chart.reason}).")
         # The parser's reason stays in the observation: on a photograph of a sign it is jargon to a user.
-        result.missing = NO_CHART
+        result.missing = LEVEL_STACKS if chart.reason == LEVEL_STACKS else NO_CHART
         return result
     void = next((limit for limit in limits_seen(ctx.question, {}, chart, None) if limit.kind in VOIDS_VALUES), None)
     if void is not None:
@@ -184,26 +181,9 @@ def run(ctx: SkillContext) -> SkillResult:
                           f"measured against the axis ({clash.measured:.4g}): one of the two readings is wrong")
         return result
     result = conclude(ctx, [chart], answer, note="Data table:\n" + chart.markdown(), confidence=confidence)
-    stated = unprinted_numbers(chart, ctx.question)
-    if result.answer is None and stated and not getattr(ctx.expert, "neural", False):
-        result.missing = (f"the question states {', '.join(stated)}, which the chart prints nowhere: a look-up in "
-                          "its table answers no calculation from that number, nor a point between its marks")
-    elif result.answer is None and (unread := unread_calendar_names(chart.categories, ctx.question,
-                                                                    [chart.title, *chart.texts])):
-        result.missing = (f"the question names {', '.join(n.capitalize() for n in unread)}, which the chart does not "
-                          "show (not among the labels the tools read)")
-    elif result.answer is None and (measure := unprinted_measure(chart, ctx.question)) is not None:
-        result.missing = f"the question asks about {measure}, which the chart prints nowhere: it measures something else"
-    elif result.answer is None and unexplained:
-        result.missing = (f"the question asks about {', '.join(repr(w) for w in unexplained)}, which the chart prints "
-                          "nowhere (not in its title, axes, legend or labels), so no value of it answers")
-    elif result.answer is None and (unread := unread_labels(chart)):
-        result.missing = (f"the chart prints its bars' values, but those of {', '.join(unread)} could not be read; "
-                          "a measurement against the axis is no value as printed")
-    elif result.answer is None and not getattr(ctx.expert, "neural", False):
-        result.missing = ("the tools could not match the question to a reading of the chart's table (they answer "
-                          "a named category's value, which category is highest or lowest, a difference between two "
-                          "named categories, a total or an average)")
+    neural = getattr(ctx.expert, "neural", False)
+    if result.answer is None and (why := why_no_answer(chart, ctx.question, unexplained, neural)) is not None:
+        result.missing = why
     return result
 
 

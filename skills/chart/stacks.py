@@ -11,17 +11,57 @@ reach, not its value.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
+from skills.chart.names import mentioned, norm
 from vision_tools.charts import ChartResult
 
 STACKED_KINDS = ("stacked_bar", "stacked_hbar")
 
 
-def unread_stacks(chart: ChartResult) -> ChartResult:
-    """``chart`` with its stacks unread: what a multiple-choice question is judged on (its texts and limits)."""
+def stacked_view(chart: ChartResult, question: str, choice: bool) -> ChartResult:
+    """The reading of a stacked ``chart`` that ``question`` is about: its segments where it names a series, its
+    whole stacks where it names none ("the busiest month", "the total for May"), and neither for options or over
+    stacks all at 100 % (``unread_stacks``). Any other chart as it is."""
+    if chart.kind not in STACKED_KINDS:
+        return chart
+    if choice:
+        return unread_stacks(chart, "stacked bars are read for questions in words, not for options")
+    if names_a_series(question, chart):
+        return chart
+    return unread_stacks(chart, LEVEL_STACKS) if level_stacks(chart) else chart.totals_view()
+
+
+#: Why stacks all at 100 % answer a question naming none of their parts with nothing: said to the user.
+LEVEL_STACKS = ("every bar is stacked to the same height (100 %): the chart shows each part's share, and the "
+                "question names none of its parts")
+
+
+def unread_stacks(chart: ChartResult, why: str) -> ChartResult:
+    """``chart`` with its stacks unread, saying ``why``: what a multiple-choice question is judged on (its texts
+    and limits)."""
     return replace(chart, kind=None, series=[], categories=[], table={}, marks=[], stack_totals=[], axis=None,
-                   reason="stacked bars are read for questions in words, not for options")
+                   reason=why)
+
+
+def names_a_series(question: str, chart: ChartResult) -> bool:
+    """Whether ``question`` names one of the stacked series, in any form of its words ("disagreed" for "Disagree",
+    "walk-ins" for "Walk-in"): it asks about segments, not whole stacks."""
+    if mentioned(chart.series, norm(question)):
+        return True
+    asked = [w for w in re.findall(r"[a-z]+", norm(question)) if len(w) >= 4]
+    for name in chart.series:
+        for word in (w for w in re.findall(r"[a-z]+", norm(name)) if len(w) >= 4):
+            if any(a.startswith(word) or (len(a) >= 5 and word.startswith(a)) for a in asked):
+                return True
+    return False
+
+
+def level_stacks(chart: ChartResult) -> bool:
+    """Whether every stack is as tall as the others (shares stacked to 100 %): their totals answer nothing."""
+    totals = [m.value for m in chart.stack_totals]
+    return len(totals) >= 2 and max(totals) - min(totals) <= 0.005 * max(abs(t) for t in totals)
 
 
 def reach_view(chart: ChartResult) -> ChartResult:
