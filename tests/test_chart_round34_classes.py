@@ -135,3 +135,15 @@ def test_chat_question_words_and_a_quarter_of_a_category() -> None:
     assert chat_spelled("Wat is this") == "What is this"
     quarters = ["Q1 2024", "Q2 2024", "Q3 2024"]
     assert names_as_printed("how many students total in q2", quarters, []) == "how many students total in Q2 2024"
+
+
+def test_which_person_over_a_chart_that_names_no_such_people() -> None:
+    # Round 33's salon, read once "wich" became "which": "which stylist did the most bookings" over a pie of
+    # services had been answered with the biggest service.
+    services = ChartResult(kind="pie", series=["percent"], categories=["Cut & blow-dry", "Colour", "Highlights"],
+                           texts=["Salon bookings by service"], table={})
+    assert unexplained_words(services, "which stylist did the most bookings") == ["stylist"]
+    assert unexplained_words(services, "which service had the most bookings") == []
+    stylists = ChartResult(kind="bar", series=["value"], categories=["Anna", "Ben", "Cleo"],
+                           texts=["Bookings by stylist"], table={})
+    assert unexplained_words(stylists, "which stylist did the most bookings") == []

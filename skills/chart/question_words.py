@@ -127,6 +127,9 @@ pounds"""), _MONEY),
     **dict.fromkeys(_vocabulary("emit emits emitted"), re.compile(r"\bemission|\bco2\b|\bcarbon")),
 }
 _WORD = re.compile(r"[a-z][a-z'’-]*[a-z]|[a-z]")
+#: Nouns for people by what they do ("stylist", "driver", "employee"): "which stylist did the most bookings" over a
+#: pie of services asks for a person the chart does not show, unless it prints the word ("Bookings by stylist").
+_PERSON_NOUN = re.compile(r"(?:ist|er|or|ian|ee)s?$|^(?:staff|person|people|agent|rep|worker|member)s?$")
 
 
 def unexplained_words(chart: ChartResult, question: str) -> list[str]:
@@ -161,7 +164,8 @@ def unexplained_words(chart: ChartResult, question: str) -> list[str]:
             continue  # "MAU" for "monthly active users", "EVs" for "electric vehicles"
         if (measure := _BY_MEASURE.get(word)) is not None and measure.search(signs):
             continue
-        if word in kind_asked or (kinds and any(s in CATEGORY_NOUNS for s in spellings(word))):
+        if word in kind_asked and not _PERSON_NOUN.search(word) or \
+                (kinds and any(s in CATEGORY_NOUNS for s in spellings(word))):
             continue  # "which country", "how many departments": the kind of the categories, checked elsewhere
         if printed_word(word, text) or any(_same_word(word, token) for token in tokens):
             continue
