@@ -25,10 +25,11 @@ from vision_tools.charts.axes import (
     split_by_gaps,
 )
 from vision_tools.charts.bar_labels import out_of_line, printed_label, reread_value_labels
+from vision_tools.charts.clipping import clipped_marks, spine_top
 from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, Rect, cluster_1d
 from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
-from vision_tools.charts.slanted import anchor_slanted, read_across, text_height
+from vision_tools.charts.slanted import anchor_slanted, text_height, unlabel_cut
 from vision_tools.charts.stacked import is_stacked, read_stacks, stack_chains
 from vision_tools.image.boxes import Box
 
@@ -153,7 +154,7 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
     label_ids = {id(t) for t in labels}
     groups = _assign(bars, labels, vertical)
     if vertical:
-        groups = _unlabel_cut(groups, pitch, warnings)
+        groups = unlabel_cut(groups, pitch, warnings)
     if sum(isinstance(k, str) for k in groups) > len(groups) / 2:
         return BarParse("stacked_bar" if chains else "bar", [], [], {}, [], None, set(), 0.0,
                         ["the category labels were read across one another (slanted labels cut into strips), so "
@@ -173,7 +174,7 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
                            vertical)
         if vertical and axis is not None:
             top_tick = max(v for _, v in axis.ticks)
-            for mark in _clipped(read.totals, axis, _spine_top(rgb, ticks, lo, base)):
+            for mark in clipped_marks(read.totals, axis, spine_top(rgb, ticks, lo, base)):
                 if abs(mark.value - top_tick) > 0.005 * axis.span:  # a stack to 100 % ends at the "100%" tick
                     read.drop(mark.category, "clipped at the top of the plot (the stack is taller than what is drawn)")
         return BarParse("stacked_bar" if vertical else "stacked_hbar", names, read.categories, read.table, read.marks,
@@ -223,7 +224,7 @@ def parse_bars(rgb: np.ndarray, palette: Palette, rects: list[Rect], texts: list
         warnings.append("no value axis could be calibrated from tick labels")
         warnings += out_of_line(marks, vertical, base)
     elif vertical:
-        cut = _clipped(marks, axis, _spine_top(rgb, ticks, lo, base))
+        cut = clipped_marks(marks, axis, spine_top(rgb, ticks, lo, base))
         for mark in cut:
             table.get(mark.category, {}).pop(mark.series, None)
         marks = [m for m in marks if all(m is not c for c in cut)]
@@ -275,16 +276,6 @@ def _read_missing(bars: list[Rect], labels: list[Text], vertical: bool, base: fl
         if words:
             found.append(min(words, key=lambda t: abs((t.cx if vertical else t.cy) - centre)))
     return found
-
-
-def _unlabel_cut(groups: dict[Text | str, list[Rect]], pitch: float,
-                 warnings: list[str]) -> dict[Text | str, list[Rect]]:
-    """``groups`` with labels read across one another (``slanted.read_across``) taken for no label: "Bar n"."""
-    read = [(i, k) for i, k in enumerate(groups) if not isinstance(k, str)]
-    cut = {read[n][0] for n in read_across([k for _, k in read], pitch)}
-    if cut:
-        warnings.append(f"{len(cut)} category label(s) read across one another: their bars are left unnamed")
-    return {(f"Bar {i + 1}" if i in cut else k): members for i, (k, members) in enumerate(groups.items())}
 
 
 def _covers(r: Rect, t: Text) -> bool:
@@ -356,50 +347,6 @@ def _series(bars: list[Rect], legend: list[tuple[Text, int]], palette: Palette,
     legend_order = [t.text for t, _ in sorted(legend, key=lambda e: (round(e[0].cy / 8), e[0].cx))]
     ordered.sort(key=lambda n: legend_order.index(n) if n in legend_order else len(legend_order))
     return names, ordered
-
-
-def _clipped(marks: list[ChartMark], axis: AxisFit, spine_top: float | None) -> list[ChartMark]:
-    """The bars that run into the top of the plot, with no value printed on them: their values are beyond what is
-    drawn (a chart "exceeding its canvas"), so their heights say nothing about the data. Seen as bars ending
-    exactly at the top of the value axis line (the plot ends there), or two or more bars ending flat on one pixel
-    row above that line's top (without a line found: above the highest tick). A lone bar above a line that stops
-    at its last tick is read as drawn: such axes (trimmed) leave room above."""
-    measured = [m for m in marks if m.printed is None and m.measured is not None]
-    if not measured or axis.scale == "inverted" or len(axis.ticks) < 2:
-        return []
-    top = min(m.box.y0 for m in measured)
-    flat = [m for m in measured if m.box.y0 - top <= 1.5]
-    if spine_top is not None:
-        at_end = [m for m in measured if abs(m.box.y0 - spine_top) <= 1.5]
-        above = flat if len(flat) >= 2 and top < spine_top - 1.5 else []
-        return at_end + [m for m in above if m not in at_end]
-    tick_value = min(axis.ticks)[1]  # the tick highest on the page
-    above_tick = len(flat) >= 2 and min(m.value for m in flat) > tick_value + 0.005 * _span(axis)
-    return flat if above_tick else []
-
-
-def _spine_top(rgb: np.ndarray, ticks: list[Text], lo: float, base: float) -> float | None:
-    """The top row of the value axis line (a dark vertical line between the tick labels and the first bar, running
-    up from the baseline), or None when there is none."""
-    if not ticks:
-        return None
-    # Two pixels short of the first bar: a bar's outline is not the axis line.
-    x0, x1, bottom = int(max(t.box.x1 for t in ticks)), int(lo) - 2, int(round(base))
-    if x1 - x0 < 1 or not 0 < bottom <= rgb.shape[0]:
-        return None
-    dark = rgb[:bottom, x0:x1].astype(np.int16).mean(axis=2) < 110
-    best: tuple[int, int] | None = None  # (run length, top row)
-    for column in dark.T:
-        upward = column[::-1]  # from the baseline up; the line may start a few rows above it (anti-aliasing)
-        start = int(np.argmax(upward[:5])) if upward[:5].any() else -1
-        if start < 0:
-            continue
-        light = np.flatnonzero(~upward[start:])
-        run = int(light[0]) if light.size else len(upward) - start
-        if run > 3 and (best is None or run > best[0]):
-            best = (run, bottom - start - run)
-    tick_span = max(t.cy for t in ticks) - min(t.cy for t in ticks)
-    return float(best[1]) if best is not None and best[0] >= 0.8 * tick_span else None
 
 
 def _left_spine(rgb: np.ndarray, bars: list[Rect]) -> bool:

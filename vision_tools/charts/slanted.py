@@ -12,6 +12,7 @@ import re
 import numpy as np
 
 from vision_tools.charts.axes import Text
+from vision_tools.charts.pixels import Rect
 from vision_tools.image import Box
 
 
@@ -63,3 +64,13 @@ def read_across(labels: list[Text], pitch: float) -> set[int]:
     # A strip's words are the other labels' words: those labels were cut from the same slant.
     strips = set().union(*(words[i] for i in cut)) - everywhere if cut else set()
     return cut | {i for i, own in enumerate(words) if own & strips}
+
+
+def unlabel_cut(groups: dict[Text | str, list[Rect]], pitch: float,
+                 warnings: list[str]) -> dict[Text | str, list[Rect]]:
+    """``groups`` with labels read across one another (``slanted.read_across``) taken for no label: "Bar n"."""
+    read = [(i, k) for i, k in enumerate(groups) if not isinstance(k, str)]
+    cut = {read[n][0] for n in read_across([k for _, k in read], pitch)}
+    if cut:
+        warnings.append(f"{len(cut)} category label(s) read across one another: their bars are left unnamed")
+    return {(f"Bar {i + 1}" if i in cut else k): members for i, (k, members) in enumerate(groups.items())}
