@@ -120,6 +120,9 @@ def _filled_and_outlined() -> Image.Image:
     ("how many circles are there, including the hollow one?", "2"),
     ("how many shapes r filled in", "3"),  # "r" for "are": had counted all five
     ("how many shapes are not solid", "2"),
+    # Round 35: "incl" for "including": had counted the outlines alone.
+    ("how many circles r there incl the empty ones", "2"),
+    ("how many circles are there inc. the hollow one?", "2"),
 ])
 def test_a_count_of_outlines_or_of_filled_shapes(maestro, question: str, answer: str) -> None:
     run = maestro.ask(_filled_and_outlined(), question)

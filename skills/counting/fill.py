@@ -18,8 +18,11 @@ _FILLED_ONLY = re.compile(rf"\b(?:filled(?:[- ]in)?|solid|coloured[- ]in|colored
 #: Any word that picks shapes by how they are drawn: a question holding one counts only some of the shapes.
 _FILL_WORDS = re.compile(r"\b(?:filled|unfilled|solid|outlines?|outlined|hollow|empty|shaded|colou?red[- ]in)\b",
                          re.I)
-#: "(the outlined one counts too)", "including the hollow one": every shape, not only those.
-_ALL_OF_THEM = re.compile(r"\binclud|\bcounts?\s+too\b|\bas well\b|\balso\b|\bincluding\b", re.I)
+#: "(the outlined one counts too)", "including the hollow one", "incl the empty ones", "plus the outlines": every
+#: shape, not only those.
+_ALL_OF_THEM = re.compile(r"\binclud|\bincl?\b\.?|\bcounts?\s+too\b|\bas well\b|\balso\b|\bincluding\b|"
+                          r"\b(?:plus|with|and)\s+(?:the\s+|all\s+the\s+)?(?:empty|hollow|outlined|unfilled|filled|"
+                          r"solid)\s+(?:ones?|shapes?)\b|\bboth\s+(?:filled|solid|empty|hollow|outlined)\b", re.I)
 
 
 def picks_by_fill(question: str) -> bool:
