@@ -53,7 +53,7 @@ def test_a_pie_chart_names_its_biggest_slice_and_its_title(maestro: Maestro) -> 
     assert (title.status, title.answer) == ("done", "Household Budget"), title.reason
 
 
-def bar_chart(categories: list[str], values: list[int], title: str, *, labelled: bool = False,
+def bar_chart(categories: list[str], values: list[float], title: str, *, labelled: bool = False,
               yticks: range | None = None) -> Image.Image:
     """One series of bars, with the values printed on them when ``labelled``."""
     def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
@@ -127,6 +127,19 @@ def test_did_it_go_up_from_one_month_to_another_is_yes_or_no(maestro: Maestro) -
     assert maestro.ask(users, "Did users drop between Jan and Feb?").answer == "No"
     orders = grouped_bars(["Q1", "Q2", "Q3"], {"2022": [40, 55, 35], "2023": [45, 70, 20]}, "Orders per Quarter")
     assert maestro.ask(orders, "Did Q3 orders fall from 2022 to 2023?").answer == "Yes"
+
+
+def test_up_or_down_is_answered_with_the_direction_in_the_questions_words(maestro: Maestro) -> None:
+    # Printed values two apart (71 then 69) are exact: the fall is called, however small against the axis.
+    adoptions = bar_chart(["May", "Jun", "Jul", "Aug"], [64, 71, 69, 55], "Dog adoptions", labelled=True,
+                          yticks=range(0, 81, 10))
+    assert maestro.ask(adoptions, "did adoptions go up or down from june to july").answer == "down"
+    assert maestro.ask(adoptions, "did adoptions increase or decrease between may and june?").answer == "increase"
+    assert maestro.ask(adoptions, "from jul to aug did adoptions rise or fall").answer == "fall"
+    assert maestro.ask(adoptions, "did adoptions go up from june to july?").answer == "No"
+    # Unlabelled bars two units apart on a 0-80 axis are too close to call by eye: no direction is guessed.
+    unlabelled = bar_chart(["May", "Jun", "Jul", "Aug"], [64, 71, 70, 55], "Dog adoptions", yticks=range(0, 81, 10))
+    assert maestro.ask(unlabelled, "did adoptions go up or down from june to july").answer is None
 
 
 def test_the_value_of_the_tallest_bar_and_the_gap_between_the_extremes(maestro: Maestro) -> None:
@@ -204,3 +217,24 @@ def test_a_bar_chart_asked_about_an_increase_is_still_read_as_bars(maestro: Maes
     image = bar_chart(["2021", "2022", "2023"], [31, 44, 62], "Registrations (thousands)", labelled=True)
     run = maestro.ask(image, "By how much did registrations increase from 2022 to 2023?")
     assert (run.status, run.answer) == ("done", "18"), run.reason
+
+
+def test_who_asks_for_the_person_a_bar_stands_for_but_never_for_a_month(maestro: Maestro) -> None:
+    # "Maya" starts like "May": still a name, so the chart's categories are people, not months.
+    practice = bar_chart(["Maya", "Leo", "Ana", "Sam", "Tom"], [187, 143, 96, 232, 78], "Piano practice (minutes)",
+                         labelled=True)
+    assert maestro.ask(practice, "who practiced the least").answer == "Tom"
+    assert maestro.ask(practice, "who practised the most?").answer == "Sam"
+    months = bar_chart(["Jan", "Feb", "Mar", "Apr"], [12, 15, 11, 18], "Sales (units)", labelled=True)
+    assert maestro.ask(months, "who sold the most?").answer is None  # the chart shows no one
+
+
+def test_one_word_of_a_two_word_name_names_it_and_r_is_are(maestro: Maestro) -> None:
+    premiums = bar_chart(["Toyota Corolla", "Honda Civic", "Tesla Model 3", "BMW 3 Series"], [1184, 1247, 2318, 1875],
+                         "Insurance premium ($)", labelled=True)
+    assert maestro.ask(premiums, "how much more is the tesla than the civic").answer == "1071"
+    assert maestro.ask(premiums, "is the bmw more than 2000 dollars").answer == "No"
+    assert maestro.ask(premiums, "r there cars over 2000").answer is None  # no car named: not a look-up
+    donations = bar_chart(["18-24", "25-34", "35-44", "65+"], [41, 58, 63, 22], "Donations (thousands)",
+                          labelled=True)
+    assert maestro.ask(donations, "r there more donations from 18-24 than 65+").answer == "Yes"

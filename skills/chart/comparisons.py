@@ -8,15 +8,16 @@
 - "In which quarter was North higher than South?": the one category where one series is above (below) the other;
 - "In how many quarters did North sell more than South?": how many categories that is.
 
-Two values closer than the gap that tells an extreme apart (``CLEAR_GAP_SHARE`` of the largest value) are too close
-to call from the pixels, and the question is then not answered.
+Two measured values closer than the gap that tells an extreme apart (``too_close``) cannot be called from the
+pixels, and the question is then not answered; two printed numbers are exact and are called however close.
+"Did X go up or down from June to July?" is answered with the direction as the question words it.
 """
 
 from __future__ import annotations
 
 import re
 
-from skills.chart.confidence import CLEAR_GAP_SHARE, largest_value, values_confidence
+from skills.chart.confidence import too_close, values_confidence
 from skills.chart.mismatch import SPEED_MEASURE
 from skills.chart.names import mentioned, norm
 from skills.chart.precision import read_value
@@ -28,6 +29,12 @@ _COMPARATIVE = re.compile(r"\b(?:higher|more|greater|larger|bigger|above|exceed\
 _MOVED = re.compile(r"\b(?:(?P<up>go(?:es)? up|went up|increas\w*|rise|rose|grow|grew|climb\w*|improve\w*)|"
                     r"(?P<down>go(?:es)? down|went down|decreas\w*|fall|fell|drop\w*|declin\w*|shrink|shrank))\b"
                     r".*\b(?:from|between)\b")
+#: "go up or down", "increase or decrease", "rise or fall": the question asks for the direction, in its own words.
+_UP_WORDS = ("up", "increase", "increased", "rise", "rose", "grow", "grew", "climb", "climbed", "higher")
+_DOWN_WORDS = ("down", "decrease", "decreased", "fall", "fell", "drop", "dropped", "decline", "declined", "shrink",
+               "shrank", "lower")
+_DIRECTION = "|".join(_UP_WORDS + _DOWN_WORDS)
+_EITHER_WAY = re.compile(rf"\b(?P<a>{_DIRECTION}) or (?P<b>{_DIRECTION})\b")
 #: "more than double", "twice as high as", "3 times", "half": a comparison with a multiple of the other value.
 _FACTOR = re.compile(r"\b(?:(?P<word>double|twice|triple|thrice|quadruple|half)|(?P<n>\d+(?:\.\d+)?|two|three|"
                      r"four|five|ten)\s*(?:times|x)\b)")
@@ -53,9 +60,17 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
         if plain:
             asking = re.sub(rf"(?<![a-z0-9]){re.escape(plain)}(?![a-z0-9])", " ", asking)
     asking = _speed_as_value(chart, asking)
-    if _YESNO.match(text) and (moved := _MOVED.search(asking)):
-        return _moved(chart, text[text.find(" from ") if " from " in text else text.find(" between "):],
-                      categories, series, down=moved.group("down") is not None)
+    either_way = _either_way(asking)
+    # "From Feb to Mar, did adoptions rise or fall?": the points may come first when the direction is asked.
+    moved = _MOVED.search(asking) or (_MOVED.search(f"{asking} from") if either_way else None)
+    if (_YESNO.match(text) or either_way) and moved:
+        down = moved.group("down") is not None
+        points = re.search(r"\b(?:from|between)\b.*", text)
+        answer, confidence = _moved(chart, points.group() if points else "", categories, series, down=down)
+        if either_way is None or answer is None:
+            return answer, confidence
+        went_up = (answer == "Yes") != down
+        return either_way[0 if went_up else 1], confidence
     if not _COMPARATIVE.search(asking):
         return None
     lower = bool(_LOWER.search(asking))
@@ -90,6 +105,18 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
     return None
 
 
+def _either_way(asking: str) -> tuple[str, str] | None:
+    """The two directions ``asking`` offers, rise first, as it words them ("up", "down"); None unless it offers one
+    of each."""
+    pair = _EITHER_WAY.search(asking)
+    if pair is None:
+        return None
+    a, b = pair.group("a"), pair.group("b")
+    if a in _UP_WORDS and b in _DOWN_WORDS:
+        return a, b
+    return (b, a) if b in _UP_WORDS and a in _DOWN_WORDS else None
+
+
 #: "faster", "slower": higher or lower over speeds (over times, "asks_another_question" leaves them unanswered).
 _SPEED_WORDS = re.compile(r"\b(?P<fast>faster|quicker)\b|\b(?P<slow>slower)\b")
 
@@ -120,7 +147,7 @@ def _yes_no(chart: ChartResult, sides: list[tuple[str, str | None]], lower: bool
     (a_cat, a_series), (b_cat, b_series) = sides
     a, b = read_value(chart, a_cat, a_series), read_value(chart, b_cat, b_series)
     b = None if b is None else times * b
-    if a is None or b is None or abs(a - b) < CLEAR_GAP_SHARE * largest_value(chart):
+    if a is None or b is None or too_close(chart, sides, a, b):
         return None, None
     holds = a < b if lower else a > b
     confidence = values_confidence(chart, [a_cat, b_cat], a_series if a_series == b_series else None)
@@ -134,7 +161,7 @@ def _pick(chart: ChartResult, sides: dict[str, tuple[str, str | None]], lower: b
     if len(read) != len(values) or len(read) < 2:
         return None, None
     ranked = sorted(read, key=read.__getitem__, reverse=not lower)
-    if abs(read[ranked[0]] - read[ranked[1]]) < CLEAR_GAP_SHARE * largest_value(chart):
+    if too_close(chart, [sides[ranked[0]], sides[ranked[1]]], read[ranked[0]], read[ranked[1]]):
         return None, None
     categories = list(dict.fromkeys(category for category, _ in sides.values()))
     same_series = {series for _, series in sides.values()}
@@ -150,7 +177,7 @@ def _ever_or_always(chart: ChartResult, series: list[str], lower: bool, every: b
         a, b = read_value(chart, category, first), read_value(chart, category, second)
         if a is None or b is None:
             return None, None  # a value missing: "every" and "never" cannot be told
-        if abs(a - b) < CLEAR_GAP_SHARE * largest_value(chart):
+        if too_close(chart, [(category, first), (category, second)], a, b):
             unclear += 1
         elif (a < b) == lower:
             above += 1
@@ -171,7 +198,7 @@ def _where_above(chart: ChartResult, series: list[str], lower: bool, count: bool
     found: list[str] = []
     for category in chart.categories:
         a, b = read_value(chart, category, first), read_value(chart, category, second)
-        if a is None or b is None or abs(a - b) < CLEAR_GAP_SHARE * largest_value(chart):
+        if a is None or b is None or too_close(chart, [(category, first), (category, second)], a, b):
             return None, None  # a value missing, or a near tie that could go either way
         if (a < b) == lower:
             found.append(category)

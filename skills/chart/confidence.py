@@ -102,6 +102,18 @@ def clear_extreme(chart: ChartResult, highest: bool, series: str | None = None) 
     return len(values) >= 2 and abs(values[0] - values[1]) >= CLEAR_GAP_SHARE * _span(chart)
 
 
+def too_close(chart: ChartResult, sides: list[tuple[str, str | None]], a: float, b: float) -> bool:
+    """Whether values ``a`` and ``b`` of the two ``sides`` (category, series) are too close to tell which is higher.
+    Printed numbers are exact (71 against 69 is called); measured ones are judged by their uncertainty, or by the
+    gap that tells two marks apart by eye, whichever is less."""
+    facts = facts_from(chart)
+    first, second = (facts.reading(category, series) for category, series in sides)
+    needed = CLEAR_GAP_SHARE * largest_value(chart)
+    if first is not None and second is not None:
+        needed = min(MIN_Z * (first.sigma + second.sigma), needed)
+    return abs(a - b) <= needed
+
+
 def count_confidence(chart: ChartResult) -> float:
     """How sure the number of categories is: every mark needs a readable label of its own."""
     labelled = len(chart.categories) == len({m.category for m in chart.marks})
