@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from skills.chart.facts import time_key
 from skills.chart.names import all_of_kind, norm, spellings
 from vision_tools.charts import ChartResult
 
@@ -67,3 +68,15 @@ def within_named(chart: ChartResult, categories: list[str], text: str) -> ChartR
     if len(categories) == 1 or clipped_into(chart, categories, text) is not None:
         return None
     return among(chart, categories)
+
+
+#: "who practised the least", "who scored most": asks for a category, when the categories can be who.
+_WHO = re.compile(r"^(?:so |and |ok )?who\b")
+
+
+def asks_who(chart: ChartResult, text: str) -> bool:
+    """Whether ``text`` (normalised) asks "who …" over categories that can name someone: words, not times or
+    numbers (over months "who sold the most" asks about someone the chart does not show)."""
+    return bool(_WHO.search(text)) and bool(chart.categories) and not any(
+        time_key(c) is not None or not re.search(r"[a-z]{2}", norm(c)) for c in chart.categories)
+

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from skills.chart.names import CALENDAR
 from vision_tools.charts import ChartResult, match_name, normalise_name
 
 #: Trust in a reading, by where it came from (a printed number that the geometry confirms is the best).
@@ -178,13 +179,17 @@ def time_key(name: str) -> tuple[int, tuple[float, ...]] | None:
         return (1, (float(m.group(2) or 0), float(m.group(1))))
     if m := re.fullmatch(r"((?:19|20)\d\d)\s+q([1-4])", text):
         return (1, (float(m.group(1)), float(m.group(2))))
-    if m := re.fullmatch(r"(day|week|month|quarter|year)\s*(\d{1,3})", text):
-        return (2 + ["day", "week", "month", "quarter", "year"].index(m.group(1)), (float(m.group(2)),))
-    if m := re.fullmatch(r"([a-z]{3})[a-z]*\.?(?:\s+(\d{1,2}))?(?:,?\s+((?:19|20)\d\d))?", text):
-        if m.group(1) in _MONTHS:
-            return (7, (float(m.group(3) or 0), float(_MONTHS.index(m.group(1))), float(m.group(2) or 0)))
-        if m.group(1) in _DAYS and not m.group(2):
-            return (8, (float(_DAYS.index(m.group(1))),))
+    if m := re.fullmatch(r"(day|week|wk|month|quarter|year)\s*(\d{1,3})", text):  # "Week 3", "Wk3"
+        unit = "week" if m.group(1) == "wk" else m.group(1)
+        return (2 + ["day", "week", "month", "quarter", "year"].index(unit), (float(m.group(2)),))
+    # The word must start a month's or a day's full name ("Sept", "Tues"): "Maya" and "Marco" are no months.
+    m = re.fullmatch(r"(?P<word>[a-z]{3,})\.?(?:\s+(?P<day>\d{1,2}))?(?:,?\s+(?P<year>(?:19|20)\d\d))?", text)
+    if m and (m.group("word") == "weds" or any(full.startswith(m.group("word")) for full in CALENDAR)):
+        start = m.group("word")[:3]
+        if start in _MONTHS:
+            return (7, (float(m.group("year") or 0), float(_MONTHS.index(start)), float(m.group("day") or 0)))
+        if start in _DAYS and not m.group("day"):
+            return (8, (float(_DAYS.index(start)),))
     return None
 
 

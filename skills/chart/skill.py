@@ -19,7 +19,7 @@ from PIL import Image
 
 from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
-from skills.chart.category_groups import spell_out_day_groups, within_named
+from skills.chart.category_groups import asks_who, spell_out_day_groups, within_named
 from skills.chart.changes import which_changed
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.comparisons import compare_values
@@ -62,6 +62,7 @@ from skills.chart.precision import (
 from skills.chart.question_words import unexplained_words
 from skills.chart.reasons import why_no_answer
 from skills.chart.stacks import LEVEL_STACKS, STACKED_KINDS, names_alike, reach_view, stacked_view
+from skills.chart.steps import step_answer
 from skills.chart.thresholds import against_a_number, count_against, first_past
 from skills.common import conclude
 from skills.question_text import task_text
@@ -102,7 +103,7 @@ _HOW_MANY_MARKS = re.compile(r"\bhow many (?:data )?(?:categories|bars|slices|po
 #: "How much did users increase from Jan to Aug?": the later value less the earlier, in the direction the verb says.
 _CHANGE_FROM_TO = re.compile(r"\bhow (?:much|many)\b(?: \w+){0,6}? (?P<verb>increas\w*|rise|rose|risen|gr[eo]wn?|"
                              r"go up|went up|gone up|climb\w*|gain\w*|jump\w*|fall|fell|fallen|drop\w*|decreas\w*|"
-                             r"declin\w*|go down|went down|gone down|shr[iau]nk)\b.*?\bfrom\b")
+                             r"declin\w*|go down|went down|gone down|shr[iau]nk)\b.*?\b(?:from|between)\b")
 _RISE = re.compile(r"increas|ris|rose|gr|go up|went up|gone up|climb|gain|jump")
 #: "How many fruits are compared?", "How many countries are shown?": the number of categories the chart names.
 _HOW_MANY = re.compile(r"\bhow many\b")
@@ -259,13 +260,15 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
             (shown and not categories and not series and names_the_categories(shown.group("noun"), chart)):
         return str(len(chart.categories)), count_confidence(chart)
     compared = compare_values(chart, text, categories, series)
+    if compared is None and not categories:
+        compared = step_answer(chart, text, series)  # "did it ever go down?": the steps from one to the next
     if compared is not None:
         return compared
     # "Which …", "What's the biggest category?", or a bare "smallest country on this chart?"
     superlative = _SUPERLATIVE_FIRST.match(text)
     if superlative and counted_by_the_values(superlative.group("noun"), chart):
         superlative = None  # "peak viewers on the final?" over "Peak concurrent viewers": a value, not a category
-    asks_which = _ASKS_WHICH.search(text) or superlative or (
+    asks_which = _ASKS_WHICH.search(text) or superlative or asks_who(chart, text) or (
         _BY_RANK.search(text) and not _ASKS_VALUE.search(text))
     if asks_which and (changed := which_changed(chart, text)) is not None:
         return changed  # "which region grew the most from 2022 to 2024?": the change between two named points
