@@ -29,9 +29,14 @@ _CHAT_WORDS = {"wich": "which", "whcih": "which", "wihch": "which", "whihc": "wh
                "wut": "what", "wot": "what", "whta": "what", "teh": "the", "hte": "the"}
 
 
+#: "r there more …", "r the blue ones …": a lower-case "r" before these is "are" ("is R more used than Python" keeps
+#: the language's name).
+_ARE = re.compile(r"(?<![\w'’])r(?= (?:there|these|those|they|the|any|all|both|u|you|we)\b)")
+
+
 def chat_spelled(question: str) -> str:
-    """``question`` with question words typed as in chat written out ("wich month", "hw many"), and a shape word
-    typed with one slip written right (``shape_words_spelled``)."""
+    """``question`` with question words typed as in chat written out ("wich month", "hw many", "r there"), and a
+    shape word typed with one slip written right (``shape_words_spelled``)."""
     def spelled(match: re.Match[str]) -> str:
         word = match.group(0)
         meant = _CHAT_WORDS.get(word.lower())
@@ -39,7 +44,7 @@ def chat_spelled(question: str) -> str:
             return word
         return meant.capitalize() if word[:1].isupper() else meant
 
-    return shape_words_spelled(re.sub(r"[A-Za-z]+", spelled, question))
+    return shape_words_spelled(re.sub(r"[A-Za-z]+", spelled, _ARE.sub("are", question)))
 
 
 #: Shape words long enough that one slip of typing leaves them unmistakable ("triangels", "hexgon", "circel").

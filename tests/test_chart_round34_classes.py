@@ -133,6 +133,8 @@ def test_chat_question_words_and_a_quarter_of_a_category() -> None:
     assert chat_spelled("hw many students total in q2") == "how many students total in q2"
     assert chat_spelled("wich month had the most hours") == "which month had the most hours"
     assert chat_spelled("Wat is this") == "What is this"
+    assert chat_spelled("r there more in may") == "are there more in may"
+    assert chat_spelled("is R more used than Python") == "is R more used than Python"  # the language's name
     quarters = ["Q1 2024", "Q2 2024", "Q3 2024"]
     assert names_as_printed("how many students total in q2", quarters, []) == "how many students total in Q2 2024"
 

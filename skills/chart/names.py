@@ -281,9 +281,9 @@ def names_as_printed(question: str, names: list[str], series: list[str] | None =
     categories = [n for n in names if n not in legend]
     if len(legend) > 1:
         text = _by_one_word(text, legend, categories)
-    common = set.intersection(*(set(norm(c).split()) for c in categories)) if len(categories) >= 2 else set()
-    if common and all(len(norm(c).split()) >= 2 for c in categories):
-        # "Team Airport", "Team Harbour": every name shares "team", and "airport" alone names one of them.
+    if len(categories) >= 2 and all(len(norm(c).split()) >= 2 for c in categories):
+        # "Team Airport", "Team Harbour": "airport" alone names one of them; "the tesla" is "Tesla Model 3" beside
+        # "Honda Civic" and "BMW 3 Series".
         text = _by_one_word(text, categories, legend)
     # The longest first: "United States of America" is USA before "United States" in it can be US.
     for short in sorted((n for n in printed if re.fullmatch(r"[A-Z]{2,4}", n)), key=len, reverse=True):
@@ -306,7 +306,9 @@ def _by_one_word(text: str, series: list[str], others: list[str]) -> str:
         rest = " ".join(norm(n) for n in [*series, *others] if n != name).split()
         # A word of its own, or its quarter ("q2" of "Q2 2024" beside "Q1 2024"…).
         own = [w for w in words if (len(w) >= 3 and w.isalpha() or re.fullmatch(r"[qh][1-4]", w)) and w not in rest
-               and w not in _COMMON_WORDS]
+               and w not in _COMMON_WORDS and w not in _AGGREGATES]
+        # "europe" beside "Eastern Europe" may be all of Europe, of which the chart shows a part.
+        own = [w for w in own if not all(other in _PART_OF for other in words if other != w)]
         hit = next((w for w in own if re.search(rf"\b{w}\b", text, re.I)), None)
         if hit is not None:
             text = re.sub(rf"\b{hit}\b", name, text, count=1, flags=re.I)
@@ -341,6 +343,13 @@ _COUNTRY_CODES: dict[str, tuple[str, ...]] = {
     "US": ("United States",), "USA": ("United States of America", "United States"), "UAE": ("United Arab Emirates",),
     "ZA": ("South Africa",),
 }
+
+#: Words that ask about the whole chart even where one name holds them ("the total" beside a bar "Total sales").
+_AGGREGATES = {"total", "totals", "average", "mean", "median", "overall", "other", "others", "combined", "sum"}
+
+#: Words that make a name a part of what the rest of it names: "Eastern Europe", "Greater London".
+_PART_OF = {"north", "south", "east", "west", "northern", "southern", "eastern", "western", "central", "upper", "lower",
+            "inner", "outer", "greater", "mid", "middle", "northeast", "northwest", "southeast", "southwest"}
 
 #: Abbreviations written two ways: "USA" is the bar "United States" too.
 _SAME = {"USA": "US"}
