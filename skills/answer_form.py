@@ -40,6 +40,10 @@ _LETTER_ASK = re.compile(r"option'?s?\s+letter|letter of the (?:correct )?(?:opt
 _YESNO_ASK = re.compile(r"\byes\s*(?:/|or)\s*no\b|\byes or no\b", re.IGNORECASE)
 _AUXILIARY = re.compile(r"^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|shall|"
                         r"must|may|might)\b", re.IGNORECASE)
+#: "sushi zen wait vs 25 min - is it more?", "glasgow vs leeds in 2024, is glasgow dearer?": a Yes or No question
+#: after what it is about.
+_TRAILING_AUXILIARY = re.compile(r"(?:\s[-–—]+\s*|[:,;]\s*)(?:is|are|was|were|does|do|did|has|have|had)\s[^-–—:,;]*$",
+                                 re.IGNORECASE)
 _REQUEST = re.compile(r"^\s*(?:could|can|would|will)\s+(?:you|u|ya)\s+(?:(?:please|pls|plz)\s+)?"
                       r"(?:(?:tell|show)\s+me\s+)?"
                       r"(?=(?:count|tell|give|show|read|list|find|name|identify|work\s+out|figure\s+out|"
@@ -136,6 +140,9 @@ def answer_form(question: str, expected_kind: str | None = None) -> AnswerForm:
             AnswerForm("free", {}, braces)
     # "… more returns due to 'damaged or defective' than …": an "or" inside quotes names no alternative.
     unquoted = _QUOTED.sub(" ", question)
+    trailing = _TRAILING_AUXILIARY.search(unquoted)
+    if trailing and not _WH_START.match(question) and not re.search(r"\bor\b", trailing.group(), re.I):
+        return AnswerForm("yesno", {}, braces)
     if _YESNO_ASK.search(question) or (_AUXILIARY.search(question) and not re.search(r"\bor\b", unquoted, re.I)):
         return AnswerForm("yesno", {}, braces)
     if _COUNT_ASK.search(question) and not _MEASURED_ASK.search(question) and not (

@@ -38,6 +38,10 @@ Answer with the option's letter from the given choices directly."""
     ("What is written on the sign?", "text"),
     ("When was this purchase made?", "text"),
     ("Why is the sky blue?", "free"),
+    # The question proper after what it is about: "26.4" answers no "is it more?".
+    ("sushi zen wait vs 25 min - is it more?", "yesno"),
+    ("glasgow vs leeds in 2024, is glasgow dearer?", "yesno"),
+    ("tom or maya - who practiced more?", "free"),
 ])
 def test_the_form_is_read_from_the_question(question: str, kind: str) -> None:
     assert answer_form(question).kind == kind

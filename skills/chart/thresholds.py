@@ -47,9 +47,22 @@ _FAR = 10.0
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?)\b", re.I)
 
 
+#: "sushi zen wait vs 25 min - is it more?": the value, the number, then the question about the two.
+_VERSUS = re.compile(r"^(?P<value>.+?)\s+(?:vs\.?|versus|against|compared (?:to|with))\s+(?P<number>[$€£¥]?\s*\d[\d,]*"
+                     r"(?:\.\d+)?(?:\s*[a-z%]+)?)\s*[-–—:,]+\s*(?:is|was|are|were) (?:it|that|this|they) "
+                     r"(?P<relation>more|higher|bigger|greater|longer|over|above|less|lower|smaller|fewer|shorter|"
+                     r"under|below)\b[^-–—:,]*$", re.I)
+_RELATIONS = {"over": "above", "above": "above", "longer": "more than", "under": "below", "below": "below",
+              "shorter": "less than"}
+
+
 def against_a_number(chart: ChartResult, question: str) -> Answer | None:
     """"Yes" or "No" and its confidence for a Yes/No question that holds one named value against a number; (None,
     None) when it does so but the chart cannot settle it; None when ``question`` is no such question."""
+    if versus := _VERSUS.match(question.strip()):
+        relation = versus.group("relation").lower()
+        question = f"is {versus.group('value')} {_RELATIONS.get(relation, relation + ' than')} " \
+                   f"{versus.group('number')}?"
     if answer_form(question).kind != "yesno" or (match := _AGAINST.search(question)) is None:
         return None
     text = norm(question)

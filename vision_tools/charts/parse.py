@@ -36,6 +36,7 @@ from vision_tools.charts.axes import Text, find_title, image_array, make_texts, 
 from vision_tools.charts.bars import find_bars, parse_bars
 from vision_tools.charts.legend import find_legend
 from vision_tools.charts.lines import parse_lines, trace_lines
+from vision_tools.charts.lollipops import lollipop_bars
 from vision_tools.charts.pie import find_disk, parse_pie, slices
 from vision_tools.charts.pixels import Palette, Rect, border_colour, filled_rects, find_palette
 from vision_tools.charts.result import PIE_SERIES, AxisFit, ChartMark, ChartResult
@@ -66,6 +67,8 @@ def parse_chart(image: Image.Image, kind: str | None = None) -> ChartResult:
     # The shapes are checked before any OCR: an image with no disk of slices, no bars on a baseline and no
     # coloured polyline is no chart, and reading all its text (seconds on a busy picture) would be wasted.
     rects = filled_rects(rgb, palette)
+    if kind in (None, "bar", "hbar") and (lollipops := lollipop_bars(rgb, palette)):
+        rects = lollipops  # each stem and head read as a bar to the head's centre
     present = _shapes(rgb, palette, rects, kind)
     if not present:
         wanted = {None: "no pie, bars or lines (no round disk of slices, no rectangles on a common baseline, "
