@@ -123,6 +123,8 @@ def _filled_and_outlined() -> Image.Image:
     # Round 35: "incl" for "including": had counted the outlines alone.
     ("how many circles r there incl the empty ones", "2"),
     ("how many circles are there inc. the hollow one?", "2"),
+    # Round 36: "too" after the ones named: had counted the outlines alone.
+    ("hw many circles (count the empty ones too)", "2"),
 ])
 def test_a_count_of_outlines_or_of_filled_shapes(maestro, question: str, answer: str) -> None:
     run = maestro.ask(_filled_and_outlined(), question)
@@ -168,3 +170,16 @@ def test_two_shapes_of_one_colour_that_touch_give_no_count_of_a_kind(maestro: Ma
     assert maestro.ask(scene(False), "how many squares can u see").answer == "3"
     run = maestro.ask(scene(True), "how many squares can u see")
     assert run.answer is None and ("touch" in (run.reason or "") or "joined" in (run.reason or "")), run.answer
+
+
+def test_no_square_of_a_colour_is_counted_zero_beside_a_notched_piece_of_it(maestro: Maestro) -> None:
+    # Round 36: two blue squares touching, offset, segment as one notched blob; "how many blue squares" was 0.
+    image = Image.new("RGB", (1000, 700), (245, 245, 240))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([300, 100, 440, 240], fill=(40, 90, 215))
+    draw.rectangle([440, 140, 560, 260], fill=(40, 90, 215))
+    draw.rectangle([100, 400, 220, 520], fill=(40, 160, 70))
+    draw.ellipse([600, 400, 740, 540], fill=(40, 90, 215))
+    assert maestro.ask(image, "how many blue squares r there").answer is None
+    assert maestro.ask(image, "how many green squares").answer == "1"
+

@@ -18,9 +18,10 @@ _FILLED_ONLY = re.compile(rf"\b(?:filled(?:[- ]in)?|solid|coloured[- ]in|colored
 #: Any word that picks shapes by how they are drawn: a question holding one counts only some of the shapes.
 _FILL_WORDS = re.compile(r"\b(?:filled|unfilled|solid|outlines?|outlined|hollow|empty|shaded|colou?red[- ]in)\b",
                          re.I)
-#: "(the outlined one counts too)", "including the hollow one", "incl the empty ones", "plus the outlines": every
-#: shape, not only those.
-_ALL_OF_THEM = re.compile(r"\binclud|\bincl?\b\.?|\bcounts?\s+too\b|\bas well\b|\balso\b|\bincluding\b|"
+#: "(the outlined one counts too)", "including the hollow one", "incl the empty ones", "plus the outlines", "(count
+#: the empty ones too)": every shape, not only those.
+_ALL_OF_THEM = re.compile(r"\binclud|\bincl?\b\.?|\bcounts?\s+too\b|\b(?:ones?|shapes?|them|those)\s+too\b|"
+                          r"\bas well\b|\balso\b|\bincluding\b|"
                           r"\b(?:plus|with|and)\s+(?:the\s+|all\s+the\s+)?(?:empty|hollow|outlined|unfilled|filled|"
                           r"solid)\s+(?:ones?|shapes?)\b|\bboth\s+(?:filled|solid|empty|hollow|outlined)\b", re.I)
 

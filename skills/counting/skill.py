@@ -202,8 +202,10 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
     notched = sum(n for label, n in found.others.items() if label.endswith("concave shape")
                   and (target.colour is None or label.startswith(target.colour)))
     pieces = notched + unclassified
-    if traced is None and pieces and found.detections and \
-            found.largest_other >= 0.25 * min(float(d.extra.get("area", 0)) for d in found.detections):
+    # None of them at all, beside a notched piece of the colour asked: two blue squares that touch are one piece.
+    none_beside_piece = not found.detections and target.colour is not None and notched > 0
+    if traced is None and pieces and (none_beside_piece or found.detections and found.largest_other >= 0.25 * min(
+            float(d.extra.get("area", 0)) for d in found.detections)):
         return conclude(ctx, [kind, found], None, missing=(
             f"{pieces} piece(s) of the drawing of a size with the shapes counted fit no shape (a shape partly "
             "hidden, broken or joined to another of its colour); whether each is one more cannot be told"))
