@@ -13,6 +13,7 @@ from PIL import Image
 
 from skills.base import SkillContext
 from vision_tools.image import CLEAR_DRAWING, ImageKind, degrain, image_kind
+from vision_tools.image.ground import flatten_ground
 
 #: Where a user learns how to add a neural expert; every "configure a VLM expert" hint points there.
 EXPERTS_DOC = "docs/experts.md"
@@ -25,12 +26,17 @@ def check_kind(ctx: SkillContext) -> ImageKind:
 
 def drawing_view(ctx: SkillContext) -> tuple[ImageKind, Image.Image]:
     """The kind of image and the pixels the drawing tools read: the image itself, or for a drawing under grain
-    (shapes on a noisy or textured ground) its median-filtered copy and that copy's kind (both recorded)."""
+    (shapes on a noisy ground) its median-filtered copy, or for shapes on a textured ground a copy with the ground
+    made flat, and that copy's kind (both recorded)."""
     kind = check_kind(ctx)
     if kind.drawing >= CLEAR_DRAWING:
         return kind, ctx.image
     clean = ctx.trace.call("image.degrain", degrain, ctx.image)
-    return (kind, ctx.image) if clean is None else (clean.kind, clean.image)
+    if clean is not None:
+        return clean.kind, clean.image
+    # Blotches as large as the shapes (cardboard, cloudy paper) outlast the median filter: the ground is flattened.
+    flat = ctx.trace.call("image.flatten_ground", flatten_ground, ctx.image)
+    return (kind, ctx.image) if flat is None else (flat.kind, flat.image)
 
 
 def kind_cap(kind: ImageKind) -> float:

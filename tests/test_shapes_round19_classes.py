@@ -45,8 +45,9 @@ def heart_and_shapes() -> Image.Image:
 
 def test_a_heart_is_no_hexagon(heart_and_shapes: Image.Image) -> None:
     found = count_shapes(heart_and_shapes)
-    assert sorted(d.label for d in found.detections) == ["circle", "pentagon", "square"]
-    assert found.others.get("orange concave shape") == 1
+    # Since round 36 a heart is a kind of its own (``vision_tools.detection.hearts``).
+    assert sorted(d.label for d in found.detections) == ["circle", "heart", "pentagon", "square"]
+    assert "orange concave shape" not in found.others
 
 
 def test_a_hexagon_partly_hidden_by_another_colour_is_still_a_hexagon() -> None:

@@ -4,7 +4,7 @@ The pipeline is classical and exact on clean renderings: model the background (a
 gentle gradients work), split the ink into colour clusters, bridge the gaps that other colours' strokes cut into a
 cluster, then walk each cluster's contour hierarchy. Even depths are shape boundaries and odd depths are the inner
 edges of strokes, so an outlined shape counts once and nested same-colour shapes each count once. Each boundary is
-classified (circle, ellipse, triangle, square, rectangle, pentagon, hexagon, star, ...) from its polygon fit.
+classified (circle, ellipse, triangle, square, rectangle, pentagon, hexagon, star, heart, ...) from its polygon fit.
 Same-colour filled shapes that touch are split along their distance-transform ridges when the blob is not convex.
 """
 
@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 
 from vision_tools.detection import config
+from vision_tools.detection.hearts import SOLIDITY as HEART_SOLIDITY
+from vision_tools.detection.hearts import is_heart
 from vision_tools.image.colour import NAMES, canonical_name, classify_pixels
 
 _POLYGON_NAMES = {3: "triangle", 5: "pentagon", 6: "hexagon", 7: "heptagon", 8: "octagon"}
@@ -221,6 +223,8 @@ def _classify(contour: np.ndarray, own_hull: np.ndarray | None = None) -> tuple[
     info = {"solidity": round(solidity, 3)}
     if min(rw, rh) / max(rw, rh, 1e-6) < 0.12 and min(rw, rh) < 8:
         return "line", info
+    if HEART_SOLIDITY[0] <= solidity <= HEART_SOLIDITY[1] and is_heart(contour):
+        return "heart", info  # convex but for one notch: told apart before the polygon fit calls it a heptagon
     if solidity < 0.85:
         approx = cv2.approxPolyDP(contour, 0.02 * perim, True)
         points = len(_corners(hull))

@@ -11,7 +11,7 @@ import re
 
 #: Shape kinds the shape classifier can return (plus "other" and "line", which are never counted as shapes).
 SHAPES: tuple[str, ...] = ("circle", "ellipse", "triangle", "square", "rectangle", "quadrilateral", "pentagon",
-                           "hexagon", "heptagon", "octagon", "star")
+                           "hexagon", "heptagon", "octagon", "star", "heart")
 #: Everyday words for those shapes.
 SYNONYMS: dict[str, str] = {
     "round": "circle", "disc": "circle", "disk": "circle", "dot": "circle", "ball": "circle", "oval": "ellipse",
