@@ -59,7 +59,7 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
         plain = norm(name)
         if plain:
             asking = re.sub(rf"(?<![a-z0-9]){re.escape(plain)}(?![a-z0-9])", " ", asking)
-    asking = _speed_as_value(chart, asking)
+    asking = _price_as_value(chart, _speed_as_value(chart, asking))
     either_way = _either_way(asking)
     # "From Feb to Mar, did adoptions rise or fall?": the points may come first when the direction is asked.
     moved = _MOVED.search(asking) or (_MOVED.search(f"{asking} from") if either_way else None)
@@ -115,6 +115,19 @@ def _either_way(asking: str) -> tuple[str, str] | None:
     if a in _UP_WORDS and b in _DOWN_WORDS:
         return a, b
     return (b, a) if b in _UP_WORDS and a in _DOWN_WORDS else None
+
+
+#: "cheaper", "dearer": lower and higher over prices; a chart of prices names its money or says "price".
+_PRICE_WORDS = re.compile(r"\b(?P<low>cheaper)\b|\b(?P<high>dearer|pricier|more expensive|costlier)\b")
+_PRICES = re.compile(r"[$€£¥]|\b(?:prices?|costs?|fares?|fees?|pence|cents?|dollars?|pounds?|euros?|usd|gbp|eur)\b",
+                     re.I)
+
+
+def _price_as_value(chart: ChartResult, asking: str) -> str:
+    """``asking`` with "cheaper" and "dearer" written "lower" and "higher" over a chart of prices."""
+    if not _PRICES.search(" ".join([chart.title, chart.value_title, *chart.texts])):
+        return asking
+    return _PRICE_WORDS.sub(lambda m: "lower" if m.group("low") else "higher", asking)
 
 
 #: "faster", "slower": higher or lower over speeds (over times, "asks_another_question" leaves them unanswered).

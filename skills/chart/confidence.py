@@ -10,7 +10,7 @@ weakest value; "which is highest" also needs a clear gap between the first and t
 
 from __future__ import annotations
 
-from skills.chart.facts import facts_from
+from skills.chart.facts import Reading, facts_from
 from skills.chart.verdict import MIN_Z
 from vision_tools.charts import ChartMark, ChartResult, match_name
 
@@ -18,6 +18,8 @@ from vision_tools.charts import ChartMark, ChartResult, match_name
 _BY_SOURCE = {"label": 0.9, "printed": 0.92, "axis": 0.8, "angle": 0.8}
 #: Two readings of one value agree within this share of the value scale's span.
 AGREE_SHARE = 0.05
+#: Sources of a reading that is a number printed on the chart (``facts.Reading.source``).
+_PRINTED = ("confirmed", "printed")
 #: "Which is highest/lowest" is called surely only when the top two differ by at least this share of the span.
 CLEAR_GAP_SHARE = 0.03
 
@@ -53,8 +55,12 @@ def extreme_confidence(chart: ChartResult, highest: bool, series: str | None = N
     ranked = sorted(marks, key=lambda m: m.value, reverse=highest)
     first, second = ranked[0], ranked[1]
     sure = min(_mark_confidence(chart, first), _mark_confidence(chart, second))
-    gap = abs(first.value - second.value)
-    return round(sure if gap >= CLEAR_GAP_SHARE * _span(chart) else 0.5 * sure, 3)
+    gap, needed = abs(first.value - second.value), CLEAR_GAP_SHARE * _span(chart)
+    facts = facts_from(chart)
+    one, other = facts.reading(first.category, first.series), facts.reading(second.category, second.series)
+    if one is not None and other is not None and gap_needed(one, other, needed) == 0.0:
+        needed = 0.0 if gap > 0 else needed  # two printed numbers: their order is as printed
+    return round(sure if gap >= needed else 0.5 * sure, 3)
 
 
 def ranked(chart: ChartResult, rank: int, highest: bool, series: str | None = None) -> tuple[str, float] | None:
@@ -76,7 +82,7 @@ def ranked(chart: ChartResult, rank: int, highest: bool, series: str | None = No
         # of 23 % and 21 % are told apart as the extreme's are.
         needed = CLEAR_GAP_SHARE * _span(chart)
         if first is not None and second is not None:
-            needed = min(MIN_Z * (first.sigma + second.sigma), needed)
+            needed = gap_needed(first, second, needed)
         if abs(a.value - b.value) <= needed:
             return None
     return order[rank - 1].category, round(sure, 3)
@@ -95,8 +101,7 @@ def clear_extreme(chart: ChartResult, highest: bool, series: str | None = None) 
         # Printed numbers are exact (40 against 41 is called); measured ones by their uncertainty, or by the gap
         # that tells two marks apart by eye, whichever is less.
         first, second = sorted(readings, key=lambda r: r.value, reverse=highest)[:2]
-        needed = min(MIN_Z * (first.sigma + second.sigma), CLEAR_GAP_SHARE * _span(chart))
-        return abs(first.value - second.value) > needed
+        return abs(first.value - second.value) > gap_needed(first, second, CLEAR_GAP_SHARE * _span(chart))
     values = sorted((v for row in chart.table.values() for name, v in row.items() if series in (None, name)),
                     reverse=highest)
     return len(values) >= 2 and abs(values[0] - values[1]) >= CLEAR_GAP_SHARE * _span(chart)
@@ -110,8 +115,18 @@ def too_close(chart: ChartResult, sides: list[tuple[str, str | None]], a: float,
     first, second = (facts.reading(category, series) for category, series in sides)
     needed = CLEAR_GAP_SHARE * largest_value(chart)
     if first is not None and second is not None:
-        needed = min(MIN_Z * (first.sigma + second.sigma), needed)
+        needed = gap_needed(first, second, needed)
     return abs(a - b) <= needed
+
+
+def gap_needed(first: Reading, second: Reading, by_eye: float) -> float:
+    """The gap two readings must exceed to tell which is higher. Two printed numbers are exact: rounding keeps
+    their order, so "8%" and "9%" are told apart (what can go wrong is the OCR, which their trust stands for).
+    Measured ones are judged by their uncertainty, or by the gap ``by_eye`` that tells two marks apart, whichever
+    is less."""
+    if first.source in _PRINTED and second.source in _PRINTED:
+        return 0.0
+    return min(MIN_Z * (first.sigma + second.sigma), by_eye)
 
 
 def count_confidence(chart: ChartResult) -> float:

@@ -98,6 +98,8 @@ def unprinted_numbers(chart: ChartResult, question: str) -> list[str]:
     between the ticks ("for 2.5 hours") or a threshold ("more than 90k"). A look-up in the table would answer as if
     they were not there."""
     printed = {_plain(n) for text in [*chart.texts, *chart.categories, *chart.series] for n in _NUMBER.findall(text)}
+    # A number inside a name is printed too: "week 5" names the category "Wk5".
+    printed |= {_plain(n) for name in [*chart.categories, *chart.series] for n in re.findall(r"\d+(?:[.,]\d+)*", name)}
     asked = task_text(question)[0] or question
     # "the average over the 8 months", "all 5 cities": the number of the chart's categories, not a value
     counted = {m.group(1) for m in re.finditer(r"\b(?:the|all|these|those) (\d+) [a-z]+s\b", asked.lower())

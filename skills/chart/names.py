@@ -47,6 +47,13 @@ def spellings(name: str) -> list[str]:
             found.append(name[:-1] + "ies")
         else:
             found.append(name + ("es" if name.endswith(("s", "x", "z", "ch", "sh")) else "s"))
+    if m := _NUMBERED.fullmatch(name):
+        # "Year 11" is "yr 11" and "y11"; "Wk3" is "week 3": a numbered period written short or long.
+        long = _SHORT_PERIODS.get(m.group(1), m.group(1))
+        found += [f"{short} {m.group(2)}" for short, whole in _SHORT_PERIODS.items() if whole == long]
+        found += [f"{long} {m.group(2)}", f"{long}{m.group(2)}"]
+        if long == "year":
+            found.append(f"y{m.group(2)}")
     for full in CALENDAR:
         if name == full:
             found.append(full[:3])
@@ -346,6 +353,10 @@ _COUNTRY_CODES: dict[str, tuple[str, ...]] = {
 
 #: Words that ask about the whole chart even where one name holds them ("the total" beside a bar "Total sales").
 _AGGREGATES = {"total", "totals", "average", "mean", "median", "overall", "other", "others", "combined", "sum"}
+
+#: Periods numbered in a name ("Year 11", "Wk3"), and how they are written short.
+_SHORT_PERIODS = {"yr": "year", "wk": "week", "qtr": "quarter", "mth": "month"}
+_NUMBERED = re.compile(r"(year|yr|week|wk|quarter|qtr|month|mth)\s*(\d{1,3})")
 
 #: Words that make a name a part of what the rest of it names: "Eastern Europe", "Greater London".
 _PART_OF = {"north", "south", "east", "west", "northern", "southern", "eastern", "western", "central", "upper", "lower",

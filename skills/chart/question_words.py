@@ -35,7 +35,7 @@ could may might must of in on at to for from by with within without about into o
 across along through throughout during before after since until till than then as and or but nor not no yes if
 so too very also just only any some all each every both either neither other another same such own one ones i me
 my mine we us our you your yours u ur he she him her his hers much many more most less least few fewer lot lots
-whether vs versus per via up down out off again ever still yet already else instead""")
+whether vs versus per via up down out off again ever still yet already else instead always""")
 _ASKING = _vocabulary("""
 true false correct incorrect wrong
 hi hey hello please pls plz thanks thank ok okay tell know need want wondering curious quick question help find
@@ -60,7 +60,7 @@ larger greater taller shorter longer rank ranked ranking first second third four
 above below exceed exceeded exceeds exceeding beat beats beaten compared compare comparison relative equal
 equals same similar different difference more less fewer under over ahead behind fewest overtake overtakes
 overtook overtaken outnumber outnumbers outnumbered surpass surpassed pass passed passes crack cracked topped
-closest nearest farthest furthest double twice half times triple thrice quadruple""")
+closest nearest farthest furthest double twice half times triple thrice quadruple cheaper dearer pricier""")
 _CHANGE = _vocabulary("""
 increase increased increases increasing decrease decreased decreases decreasing rise rises rose risen rising
 fall falls fell fallen falling grow grows grew grown growing drop drops dropped dropping climb climbed climbing

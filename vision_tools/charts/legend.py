@@ -3,7 +3,9 @@ where the entries OCR missed must be."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -22,6 +24,7 @@ def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette,
     slice), and only in that very colour.
     """
     entries = []
+    texts = [_without_key_glyph(t, rgb) for t in texts]
     h_img = rgb.shape[0]
     ink = [i for i in palette.ink() if palette.chroma(i) >= 25 or i in grey_keys]
     for t in texts:
@@ -73,6 +76,25 @@ def find_legend(texts: list[Text], rgb: np.ndarray, palette: Palette,
             return abs(a.box.x0 - b.box.x0) <= 0.6 * a.height or abs(a.cy - b.cy) <= 0.4 * a.height
         entries = [(t, c) for t, c in entries if any(aligned(t, u) for u, _ in entries if u is not t)]
     return entries
+
+
+#: A line key with a marker read by OCR as part of its entry: "IT Diesel", "-▲- Petrol", "+ North".
+_KEY_GLYPH = re.compile(r"^(?P<glyph>[^a-z\s]{1,3})\s+(?P<name>\w.*)$")
+
+
+def _without_key_glyph(text: Text, rgb: np.ndarray) -> Text:
+    """``text`` without a leading glyph OCR made of the coloured key inside its box ("IT Diesel" is "Diesel");
+    the text itself when the start of its box holds no coloured ink."""
+    match = _KEY_GLYPH.match(text.text)
+    if match is None or text.number is not None:
+        return text
+    share = (len(match.group("glyph")) + 1) / len(text.text)
+    box = text.box
+    split = box.x0 + share * box.width
+    head = rgb[int(box.y0):int(box.y1) + 1, int(box.x0):int(split) + 1]
+    if head.size == 0 or float((chroma_map(head) >= 20).mean()) < 0.1:
+        return text
+    return replace(text, text=match.group("name"), box=Box(split, box.y0, box.x1, box.y1))
 
 
 def legend_region(entries: list[tuple[Text, int]], missing: int, shape: tuple[int, ...]) -> Box:

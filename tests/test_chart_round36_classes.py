@@ -1,0 +1,75 @@
+"""Charts round 36 of new users' questions that went unanswered, each a class of chart or wording:
+
+- a pie's printed "8%" and "9%" were too close to call: printed numbers are exact, and rounding keeps their order;
+- "yr 11" and "wk 5" name "Year 11" and "Wk5", and the 5 of "week 5" is printed (in "Wk5");
+- a line key with a marker, read by OCR as part of its entry ("IT Diesel"), names its series;
+- "cheaper" and "dearer" are lower and higher over prices, and "always" is a word of comparison.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from agents.config import Settings
+from agents.runtime import Maestro
+from tests.test_answers_as_asked import render
+from vision_tools.charts import parse_chart
+
+
+@pytest.fixture(scope="module")
+def maestro(tmp_path_factory: pytest.TempPathFactory) -> Maestro:
+    return Maestro.open(Settings.resolve(data_dir=tmp_path_factory.mktemp("home")))
+
+
+def test_printed_shares_one_point_apart_are_told_apart(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001 - matplotlib axes
+        ax.pie([28, 22, 18, 15, 9, 8], labels=["Comedy", "Action", "Sci-fi", "Drama", "Horror", "Animation"],
+               autopct="%d%%")
+        ax.set_title("Film night poll")
+
+    image = render(draw)
+    assert maestro.ask(image, "which genre got the smallest share").answer == "Animation"
+
+
+def test_short_names_of_numbered_periods(maestro: Maestro) -> None:
+    def homework(ax) -> None:  # noqa: ANN001
+        bars = ax.bar(["Year 9", "Year 10", "Year 11"], [6.5, 8.0, 10.5])
+        ax.bar_label(bars)
+        ax.set_title("Homework per week (hrs)")
+
+    def signups(ax) -> None:  # noqa: ANN001
+        weeks = [f"Wk{i}" for i in range(1, 7)]
+        ax.plot(weeks, [40, 95, 160, 230, 320, 405], marker="o")
+        ax.set_yticks(range(0, 501, 100))
+        ax.set_title("Registrations (cumulative)")
+
+    assert maestro.ask(render(homework), "how many hrs did yr 11 do").answer == "10.5"
+    assert maestro.ask(render(signups), "about how many had registered by wk 5").answer == "320"
+
+
+def fuel_prices() -> Image.Image:
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug"]
+
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.plot(months, [148, 147, 146, 143, 140, 142, 145, 150], marker="s", label="Petrol")
+        ax.plot(months, [165, 164, 160, 155, 150, 148, 143, 152], marker="^", label="Diesel")
+        ax.set_ylabel("Pump price (pence per litre)")
+        ax.set_title("UK average fuel prices")
+        ax.legend(loc="upper right")
+
+    return render(draw)
+
+
+def test_a_line_key_read_into_its_entry_still_names_the_series() -> None:
+    assert parse_chart(fuel_prices()).series == ["Petrol", "Diesel"]
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("was diesel ever cheaper then petrol", "Yes"),  # "then" for "than", as typed
+    ("was petrol always cheaper than diesel", "No"),
+    ("in which month was diesel the cheapest", "Jul"),
+])
+def test_cheaper_is_lower_over_prices(maestro: Maestro, question: str, expected: str) -> None:
+    run = maestro.ask(fuel_prices(), question)
+    assert (run.status, run.answer) == ("done", expected), run.reason
