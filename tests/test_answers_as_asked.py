@@ -327,6 +327,22 @@ def test_the_answer_format_sentence_is_not_looked_for_on_a_sign() -> None:
     assert span is None or span.answer is None  # the airport is not on the sign: never "5 km"
 
 
+def test_the_distance_is_read_from_the_line_naming_the_whole_place() -> None:
+    """Round 36: "how far to the rose garden" over a signpost with "Japanese Garden 1.2 km" too had found two lines
+    naming a garden; the line printing both words is the place's."""
+    from skills.ocr.printed import printed_answer
+    from vision_tools.image import Box
+    from vision_tools.text import OcrLine
+
+    lines = [OcrLine("Glasshouse 350 m", Box(10, 10, 300, 40), 0.99),
+             OcrLine("Rose Garden 600 m", Box(10, 60, 300, 90), 0.99),
+             OcrLine("Japanese Garden 1.2 km", Box(10, 110, 300, 140), 0.99)]
+    rose = printed_answer("how far to the rose garden", lines, None)
+    assert rose is not None and rose.answer == "600 m"
+    garden = printed_answer("how far is the garden", lines, None)
+    assert garden is None or garden.answer is None  # two gardens: which one is not said
+
+
 def test_a_number_in_a_yes_no_question_is_matched_exactly_and_may_be_said_in_other_words(maestro) -> None:
     image = Image.new("RGB", (900, 360), (245, 240, 230))
     draw = ImageDraw.Draw(image)

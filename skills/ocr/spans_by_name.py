@@ -35,7 +35,10 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
     hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text)]
     named = [w for w in words_of(question) if w not in STOP_WORDS and w not in ASKING and len(w) > 2]
     if named and hits:
-        lined = [(span, line) for span, line in hits if any(fuzzy_in(w, line.text) for w in named)]
+        matched = {id(line): sum(fuzzy_in(w, line.text) for w in named) for _, line in hits}
+        most = max(matched.values(), default=0)
+        # "the rose garden" is the line printing both words, not "Japanese Garden" printing one of them.
+        lined = [(span, line) for span, line in hits if most and matched[id(line)] == most]
         # "a city bike for a full day": "City bike £4" names the bike, and "Full day" is printed on another line,
         # whose price may be the one asked (a table's rows drift apart on a tilted sign).
         elsewhere = [w for w in named if not any(fuzzy_in(w, line.text) for _, line in lined)
