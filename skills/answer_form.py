@@ -232,7 +232,9 @@ def parse_options(question: str) -> dict[str, str]:
     for inline in _OPTION_INLINE:
         if len(found) >= 2:
             break
-        found = [(m.group(1).upper(), m.group(2).strip()) for m in inline.finditer(question)]
+        # "(A) drama or (B) sci-fi": the "or" between two options belongs to neither.
+        found = [(m.group(1).upper(), re.sub(r"[\s,;]+or$|[\s,;]+$", "", m.group(2).strip()))
+                 for m in inline.finditer(question)]
     options: dict[str, str] = {}
     for letter, text in found:
         expected = chr(ord("A") + len(options))

@@ -57,6 +57,9 @@ def test_options_typed_in_lower_case_are_options() -> None:
     assert parse_options("what share does Nova hold? a) 18% b) 22% c) 27%") == {"A": "18%", "B": "22%", "C": "27%"}
     assert parse_options("which team? (a) Reds (b) Blues") == {"A": "Reds", "B": "Blues"}
     assert answer_form("which team? (a) Reds (b) Blues").kind == "choice"
+    # The "or" between two options belongs to neither (round 36: option A had been "drama or").
+    assert parse_options("which got more, (A) drama or (B) sci-fi") == {"A": "drama", "B": "sci-fi"}
+    assert parse_options("pick one: (a) red, (b) blue, or (c) green") == {"A": "red", "B": "blue", "C": "green"}
     # A sentence's "a." is no option, nor one "(a)" alone.
     assert parse_options("pick a. b. or c.") == {}
     assert parse_options("is it (a) good thing?") == {}

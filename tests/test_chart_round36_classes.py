@@ -1,6 +1,7 @@
 """Charts round 36 of new users' questions that went unanswered, each a class of chart or wording:
 
 - a pie's printed "8%" and "9%" were too close to call: printed numbers are exact, and rounding keeps their order;
+- "which got more, (A) drama or (B) sci-fi": option A had been "drama or", and the stem names the two only there;
 - "yr 11" and "wk 5" name "Year 11" and "Wk5", and the 5 of "week 5" is printed (in "Wk5");
 - a line key with a marker, read by OCR as part of its entry ("IT Diesel"), names its series;
 - "cheaper" and "dearer" are lower and higher over prices, and "always" is a word of comparison.
@@ -30,6 +31,7 @@ def test_printed_shares_one_point_apart_are_told_apart(maestro: Maestro) -> None
 
     image = render(draw)
     assert maestro.ask(image, "which genre got the smallest share").answer == "Animation"
+    assert maestro.ask(image, "which got more, (A) drama or (B) sci-fi").answer == "B"
 
 
 def test_short_names_of_numbered_periods(maestro: Maestro) -> None:

@@ -33,6 +33,9 @@ blocked (a limit of the chart, a period it does not show) or an option they judg
     if chart.slice_against_its_percentage is not None or chart.label_on_several_marks:
         return decision  # the pie's shares are not read reliably
     found, confidence = lookup(chart, stem)
+    if found is None and len(options) == 2:
+        # "which got more, (A) drama or (B) sci-fi": the stem compares the two options, which it names only there.
+        found, confidence = lookup(chart, f"{stem.rstrip(' ,?:')}, {' or '.join(options.values())}?")
     # The look-up may name a series ("which platform lost subscribers between 2022 and 2024?" over lines).
     names = chart.categories if found in chart.categories else chart.series if len(chart.series) > 1 else []
     if found is None or confidence is None or found not in names or misread(found):
