@@ -75,3 +75,21 @@ def test_a_line_key_read_into_its_entry_still_names_the_series() -> None:
 def test_cheaper_is_lower_over_prices(maestro: Maestro, question: str, expected: str) -> None:
     run = maestro.ask(fuel_prices(), question)
     assert (run.status, run.answer) == ("done", expected), run.reason
+
+
+def test_a_series_named_as_what_was_caught_is_its_value_not_another_measure(maestro: Maestro) -> None:
+    # "how much mackerel was caught" over a legend "Mackerel" and values "Catch (kg)": "mackerel" had been taken
+    # for a measure the chart does not plot, and "caught" for a word it prints nowhere.
+    months = ["Apr", "May", "Jun", "Jul"]
+    mackerel, cod = [20, 45, 80, 110], [35, 30, 25, 20]
+
+    def draw(ax) -> None:  # noqa: ANN001
+        ax.bar(months, mackerel, label="Mackerel", color="tab:blue")
+        ax.bar(months, cod, bottom=mackerel, label="Cod", color="tab:orange")
+        ax.set_yticks(range(0, 161, 20))
+        ax.set_ylabel("Catch (kg)")
+        ax.set_title("Boat club catch by species")
+        ax.legend(loc="upper left")
+
+    run = maestro.ask(render(draw), "roughly how much mackerel was caught in june")
+    assert (run.status, run.answer) == ("done", "80"), run.reason

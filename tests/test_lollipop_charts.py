@@ -10,7 +10,7 @@ from PIL import Image
 from agents.config import Settings
 from agents.runtime import Maestro
 from tests.test_answers_as_asked import render
-from vision_tools.charts import parse_chart
+from vision_tools.charts import chart_likeness, parse_chart
 
 WAITS = {"Bella Napoli": 23.5, "Golden Dragon": 17.2, "Oak Grill": 31.8, "Taco Loco": 12.6, "Sushi Zen": 26.4}
 
@@ -68,3 +68,28 @@ def test_round_markers_without_stems_are_no_lollipops() -> None:
 
     assert parse_chart(render(line)).kind == "line"
     assert parse_chart(render(dots)).kind not in ("bar", "hbar")
+
+
+def test_a_lollipop_chart_without_axis_lines_is_taken_for_a_chart(maestro: Maestro) -> None:
+    # Round 36: a slide's lollipops, no spines but the bottom one, printed minutes: the image was not taken for a
+    # chart, and only the text was read.
+    times = {"Roast chicken": 90, "Lasagne": 75, "Chilli": 60, "Spag bol": 45, "Risotto": 35}
+
+    def draw(ax) -> None:  # noqa: ANN001
+        names = list(times)[::-1]
+        ax.hlines(names, 0, [times[n] for n in names], color="grey", linewidth=2)
+        ax.plot([times[n] for n in names], names, "o", color="crimson", markersize=11)
+        for name in names:
+            ax.annotate(f"{times[name]} min", (times[name], name), textcoords="offset points", xytext=(12, -4))
+        for side in ("left", "top", "right"):
+            ax.spines[side].set_visible(False)
+        ax.tick_params(left=False)
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("Total cooking time (minutes)")
+        ax.set_title("How long our recipes take")
+
+    image = render(draw)
+    assert chart_likeness(image).chart
+    assert maestro.ask(image, "which one takes the longest to cook").answer == "Roast chicken"
+    assert maestro.ask(image, "how much longer is lasagne than spag bol").answer == "30"
+    assert maestro.ask(image, "how much longer is spag bol than lasagne").answer is None  # it is shorter

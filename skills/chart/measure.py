@@ -39,6 +39,9 @@ _NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "co
                   "larger", "smaller", "extra", "greater",
                   # "the second biggest source": a rank, never a measure (nor seconds of time)
                   "second", "third", "fourth", "fifth", "2nd", "3rd", "4th", "5th", "next"} | _OPERATIONS
+#: Values that "longer" and "shorter" compare: times and lengths.
+_DURATION_OR_LENGTH = re.compile(r"\b(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|days?|weeks?|time|times|duration|"
+                                 r"wait|waits|length|distance|km|miles?|metres?|meters?|cm|mm)\b")
 #: Words naming a share: "what share of sessions came from social media" over a donut of traffic sources.
 _SHARE_WORDS = {"share", "shares", "proportion", "proportions", "portion", "fraction", "percent", "percentage",
                 "percentages", "part"}
@@ -130,7 +133,11 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     if _ASKS_MONEY.search(question) and (unit := _value_unit(chart)) is not None and not _MONEY_UNIT.search(unit):
         # "how much did the electricity cost in March?" over "Electricity use (kWh)": the values are no money.
         return f"an amount of money (the chart's values are {chart.value_title.strip()})"
-    if (counted := _counted_words(question)) and in_percent(chart):
+    # "how much mackerel was caught" over a legend "Mackerel": the series' own value, no other measure.
+    # "how much longer is lasagne than spag bol" over cooking times: a difference of the values, no measure.
+    lasting = {"longer", "shorter"} if _DURATION_OR_LENGTH.search(printed) else set()
+    counted = [w for w in _counted_words(question) if w not in names and w not in lasting]
+    if counted and in_percent(chart):
         return f"{' '.join(counted)} as a number (the chart gives shares in percent)"
     if in_percent(chart) and _ASKS_AMOUNT.search(question) and not _NAMES_A_SHARE.search(question):
         return "an amount (the chart gives shares in percent)"  # "how much did rent cost" over a budget pie
@@ -149,7 +156,7 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
         return "points"  # "how many points did Rovers have?" over league positions: no share's points either
     for words in (_measure_words(question), _narrowing_words(question)):
         # A share is what a pie or a chart in percent measures, whether it prints the word or not.
-        asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names
+        asked = [w for w in words if w not in _NOT_A_MEASURE and len(w) > 2 and w not in names and w not in lasting
                  and not (shares and w in _SHARE_WORDS)]
         covered = _in_compounds(words, printed)
         tokens = set(re.findall(r"[a-z]+", printed))

@@ -197,10 +197,16 @@ def _initials(text: str) -> set[str]:
     return found
 
 
+#: Past forms that share no stem with the word a chart prints: "caught" over "catch", "sold" over "sales".
+_IRREGULAR = {"caught": "catch", "sold": "sales", "bought": "buy", "spent": "spend", "spending": "spend",
+              "won": "wins", "lost": "losses", "ran": "run", "flew": "flights", "drove": "drive", "ate": "eat",
+              "taught": "teach", "built": "build", "paid": "pay", "grew": "growth", "fell": "fall"}
+
+
 def _same_word(word: str, token: str) -> bool:
     """A form of the same word ("visited" for "Visitors", "sale" for "Sales"), or the word typed with a slip
     ("attendence" for "Attendance")."""
-    if word == token or word in spellings(token):
+    if word == token or word in spellings(token) or _IRREGULAR.get(word) == token:
         return True
     shorter = min(len(word), len(token))
     common = len(os.path.commonprefix([word, token]))

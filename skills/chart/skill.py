@@ -91,8 +91,11 @@ _ASKS_WHICH = re.compile(r"\bwhich\b|\bwhen (?:was|were|is|are|did|does|do)\b|\b
                          r"sector|department|quarter|week|person|fruit|type|kind)\b(?! s\b)")  # not "the west region's"
 #: "What is the difference between …", "How much bigger is France than Poland?", "By how much …"
 _DIFFERENCE = re.compile(r"\bdiff(?:erence)?\b|\bhow (?:much|many) (?:more|less|fewer|bigger|smaller|higher|lower|larger|"
-                         r"greater|taller|shorter|extra)\b|\bby how (?:much|many)\b|\bgap between\b|"
+                         r"greater|taller|shorter|longer|extra)\b|\bby how (?:much|many)\b|\bgap between\b|"
                          r"\bcompared (?:to|with)\b")
+#: "how much more … A … than B": which way the question says A differs from B.
+_THAN_WAY = re.compile(r"\bhow (?:much|many) (?:(?P<more>more|bigger|higher|larger|greater|taller|longer|extra)|"
+                       r"less|fewer|smaller|lower|shorter)\b.*\bthan\b")
 #: "What's the value of the tallest bar?", "how high was the peak?": a value, not a category's name.
 _ASKS_VALUE = re.compile(r"\b(?:value|amount|figure|level|reading|score|number)\b|^how (?:much|many|high|low|big|large)\b")
 #: "How many bars are there?", "how many data points are plotted": the number of marks, not "how many points
@@ -318,6 +321,9 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         used = categories[:2]
         a, b = (read_value(chart, c, one_series) for c in used)
         value = None if a is None or b is None else abs(a - b)
+        if a is not None and b is not None and (way := _THAN_WAY.search(text)) is not None and \
+                (a - b) * (1 if way.group("more") else -1) < 0:
+            return None, None  # "how much longer is spag bol than lasagne" where it is shorter: a false premise
     elif _DIFFERENCE.search(text) and len(categories) == 1 and len(series) >= 2:
         # "By how much did 2023 beat 2022 in Q2?": two series in one category.
         used = categories

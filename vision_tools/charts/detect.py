@@ -17,6 +17,8 @@ import numpy as np
 from PIL import Image
 
 from vision_tools.charts import config
+from vision_tools.charts.lollipops import lollipop_bars
+from vision_tools.charts.pixels import find_palette
 from vision_tools.image.loading import require_rgb
 
 #: The score from which an image is taken for a chart (axes, large flat colour areas, or gridlines with coloured
@@ -67,7 +69,20 @@ def chart_likeness(image: Image.Image) -> ChartLikeness:
         return ChartLikeness(0.7, graphic, axes, flat, "a graphic with a row of flat bars on a common baseline")
     if _gridlines(image) and _coloured_share(colours) >= 0.002:
         return ChartLikeness(0.7, graphic, axes, flat, "a graphic with evenly spaced gridlines and coloured marks")
+    if _lollipops(image):
+        return ChartLikeness(0.7, graphic, axes, flat, "a graphic with lollipops (round heads on stems from one "
+                                                       "baseline)")
     return ChartLikeness(0.3, graphic, axes, flat, "a graphic without axes or flat colour areas")
+
+
+def _lollipops(image: Image.Image) -> bool:
+    """Whether ``image`` holds a lollipop chart drawn without axis lines (``lollipops.lollipop_bars``), looked for
+    on a copy of at most 1000 px (heads stay over the 7 px a disc needs; at 800 thin stems fade)."""
+    scale = min(1.0, 1000 / max(image.size))
+    work = image if scale == 1.0 else image.resize((round(image.width * scale), round(image.height * scale)),
+                                                   Image.Resampling.LANCZOS)
+    rgb = np.asarray(work)
+    return bool(lollipop_bars(rgb, find_palette(rgb)))
 
 
 def _row_of_bars(colours: np.ndarray) -> bool:
