@@ -60,7 +60,9 @@ _WHICH_BY_NUMBER = re.compile(r"\b(?:which|what)\s+(?!is\b|was\b|are\b|were\b|s\
 _MEASURED_ASK = re.compile(r"\bhow many (?:more |fewer |less |extra |additional )?(?:hours?|hrs|minutes?|mins|seconds?|"
                            r"km|kilomet(?:re|er)s?|miles?|metres?|meters?|feet|kg|kilograms?|grams?|pounds?|lbs?|"
                            r"litres?|liters?|gallons?|dollars?|euros?|percent|percentage points?|points?|degrees?|"
-                           r"tonnes?|tons?|calories|kcal|mg|ml|twh|gwh|mwh|kwh)\b(?!-)", re.IGNORECASE)
+                           r"tonnes?|tons?|calories|kcal|mg|ml|twh|gwh|mwh|kwh|"
+                           # "how many thousand visitors": a count in thousands may be 34.8 of them
+                           r"thousands?|millions?|billions?|k|m|bn)\b(?!-)", re.IGNORECASE)
 _NUMBER_ASK = re.compile(r"\bhow much\b|\bwhat (?:is|was|are) the (?:\w+\s+){0,3}?(?:value|total|price|amount|"
                          r"cost|percentage|percent|share|sum|difference|average|mean|tax|change|rate|number)\b|"
                          r"\bwhat percentage\b|\bhow (?:tall|long|wide|high|far|old|heavy)\b", re.IGNORECASE)

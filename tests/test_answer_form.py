@@ -30,6 +30,7 @@ Answer with the option's letter from the given choices directly."""
     # A measurement may fall between whole units: 16.5 hours is no count.
     ("How many more hours per week do farm workers put in than retail workers?", "number"),
     ("how many km is it to the airport", "number"),
+    ("about how many thousand ppl visited in july", "number"),  # 34.8 thousand is a count in thousands
     ("How many hour-long sessions were booked?", "count"),
     ("which month had the lowest number of admissions", "free"),  # a month, named by its count
     ("what is the highest number of goals", "count"),

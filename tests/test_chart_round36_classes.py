@@ -93,3 +93,42 @@ def test_a_series_named_as_what_was_caught_is_its_value_not_another_measure(maes
 
     run = maestro.ask(render(draw), "roughly how much mackerel was caught in june")
     assert (run.status, run.answer) == ("done", "80"), run.reason
+
+
+def test_a_unit_read_up_the_side_as_kq_is_kilograms(maestro: Maestro) -> None:
+    # Rounds 35 and 36: "Weight (kg)" up the value axis was read "Weight (kq)", and "how many kg" then asked
+    # about a measure the chart does not plot.
+    import io
+
+    import matplotlib.pyplot as plt
+
+    weeks, weights = [8, 10, 12, 14, 16, 18, 20], [3.4, 4.6, 5.9, 7.1, 8.5, 9.6, 10.8]
+    fig, ax = plt.subplots(figsize=(10.5, 6), dpi=100)
+    ax.plot(weeks, weights, marker="o", lw=2)
+    for week, weight in zip(weeks, weights, strict=True):
+        ax.annotate(f"{weight} kg", (week, weight), textcoords="offset points", xytext=(0, 9), ha="center")
+    ax.set_xticks(weeks)
+    ax.set_xlabel("Age (weeks)")
+    ax.set_ylabel("Weight (kg)")
+    ax.set_ylim(0, 13)
+    ax.grid(alpha=0.3)  # with the grid, the title up the side is read "(kq)"
+    ax.set_title("Puppy weight check-ins", fontsize=14)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    image = Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
+    assert parse_chart(image).value_title == "Weight (kg)"
+    assert maestro.ask(image, "how many kg did it gain from week 8 to week 20").answer == "7.4"
+
+
+def test_people_are_what_a_chart_of_visitors_counts(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001
+        months = ["Apr", "May", "Jun", "Jul", "Aug"]
+        bars = ax.bar(months, [12.5, 19.0, 27.3, 34.8, 31.2])
+        ax.bar_label(bars)
+        ax.set_title("Monthly trail visitors (thousands)")
+
+    image = render(draw)
+    assert maestro.ask(image, "about how many thousand ppl visited in july").answer == "34.8"
+    assert maestro.ask(image, "how many sheep grazed there in july").answer is None  # no count of sheep

@@ -39,6 +39,12 @@ _NOT_A_MEASURE = {"more", "less", "fewer", "total", "overall", "altogether", "co
                   "larger", "smaller", "extra", "greater",
                   # "the second biggest source": a rank, never a measure (nor seconds of time)
                   "second", "third", "fourth", "fifth", "2nd", "3rd", "4th", "5th", "next"} | _OPERATIONS
+#: Words for people, and the nouns of charts that count them.
+_PEOPLE = {"people", "ppl", "persons", "folks", "individuals"}
+_COUNTS_PEOPLE = re.compile(r"\b(?:visitors?|customers?|users?|students?|passengers?|members?|attendees?|attendance|"
+                            r"patients?|donors?|riders?|fans?|viewers?|listeners?|subscribers?|residents?|employees?|"
+                            r"staff|workers?|volunteers?|guests?|shoppers?|pupils?|participants?|respondents?|"
+                            r"runners?|admissions?|footfall|population|headcount)\b")
 #: Values that "longer" and "shorter" compare: times and lengths.
 _DURATION_OR_LENGTH = re.compile(r"\b(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|days?|weeks?|time|times|duration|"
                                  r"wait|waits|length|distance|km|miles?|metres?|meters?|cm|mm)\b")
@@ -136,6 +142,8 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     # "how much mackerel was caught" over a legend "Mackerel": the series' own value, no other measure.
     # "how much longer is lasagne than spag bol" over cooking times: a difference of the values, no measure.
     lasting = {"longer", "shorter"} if _DURATION_OR_LENGTH.search(printed) else set()
+    # "how many thousand ppl visited" over "Trail visitors (thousands)": the chart counts people.
+    lasting |= _PEOPLE if _COUNTS_PEOPLE.search(printed) else set()
     counted = [w for w in _counted_words(question) if w not in names and w not in lasting]
     if counted and in_percent(chart):
         return f"{' '.join(counted)} as a number (the chart gives shares in percent)"

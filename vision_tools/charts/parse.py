@@ -28,6 +28,8 @@ in original-image pixels.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
@@ -204,7 +206,8 @@ def _value_axis_title(work: Image.Image, texts: list[Text], axis: AxisFit | None
                              Image.Resampling.LANCZOS)
     lines = [line for line in read_text(upright, annotate=False).lines
              if sum(ch.isalpha() for ch in line.text) >= 3 and line.confidence >= 0.7]
-    return " ".join(line.text.strip() for line in lines) or None
+    # The recogniser reads a unit "(kg)" up the side as "(kq)" (g and q differ only in the tail): "Weight (kq)".
+    return re.sub(r"\(kq\)", "(kg)", " ".join(line.text.strip() for line in lines)) or None
 
 
 def _title_below(texts: list[Text], ticks: list[Text]) -> str | None:
