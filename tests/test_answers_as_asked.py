@@ -119,6 +119,24 @@ def test_a_label_gives_its_weight_and_the_price_printed_on_a_line_of_its_own(mae
     assert maestro.ask(image, "How much does the honey cost?").answer == "$6.49"  # not on the HONEY line
 
 
+def test_a_lone_weight_is_not_the_weight_of_another_thing_named(maestro) -> None:
+    # Round 37: "how heavy is the tent in kg" over a pack's parts in percent and its total "12.5 kg" was answered
+    # with the total; the one quantity printed is the named thing's only beside its name.
+    image = sign("TENT 32%", "FOOD 22%", "TOTAL", "12.5 kg", size=(700, 420))
+    run = maestro.ask(image, "how heavy is the tent in kg")
+    assert run.answer is None and "no quantity beside it" in (run.reason or ""), run.answer
+
+
+def test_axis_ticks_are_no_phone_number(maestro) -> None:
+    # Round 37: "which phone charges the fastest" over a chart was answered "0 10 20 30 40 50 60 70", read as a
+    # phone number from the axis.
+    from skills.ocr.printed import _dialable
+
+    image = sign("Pulse X 27 min", "Zeta Mini 64 min", "0 10 20 30 40 50 60 70", size=(800, 420))
+    assert maestro.ask(image, "which phone charges the fastest").answer != "0 10 20 30 40 50 60 70"
+    assert not _dialable("0 10 20 30 40 50 60 70") and _dialable("01 23 45 67 89") and _dialable("020 7946 0958")
+
+
 def test_a_price_is_not_taken_from_a_line_that_names_something_else(maestro) -> None:
     image = sign("APPLES", "PEARS $2.49", size=(700, 260))
     run = maestro.ask(image, "How much do the apples cost?")

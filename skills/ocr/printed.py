@@ -91,6 +91,22 @@ _YEAR = re.compile(r"(?<![\w./:-])(?:1[7-9]|20)\d{2}(?![\w./:-])")
 _PHONE_Q = re.compile(r"\b(phone|telephone|tel|call|mobile|hotline|fax)\b", re.I)
 #: Not a run of digits inside a code: "PW 8831 2209 57GB" is a tracking number, no phone number.
 _PHONE = re.compile(r"(?<![A-Za-z0-9])\+?\(?\d[\d\s().-]{5,}\d(?![A-Za-z])(?!\s*\w*\d)")
+#: "which phone charges the fastest": one of several phones, not a number to call.
+_WHICH_PHONE = re.compile(r"\bwhich\s+(?:\w+\s+)?(?:phones?|mobiles?)\b", re.I)
+
+
+def _dialable(span: str) -> bool:
+    """Whether ``span`` can be a phone number: six digits or more, and not an axis's ticks ("0 10 20 30 40": four
+    or more numbers evenly spaced, none written with a leading zero as phone numbers are)."""
+    groups = re.findall(r"\d+", span)
+    if sum(len(g) for g in groups) < 6:
+        return False
+    values = [int(g) for g in groups]
+    steps = {b - a for a, b in zip(values, values[1:], strict=False)}
+    ticks = len(values) >= 4 and len(steps) == 1 and not any(g.startswith("0") and len(g) > 1 for g in groups)
+    return not ticks
+
+
 _PRICE_Q = re.compile(r"\bprice\b|\bcosts?\b|\bhow much\b|\b(?:fees?|fares?|charges?)\b|"
                       r"\b(?:hourly|daily|weekly|nightly|monthly) rate\b|\brate per\b", re.I)
 _NAMED_NUMBER = re.compile(r"\b(?P<noun>[a-z]+)(?:'s)?\s+(?:number|no\.?|#)(?!\w)", re.I)
@@ -142,7 +158,9 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     if DISTANCE_Q.search(question):
         return near_named(question, lines, image, DISTANCE, "distance")
     if _QUANTITY_Q.search(question):
-        return _unique(lines, image, _QUANTITY, "quantity", lambda s: True)
+        # "how heavy is the tent" over a lone "12.5 kg" (the whole pack's): a quantity is the named thing's only
+        # where the thing is named beside it, as a distance is.
+        return near_named(_QUANTITY_Q.sub(" ", question), lines, image, _QUANTITY, "quantity")
     if _PERCENT_Q.search(question) and not _NOT_ONE_PERCENTAGE.search(question):
         return _percentage(question, lines, image)
     if _YEAR_Q.search(question):
@@ -164,8 +182,8 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         # A vintage on a line of its own comes first: "Gold Medal Wine Awards 2019" names the wine too.
         return chosen(bare or on_its_line, image, "year printed on a line of its own" if bare
                       else "year printed on the line naming " + " ".join(subject))
-    if _PHONE_Q.search(question):
-        return _unique(lines, image, _PHONE, "phone number", lambda s: sum(c.isdigit() for c in s) >= 6)
+    if _PHONE_Q.search(question) and not _WHICH_PHONE.search(question):
+        return _unique(lines, image, _PHONE, "phone number", _dialable)
     named = _NAMED_NUMBER.search(question)
     if named and named.group("noun").lower() not in ("what", "which", "the", "a", "phone"):
         noun = named.group("noun")
