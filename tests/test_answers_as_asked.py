@@ -127,6 +127,13 @@ def test_a_lone_weight_is_not_the_weight_of_another_thing_named(maestro) -> None
     assert run.answer is None and "no quantity beside it" in (run.reason or ""), run.answer
 
 
+def test_a_time_that_starts_a_range_answers_only_its_start(maestro) -> None:
+    # Round 37: "what time is the water back on" over "Time: 09:00 - 15:30" had been 09:00, when it goes off.
+    image = sign("WATER SUPPLY OFF", "DATE: 14 MAY", "TIME: 09:00 - 15:30", size=(900, 420))
+    back = maestro.ask(image, "what time is the water back on")
+    assert back.answer != "09:00" and back.answer != "09:00 "
+
+
 def test_axis_ticks_are_no_phone_number(maestro) -> None:
     # Round 37: "which phone charges the fastest" over a chart was answered "0 10 20 30 40 50 60 70", read as a
     # phone number from the axis.

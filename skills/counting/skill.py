@@ -216,6 +216,9 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
         return conclude(ctx, [kind, found], None, missing=(
             f"two {touching} shapes touch or overlap, and where one ends and the other begins cannot be told, so "
             "what kinds they are is unsure"))
+    if traced is None and target.shape is not None and (kin := _may_be_the_kind(ctx.question, target.shape, trace.call(
+            "counting.count_shapes", detection.count_shapes, image, shape=None, colour=target.colour))):
+        return conclude(ctx, [kind, found], None, missing=kin)
     if traced is None and target.shape == "square" and (by_tilt := _squares_by_tilt(ctx.question, found)):
         return conclude(ctx, [kind, found], by_tilt[0], missing=by_tilt[1],
                         confidence=None if by_tilt[0] is None else weighed(confidence, kind))
@@ -377,3 +380,28 @@ def is_line_drawing(image: Image.Image) -> bool:
         return False
     core = cv2.erode(ink.astype(np.uint8), np.ones((9, 9), np.uint8))
     return int(core.sum()) < 0.15 * inked
+
+
+#: Solidity under which a polygon has a notch (drawn polygons measure 0.97 and more).
+HIDDEN_SOLIDITY = 0.95
+#: Polygons that a heart partly hidden by another shape is read as: its notch or its tip cut off.
+_HIDDEN_HEART_KINDS = ("pentagon", "hexagon", "heptagon", "octagon")
+
+
+def _may_be_the_kind(question: str, shape: str, every: detection.CountResult) -> str | None:
+    """Why a count of ``shape`` is unsure because of other shapes that may be of that kind: a notched polygon may
+    be a heart partly hidden (round 37: "how many hearts" was 2 beside a "heptagon", a heart under another heart),
+    and a rhombus is a diamond to most people, whatever its tilt ("how many diamonds" was 0 beside three)."""
+    if shape == "heart":
+        notched = [d for d in every.detections if d.label in _HIDDEN_HEART_KINDS
+                   and float(d.extra.get("solidity", 1.0)) < HIDDEN_SOLIDITY]
+        if notched:
+            return (f"{len(notched)} notched {notched[0].label}(s) may be hearts partly hidden by another shape; "
+                    "how many hearts there are cannot be told")
+    if shape == "square" and re.search(r"\bdiamonds?\b", question, re.I):
+        rhombi = [d for d in every.detections if d.label == "quadrilateral"]
+        if rhombi:
+            return (f"{len(rhombi)} four-sided shape(s) that are not squares may be diamonds (a rhombus on its "
+                    "corner); how many diamonds there are cannot be told")
+    return None
+

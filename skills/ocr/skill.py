@@ -109,6 +109,7 @@ def run(ctx: SkillContext) -> SkillResult:
         if _reads_as_document(asked, reading):
             field = _scene_checked(ctx.trace.call("documents.read_field", reading.field, asked.field), document)
             field = _first_row_only(field, document, ctx.question, reading.ocr.lines)
+            field = _one_end_of_a_range(field, ctx.question, reading.ocr.lines)
     else:
         lines = ctx.trace.call("ocr.read_text", read_text_cached, ctx.image, backend=backend).lines
     evidence = _evidence(lines)
@@ -211,6 +212,23 @@ def _scene_checked(field: FieldAnswer, document: bool) -> FieldAnswer:
         return field
     return FieldAnswer(field.field, None, 0.0, missing=f"the words under '{field.label}' continue the sign's text; "
                                                        "no value is printed under it")
+
+
+#: "09:00 - 15:30": a time that starts a range; and the words that ask for a range's start.
+_RANGE_AFTER = r"\s*(?:-|–|—|to|until|till)\s*\d{1,2}[:.]\d{2}"
+_ASKS_START = re.compile(r"\b(?:start|starts|begin|begins|from|off|open|opens|cut)\b", re.IGNORECASE)
+
+
+def _one_end_of_a_range(field: FieldAnswer, question: str, lines: list[OcrLine]) -> FieldAnswer:
+    """A time read where a range starts ("Time: 09:00 - 15:30") answers only a question about its start: round
+    37's "what time is the water back on" had been answered 09:00, when the supply is cut."""
+    if field.field != "time" or field.value is None or _ASKS_START.search(question):
+        return field
+    starts = re.compile(re.escape(field.value.strip()) + _RANGE_AFTER)
+    if not any(starts.search(line.text) for line in lines):
+        return field
+    return FieldAnswer(field.field, None, 0.0, missing=f"{field.value.strip()} starts a range of times printed, and "
+                                                       "the question does not ask for its start")
 
 
 def _first_row_only(field: FieldAnswer, document: bool, question: str, lines: list[OcrLine]) -> FieldAnswer:

@@ -37,7 +37,7 @@ from skills.question_text import task_text
 from skills.targets import asks_about_whole_image, attribute_object, without_negated_colours
 from vision_tools.detection import CountResult, count_shapes
 from vision_tools.image import SEARCHABLE as SEARCHABLE_SHAPES
-from vision_tools.image import Box, name_colour, spoken_name
+from vision_tools.image import Box, name_background, name_colour, spoken_name
 from vision_tools.image.colour import CHROMATIC
 from vision_tools.image.kind import CLEAR_DRAWING
 from vision_tools.image.shape_words import DIAMOND_TILT
@@ -223,6 +223,11 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         if picked.colour is not None and picked.colour != colour.name:
             # Segmentation named the shape's own pixels; its box holds ground too (half a triangle's box).
             answer, confidence = picked.colour, 0.9 * picked.factor
+        elif picked.colour is None and answer == trace.call("colour.name_background", name_background, image).name:
+            # Round 37: "what colour is the circle" with none drawn gave the cardboard's brown, the colour inside
+            # an outline the search took for a circle: a shape is told from the ground, so it is never its colour.
+            return conclude(ctx, results, None, missing=(
+                f"the colour where the {target} was found is the ground's: no {target} stands apart from it"))
         if labelled is None and (hidden := overlapping_other(image, box, answer)) is not None:
             # A Venn diagram's blue circle, half under the red one, is no circle to the search: "the circle" may
             # be either.

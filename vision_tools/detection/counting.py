@@ -211,7 +211,8 @@ def count_shapes(image: Image.Image, shape: str | None = None, colour: str | Non
     for n, i in enumerate(keep, 1):
         s = matched[i]
         extra = {"filled": s.filled, "nesting_depth": s.depth, "rgb": list(s.rgb),
-                 "area": round(float(cv2.contourArea(s.contour)))}
+                 "area": round(float(cv2.contourArea(s.contour))),
+                 "solidity": float(s.extra.get("solidity", 1.0))}  # under ~0.95: a notch (a shape partly hidden)
         if "points" in s.extra:
             extra["points"] = int(s.extra["points"])
         if s.kind in ("square", "rectangle", "quadrilateral"):
