@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from skills.chart.facts import time_key
 from skills.chart.measure import in_percent
 from skills.chart.names import CALENDAR, norm, spellings, unread_calendar_names
 from skills.question_text import task_text
@@ -109,3 +110,18 @@ def unprinted_numbers(chart: ChartResult, question: str) -> list[str]:
 
 def _plain(number: str) -> str:
     return number.replace(",", "").lstrip("0") or "0"
+
+
+#: "the week before", "last month", "a year ago": a period before the one shown.
+_OTHER_PERIOD = re.compile(r"\b(?:the|a|one)\s+(?:day|week|month|year|quarter|season|term)\s+before\b|"
+                           r"\b(?:previous|prior|preceding|last)\s+(?:day|week|month|year|quarter|season|term)\b|"
+                           r"\b(?:a|one|two|three|\d+)\s+(?:days?|weeks?|months?|years?)\s+ago\b|\byesterday\b",
+                           re.I)
+
+
+def asks_another_period(chart: ChartResult, question: str) -> bool:
+    """Whether ``question`` asks about a period before the one a chart of no periods shows: "how much glass did
+    they get the week before" over one week's materials (round 32). Over categories that are times, "the month
+    before" may be one of them, and the steps of the series read it."""
+    return bool(_OTHER_PERIOD.search(question)) and not any(time_key(c) is not None for c in chart.categories)
+

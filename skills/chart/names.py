@@ -313,7 +313,8 @@ def _by_one_word(text: str, series: list[str], others: list[str]) -> str:
         rest = " ".join(norm(n) for n in [*series, *others] if n != name).split()
         # A word of its own, or its quarter ("q2" of "Q2 2024" beside "Q1 2024"…).
         own = [w for w in words if (len(w) >= 3 and w.isalpha() or re.fullmatch(r"[qh][1-4]", w)) and w not in rest
-               and w not in _COMMON_WORDS and w not in _AGGREGATES]
+               and w not in _COMMON_WORDS and w not in _AGGREGATES
+               and not any(form in rest for form in spellings(w))]  # "star" of "1 star" beside "2 stars"
         # "europe" beside "Eastern Europe" may be all of Europe, of which the chart shows a part.
         own = [w for w in own if not all(other in _PART_OF for other in words if other != w)]
         hit = next((w for w in own if re.search(rf"\b{w}\b", text, re.I)), None)

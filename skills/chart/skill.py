@@ -38,7 +38,7 @@ from skills.chart.measure import (
     unprinted_extreme_noun,
     unprinted_measure,
 )
-from skills.chart.mismatch import asks_another_question, unprinted_numbers
+from skills.chart.mismatch import asks_another_period, asks_another_question, unprinted_numbers
 from skills.chart.named_options import by_lookup
 from skills.chart.names import (
     asks_for_another_kind,
@@ -246,8 +246,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         return counted  # "in how many months was it below 0 °C?": the categories on that side of the number
     if (first := first_past(chart, question)) is not None:
         return first  # "the first year admissions fell below 100 million": the earliest category past the number
-    if unprinted_numbers(chart, question):
-        return None, None
+    if unprinted_numbers(chart, question) or asks_another_period(chart, question):
+        return None, None  # a premise the chart does not print, or a period before the one it shows
     text = norm(question)
     series = mentioned(chart.series, text) if len(chart.series) > 1 else []
     one_series = series[0] if series else None
