@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from skills.chart.confidence import too_close, values_confidence
+from skills.chart.directions import FALL, RISE, is_rise
 from skills.chart.mismatch import SPEED_MEASURE
 from skills.chart.names import mentioned, norm
 from skills.chart.precision import read_value
@@ -26,14 +27,9 @@ from vision_tools.charts import ChartResult
 _COMPARATIVE = re.compile(r"\b(?:higher|more|greater|larger|bigger|above|exceed\w*|beat|outperform\w*|outsold|"
                           r"lower|less|fewer|smaller|below)\b")
 #: "Did sales go up from March to April?": a move between two values named after "from" (or "between").
-_MOVED = re.compile(r"\b(?:(?P<up>go(?:es)? up|went up|increas\w*|rise|rose|grow|grew|climb\w*|improve\w*)|"
-                    r"(?P<down>go(?:es)? down|went down|decreas\w*|fall|fell|drop\w*|declin\w*|shrink|shrank))\b"
-                    r".*\b(?:from|between)\b")
+_MOVED = re.compile(rf"\b(?:(?P<up>{RISE})|(?P<down>{FALL}))\b.*\b(?:from|between)\b")
 #: "go up or down", "increase or decrease", "rise or fall": the question asks for the direction, in its own words.
-_UP_WORDS = ("up", "increase", "increased", "rise", "rose", "grow", "grew", "climb", "climbed", "higher")
-_DOWN_WORDS = ("down", "decrease", "decreased", "fall", "fell", "drop", "dropped", "decline", "declined", "shrink",
-               "shrank", "lower")
-_DIRECTION = "|".join(_UP_WORDS + _DOWN_WORDS)
+_DIRECTION = rf"{RISE}|{FALL}|up|down|higher|lower"
 _EITHER_WAY = re.compile(rf"\b(?P<a>{_DIRECTION}) or (?P<b>{_DIRECTION})\b")
 #: "more than double", "twice as high as", "3 times", "half": a comparison with a multiple of the other value.
 _FACTOR = re.compile(r"\b(?:(?P<word>double|twice|triple|thrice|quadruple|half)|(?P<n>\d+(?:\.\d+)?|two|three|"
@@ -112,9 +108,9 @@ def _either_way(asking: str) -> tuple[str, str] | None:
     if pair is None:
         return None
     a, b = pair.group("a"), pair.group("b")
-    if a in _UP_WORDS and b in _DOWN_WORDS:
-        return a, b
-    return (b, a) if b in _UP_WORDS and a in _DOWN_WORDS else None
+    if is_rise(a) != is_rise(b):
+        return (a, b) if is_rise(a) else (b, a)
+    return None
 
 
 #: "cheaper", "dearer": lower and higher over prices; a chart of prices names its money or says "price".

@@ -31,6 +31,7 @@ from skills.chart.confidence import (
     ranked,
     values_confidence,
 )
+from skills.chart.directions import FALL, RISE, is_rise
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import (
     asks_a_change,
@@ -104,10 +105,7 @@ _HOW_MANY_MARKS = re.compile(r"\bhow many (?:data )?(?:categories|bars|slices|po
                              r"(?: (?:there|shown|plotted|displayed|drawn))?(?: (?:in|on) (?:the|this) (?:chart|graph|"
                              r"plot|figure|pie))?$")
 #: "How much did users increase from Jan to Aug?": the later value less the earlier, in the direction the verb says.
-_CHANGE_FROM_TO = re.compile(r"\bhow (?:much|many)\b(?: \w+){0,6}? (?P<verb>increas\w*|rise|rose|risen|gr[eo]wn?|"
-                             r"go up|went up|gone up|climb\w*|gain\w*|jump\w*|fall|fell|fallen|drop\w*|decreas\w*|"
-                             r"declin\w*|go down|went down|gone down|shr[iau]nk)\b.*?\b(?:from|between)\b")
-_RISE = re.compile(r"increas|ris|rose|gr|go up|went up|gone up|climb|gain|jump")
+_CHANGE_FROM_TO = re.compile(rf"\bhow (?:much|many)\b(?: \w+){{0,6}}? (?P<verb>{RISE}|{FALL})\b.*?\b(?:from|between)\b")
 #: "How many fruits are compared?", "How many countries are shown?": the number of categories the chart names.
 _HOW_MANY = re.compile(r"\bhow many\b")
 _HOW_MANY_SHOWN = re.compile(r"\bhow many (?!people|persons|users|students|customers|visitors|votes|respondents|"
@@ -314,7 +312,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         if len(used) != 2:
             return None, None
         a, b = (read_value(chart, c, one_series) for c in used)
-        if a is None or b is None or (b - a) * (1 if _RISE.match(change.group("verb")) else -1) <= 0:
+        if a is None or b is None or (b - a) * (1 if is_rise(change.group("verb")) else -1) <= 0:
             return None, None  # "how much did it increase" where it fell: the question's premise is not the chart's
         value = abs(b - a)
     elif _DIFFERENCE.search(text) and len(categories) >= 2:

@@ -15,16 +15,15 @@ from __future__ import annotations
 import re
 
 from skills.chart.confidence import values_confidence
+from skills.chart.directions import FALL, RISE
 from skills.chart.facts import all_read, facts_from, time_key
 from skills.chart.trends import shape_of
 from vision_tools.charts import ChartResult
 
 Answer = tuple[str | None, float | None]
 
-_FALL = re.compile(r"\b(?:go(?:es)? down|went down|gone down|fall|falls|fell|fallen|drop(?:s|ped)?|decreas\w*|"
-                   r"declin\w*|dip(?:s|ped)?|shr[iau]nk\w*|get (?:cheaper|lower|smaller))\b")
-_RISE = re.compile(r"\b(?:go(?:es)? up|went up|gone up|rise|rises|rose|risen|increas\w*|grows?|grew|grown|climb\w*|"
-                   r"get (?:dearer|higher|bigger))\b")
+_FALL = re.compile(rf"\b(?:{FALL}|get (?:cheaper|lower|smaller))\b")
+_RISE = re.compile(rf"\b(?:{RISE}|get (?:dearer|higher|bigger))\b")
 _EVER = re.compile(r"\b(?:ever|at any (?:point|time|stage)|at all|anywhere|any (?:month|year|week|day|quarter))\b")
 _EVERY = re.compile(r"\b(?:every|each) (?:single )?(?:month|year|week|day|quarter|time|step|period)\b|\balways\b|"
                     r"\bsteadily\b|\bconsistently\b|\bwithout (?:a )?(?:break|dip|drop|fall)\b")

@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from skills.chart.directions import FALL, RISE
 from skills.chart.facts import Reading
 from skills.chart.verdict import Verdict
 
-_UP = r"increas\w*|ris(?:e|es|ing)|grow\w*|upward|improv\w*|climb\w*|gain\w*|soar\w*|surg\w*|skyrocket\w*"
-_DOWN = r"decreas\w*|declin\w*|fall\w*|drop\w*|downward|shrink\w*|los(?:e|es|ing)|collaps\w*|plung\w*|plummet\w*"
+_UP = rf"\b(?:{RISE})\b"
+_DOWN = rf"\b(?:{FALL})\b"
 _FLAT = r"constant|stable|flat|unchanged|the same|similar"
 _WAVY = r"fluctuat\w*|volatil\w*|no clear|without a (?:consistent|clear)|random|erratic|up[- ](?:and[- ])?down"
 _BIG = r"\b(?:major|significant\w*|dramatic\w*|sharp\w*|steep\w*|huge|massive|large|big|substantial\w*|rapid\w*)\b"
