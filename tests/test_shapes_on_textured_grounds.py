@@ -122,7 +122,7 @@ def test_a_notched_polygon_may_be_a_hidden_heart_and_a_rhombus_a_diamond() -> No
     # Round 37's cardboard board: a pink heart half under a red one was read as a "heptagon" (solidity 0.91), and
     # "how many hearts" was 2; two teal rhombi were no squares, and "how many diamonds" was 0. The segmentation
     # of that board is the data here.
-    from skills.counting.skill import _may_be_the_kind
+    from skills.counting.doubts import may_be_the_kind
     from vision_tools.detection import CountResult, Detection
     from vision_tools.image import Box
 
@@ -131,8 +131,8 @@ def test_a_notched_polygon_may_be_a_hidden_heart_and_a_rhombus_a_diamond() -> No
 
     board = CountResult("any shape", 3, [seen("heart", 0.93), seen("heptagon", 0.907), seen("quadrilateral", 0.98)],
                         "segmentation", (1400, 1000))
-    assert _may_be_the_kind("how many hearts", "heart", board) is not None
-    assert _may_be_the_kind("how many diamonds r there", "square", board) is not None
+    assert may_be_the_kind("how many hearts", "heart", board) is not None
+    assert may_be_the_kind("how many diamonds r there", "square", board) is not None
     drawn = CountResult("any shape", 2, [seen("heart", 0.93), seen("heptagon", 0.99)], "segmentation", (1400, 1000))
-    assert _may_be_the_kind("how many hearts", "heart", drawn) is None  # a heptagon drawn whole is no heart
-    assert _may_be_the_kind("how many squares", "square", board) is None  # "squares" are squares
+    assert may_be_the_kind("how many hearts", "heart", drawn) is None  # a heptagon drawn whole is no heart
+    assert may_be_the_kind("how many squares", "square", board) is None  # "squares" are squares

@@ -22,6 +22,14 @@ from PIL import Image, ImageDraw
 from skills.answer_form import answer_form
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
+from skills.counting.doubts import (
+    may_be_the_kind,
+    merged_circles,
+    neighbour_shades,
+    squares_by_tilt,
+    stacked_over_another,
+    touching_alike,
+)
 from skills.counting.fill import asks_by_fill, picks_by_fill
 from skills.evidence import EXPERTS_DOC, check_kind, drawing_view, photo_missing, weighed
 from skills.question_text import asks_about_relation, names_a_part, task_text
@@ -29,7 +37,6 @@ from skills.targets import Counted, counted
 from vision_tools import detection, diagrams
 from vision_tools.diagrams import as_rgb_array, ink_strength, stretch_faint_ink
 from vision_tools.image import CLEAR_DRAWING, ImageKind
-from vision_tools.image.shape_words import DIAMOND_TILT, UPRIGHT_TILT
 from vision_tools.text import read_text_cached
 
 _PEOPLE = re.compile(r"\b(people|persons?|pedestrians?|humans?|men|women|players|children|kids)\b", re.IGNORECASE)
@@ -179,7 +186,7 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
     unclassified = sum(n for label, n in found.others.items() if label.startswith("unclassified"))
     # Blobs no shape fits may hide the counted kind; a zero is the least sure count of all.
     confidence = (0.9 if not unclassified else 0.7) * (1.0 if found.count else 0.95)
-    if traced is None and (merged := _merged_circles(target, found)):
+    if traced is None and (merged := merged_circles(target, found)):
         # Two circles that overlap segment as one oval blob: "3 red circles, also seen: 1 red ellipse" for 5.
         return conclude(ctx, [kind, found], None, missing=(
             f"{merged} oval blob(s){f' of {target.colour}' if target.colour else ''} may be circles that overlap "
@@ -209,26 +216,26 @@ def _count_drawn(ctx: SkillContext, target: Counted, kind: ImageKind, image: Ima
         return conclude(ctx, [kind, found], None, missing=(
             f"{pieces} piece(s) of the drawing of a size with the shapes counted fit no shape (a shape partly "
             "hidden, broken or joined to another of its colour); whether each is one more cannot be told"))
-    if traced is None and target.shape is not None and (touching := _touching_alike(trace.call(
+    if traced is None and target.shape is not None and (touching := touching_alike(trace.call(
             "counting.count_shapes", detection.count_shapes, image, shape=None, colour=target.colour))):
         # A green square joined by a green star's point is segmented as a "pentagon" beside the star: where two
         # shapes of one colour meet, the kind of each is a guess.
         return conclude(ctx, [kind, found], None, missing=(
             f"two {touching} shapes touch or overlap, and where one ends and the other begins cannot be told, so "
             "what kinds they are is unsure"))
-    if traced is None and target.shape is not None and (kin := _may_be_the_kind(ctx.question, target.shape, trace.call(
+    if traced is None and target.shape is not None and (kin := may_be_the_kind(ctx.question, target.shape, trace.call(
             "counting.count_shapes", detection.count_shapes, image, shape=None, colour=target.colour))):
         return conclude(ctx, [kind, found], None, missing=kin)
-    if traced is None and target.shape == "square" and (by_tilt := _squares_by_tilt(ctx.question, found)):
+    if traced is None and target.shape == "square" and (by_tilt := squares_by_tilt(ctx.question, found)):
         return conclude(ctx, [kind, found], by_tilt[0], missing=by_tilt[1],
                         confidence=None if by_tilt[0] is None else weighed(confidence, kind))
-    if traced is None and (shades := _neighbour_shades(target, found)):
+    if traced is None and (shades := neighbour_shades(target, found)):
         # "How many white stars?" over stars a light grey (white lit softly, or a paper's grey): 0 white stars.
         return conclude(ctx, [kind, found], None, missing=(
             f"{shades} of a neighbouring shade are in the image; whether they are the {target.colour} ones asked "
             "for cannot be told from the shade"))
     if traced is None:
-        stacked = _stacked(found.detections)
+        stacked = stacked_over_another(found.detections)
         if stacked:
             # A shape drawn over another of another colour, nearly the same box: a shadow, a thick rim or a blot
             # under it is counted as a second shape (19 for 7 shapes with drop shadows).
@@ -281,64 +288,6 @@ def _detected(ctx: SkillContext, result: detection.CountResult, label: str, sure
                     note=f"{weak} weak detection(s) (score below {sure}) not counted." if weak else "")
 
 
-
-
-def _squares_by_tilt(question: str, found: detection.CountResult) -> tuple[str | None, str | None] | None:
-    """A count of diamonds (squares on a corner) when the question says "diamonds", or why not; None when the
-    question asks for squares, which counts them all."""
-    tilts = [float(d.extra.get("tilt", 0.0)) for d in found.detections]
-    diamonds = sum(1 for t in tilts if t >= DIAMOND_TILT)
-    between = sum(1 for t in tilts if UPRIGHT_TILT < t < DIAMOND_TILT)
-    if re.search(r"\bdiamonds?\b", question, re.I):
-        if between:
-            return None, f"{between} square(s) are tilted between upright and on a corner: diamond or square?"
-        return str(diamonds), None
-    # "How many squares?" counts every square, however it stands: a square on its corner is still one (abstaining
-    # there was tried: the synthetic mix draws its squares at any angle and counts them all).
-    return None
-
-
-#: Colour names a shade can fall either side of: a white shape in soft light is named gray, a dark gray black.
-_NEIGHBOUR_SHADES = {"white": ("gray",), "gray": ("white", "black"), "black": ("gray",)}
-
-
-def _neighbour_shades(target: Counted, found: detection.CountResult) -> str | None:
-    """The shapes of the asked kind seen in a shade next to the asked one ("6 gray star"), or None."""
-    near = _NEIGHBOUR_SHADES.get(target.colour or "", ())
-    seen = [f"{n} {label}" for label, n in found.others.items()
-            if label.split()[0] in near and (target.shape is None or label.split()[-1] == target.shape)]
-    return ", ".join(seen) or None
-
-
-def _merged_circles(target: Counted, found: detection.CountResult) -> int:
-    """How many ellipse blobs (of the asked colour, if one is asked) were seen beside the circles counted."""
-    if target.shape != "circle":
-        return 0
-    return sum(n for label, n in found.others.items() if label.endswith(("ellipse", "oval"))
-               and (target.colour is None or label.startswith(target.colour)))
-
-
-def _touching_alike(found: detection.CountResult) -> str | None:
-    """The colour of two detected shapes of one colour whose boxes overlap without one holding the other, or None."""
-    shapes = found.detections
-    for i, a in enumerate(shapes):
-        for b in shapes[i + 1:]:
-            if a.colour is None or a.colour != b.colour:
-                continue
-            ix = min(a.box.x1, b.box.x1) - max(a.box.x0, b.box.x0)
-            iy = min(a.box.y1, b.box.y1) - max(a.box.y0, b.box.y0)
-            # A tenth of the smaller box at least: a star's empty box corner over a rectangle beside it is no contact.
-            if ix > 0 and iy > 0 and 0.1 <= ix * iy / max(1.0, min(a.box.area, b.box.area)) < 0.5:
-                return a.colour
-    return None
-
-
-def _stacked(detections: list[detection.Detection]) -> int:
-    """How many counted shapes share most of their box (IoU over 0.6) with one of another colour."""
-    return sum(1 for i, a in enumerate(detections)
-               if any(b.colour != a.colour and a.box.iou(b.box) > 0.6 for j, b in enumerate(detections) if j != i))
-
-
 def _one_size(traced: diagrams.CountResult) -> bool:
     """Whether the traced shapes are of about one size, as in a drawing of one kind of outline (rings, a row of
     pentagons); nested squares are one size apart by design. Widely varied sizes are more often pieces of other
@@ -381,27 +330,4 @@ def is_line_drawing(image: Image.Image) -> bool:
     core = cv2.erode(ink.astype(np.uint8), np.ones((9, 9), np.uint8))
     return int(core.sum()) < 0.15 * inked
 
-
-#: Solidity under which a polygon has a notch (drawn polygons measure 0.97 and more).
-HIDDEN_SOLIDITY = 0.95
-#: Polygons that a heart partly hidden by another shape is read as: its notch or its tip cut off.
-_HIDDEN_HEART_KINDS = ("pentagon", "hexagon", "heptagon", "octagon")
-
-
-def _may_be_the_kind(question: str, shape: str, every: detection.CountResult) -> str | None:
-    """Why a count of ``shape`` is unsure because of other shapes that may be of that kind: a notched polygon may
-    be a heart partly hidden (round 37: "how many hearts" was 2 beside a "heptagon", a heart under another heart),
-    and a rhombus is a diamond to most people, whatever its tilt ("how many diamonds" was 0 beside three)."""
-    if shape == "heart":
-        notched = [d for d in every.detections if d.label in _HIDDEN_HEART_KINDS
-                   and float(d.extra.get("solidity", 1.0)) < HIDDEN_SOLIDITY]
-        if notched:
-            return (f"{len(notched)} notched {notched[0].label}(s) may be hearts partly hidden by another shape; "
-                    "how many hearts there are cannot be told")
-    if shape == "square" and re.search(r"\bdiamonds?\b", question, re.I):
-        rhombi = [d for d in every.detections if d.label == "quadrilateral"]
-        if rhombi:
-            return (f"{len(rhombi)} four-sided shape(s) that are not squares may be diamonds (a rhombus on its "
-                    "corner); how many diamonds there are cannot be told")
-    return None
 
