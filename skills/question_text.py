@@ -34,6 +34,17 @@ def task_text(question: str) -> tuple[str, str]:
     return text[: start.start()].strip(), text[start.start():].strip()
 
 
+#: Abbreviations a question uses for a word an image prints in full: "hrs" over "Hours played" or "2 hours".
+ABBREVIATED = {"hr": "hour", "hrs": "hours", "min": "minute", "mins": "minutes", "sec": "second", "secs": "seconds",
+                "yr": "year", "yrs": "years", "wk": "week", "wks": "weeks", "kms": "km", "temp": "temperature",
+                "temps": "temperatures", "avg": "average", "pct": "percent", "approx": "approximately"}
+
+
+def written_out(word: str) -> str:
+    """``word`` in full when it is a short form ("hrs" -> "hours"), else as it is; "min" stays (also "minimum")."""
+    return word if word == "min" else ABBREVIATED.get(word.lower(), word)
+
+
 _WH = r"(?:what|which|how many|how much|where|when|who|whose|why)"
 #: "How many triangles are there and what colour are they?", "Is there a star? If so, what colour is it?"
 _FIELD = (r"(?:date|time|total|price|name|address|amount|phone(?:\s+number)?|day|hours?|coach|carriage|car|seat|"

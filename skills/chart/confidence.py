@@ -132,7 +132,7 @@ def gap_needed(first: Reading, second: Reading, by_eye: float) -> float:
 def count_confidence(chart: ChartResult) -> float:
     """How sure the number of categories is: every mark needs a readable label of its own."""
     labelled = len(chart.categories) == len({m.category for m in chart.marks})
-    return 0.9 if labelled and not chart.warnings else 0.6
+    return 0.9 if labelled and not chart.doubts else 0.6
 
 
 def _mark(chart: ChartResult, category: str, series: str | None) -> ChartMark | None:
@@ -152,7 +152,7 @@ def _mark_confidence(chart: ChartResult, mark: ChartMark) -> float:
     elif mark.source == "axis" and chart.axis is not None and (
             chart.axis.scale != "linear" or chart.axis.residual > AGREE_SHARE * _span(chart)):
         confidence = 0.55  # measured against an axis whose ticks do not sit on one straight line
-    confidence -= 0.1 * len(chart.warnings)
+    confidence -= 0.1 * len(chart.doubts)
     return round(max(0.3, confidence), 3)
 
 

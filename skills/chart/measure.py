@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from skills.chart.names import norm, spellings, typed_slip
+from skills.question_text import written_out
 from vision_tools.charts import ChartResult
 
 #: "how many sunny days", "how much revenue", "how many dollars per month": the words naming the measure, up to the
@@ -122,6 +123,8 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     """The measure ``question`` asks for ("sunny days", "net profit") or a source it narrows it to ("from mobile
     devices") when the chart prints it nowhere, else None."""
     printed = " ".join([chart.title, *chart.texts, *chart.series, *chart.legend, *chart.categories]).lower()
+    # "how many hrs of minecraft" over "Hours played": the words in full.
+    question = re.sub(r"[a-z]+", lambda w: written_out(w.group(0)), question.lower())
     # The chart's names as a question spells them: "from January to June" over ticks "Jan" … "Jun".
     names = {spelling for name in [*chart.categories, *chart.series] for spelling in spellings(norm(name))}
     if (verb := _OPPOSING.search(question)) and not printed_word(verb.group(0).lower(), printed):
@@ -150,7 +153,8 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     if in_percent(chart) and _ASKS_AMOUNT.search(question) and not _NAMES_A_SHARE.search(question):
         return "an amount (the chart gives shares in percent)"  # "how much did rent cost" over a budget pie
     for word in counted:
-        if (unit := _only_before_a_unit(word, printed)) is not None:
+        # "how many sunny days" over "Sunny days a year" asks for what is printed, unit and all.
+        if (unit := _only_before_a_unit(word, printed)) is not None and unit not in " ".join(counted):
             return f"{word} as a number (the chart gives {unit})"
     if counted and (unit := _value_unit(chart)) is not None and not any(
             printed_word(w, chart.value_title.lower()) or w == unit for w in counted):

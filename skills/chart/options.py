@@ -143,6 +143,8 @@ def _asked_quantity(q: str, facts: ChartFacts, value_of: Callable[[Mention], Rea
         values = all_read([value_of(Mention(0, 0, "category", c)) for c in _range_of(t, mentions, facts)])
         return mean_of(values) if values else None
     if re.search(r"\b(?:total|sum|combined)\b", t) and len(mentions) != 1:
+        if facts.kind == "pie" and not mentions:
+            return None  # every slice of a pie sums to 100 %: no total of a quantity ("48.6 kg") is read from them
         values = all_read([value_of(Mention(0, 0, "category", c)) for c in _range_of(t, mentions, facts)])
         return summed(values) if values else None
     if len({m.name for m in mentions}) == 1 and re.search(r"\bwhat\b|\bhow (?:much|many)\b|\bvalue\b", t):

@@ -20,6 +20,7 @@ import re
 from skills.chart.measure import printed_word, unit_printed
 from skills.chart.mismatch import SPEED_MEASURE
 from skills.chart.names import CALENDAR, CATEGORY_NOUNS, all_of_kind, norm, spellings, typed_slip
+from skills.question_text import ABBREVIATED
 from vision_tools.charts import ChartResult
 
 
@@ -51,7 +52,7 @@ left right list slide split measure measures compare compares round rounded deci
 _TABLE = _vocabulary("""
 value values amount amounts level levels reading readings total totals sum combined altogether together overall
 average averages avg mean median difference differences diff gap change changes changed percent percentage
-percentages share shares proportion portion fraction rate figure figures count counted counts recorded record
+percentages share shares proportion portion fraction chunk chunks part parts rate figure figures count counted counts recorded record
 records reported registered measured listed included represented marked labelled labeled printed written""")
 _RANKING = _vocabulary("""
 highest lowest largest smallest biggest most least maximum minimum max min greatest tallest shortest longest
@@ -87,9 +88,6 @@ grouped stacked clustered scatter area histogram chart-type bar bars column colu
 segments pie donut doughnut wedge legend axis axes label labels category categories series mark marks tick ticks
 title key group groups item items entry entries row rows colour color colours colors""")
 #: Units as users shorten them, and the word a chart prints for each.
-_ABBREVIATED = {"hr": "hour", "hrs": "hours", "min": "minute", "mins": "minutes", "sec": "second", "secs": "seconds",
-                "yr": "year", "yrs": "years", "wk": "week", "wks": "weeks", "kms": "km", "temp": "temperature",
-                "temps": "temperatures", "avg": "average", "pct": "percent", "approx": "approximately"}
 #: When in a time ("late 2023", "early March"), said of any chart over time; said of anything else ("returned late",
 #: "early bookings") a status the chart must print.
 _WHEN_IN = frozenset(["late", "early"])
@@ -106,7 +104,7 @@ _BY_MEASURE: dict[str, re.Pattern[str]] = {
     **dict.fromkeys(_vocabulary("""
 cheap cheaper cheapest expensive pricey pricier priciest costly afford affordable spend spends spent spending pay pays
 paid paying cost costs costing earn earns earned earning money cash charge charged expense expenses dollars euros cents
-pounds"""), _MONEY),
+pounds bill bills"""), _MONEY),
     **dict.fromkeys(_vocabulary("hot hotter hottest warm warmer warmest cold colder coldest cool cooler coolest "
                                  "freezing frost frosty boiling"),
                     _TEMPERATURE),
@@ -114,7 +112,7 @@ pounds"""), _MONEY),
                     re.compile(SPEED_MEASURE.pattern + r"|\b(?:time|times|minutes?|mins?|hours?|seconds?|days?)\b")),
     **dict.fromkeys(_vocabulary("far farther further furthest farthest drive drives drove driven driving travel "
                                  "travels travelled traveled walk walks walked cycle cycled ride rides rode run ran"),
-                    re.compile(r"\b(?:km|kilomet\w*|mi|miles?|metres?|meters?|distance\w*)\b")),
+                    re.compile(r"\b(?:km|kilomet\w*|mi|miles?|metres?|meters?|distance\w*|steps?)\b")),
     **dict.fromkeys(_vocabulary("answered asked surveyed polled responded respond voted survey surveys poll polls questionnaire"),
                     re.compile(r"\brespond\w*|\bsurvey\w*|\bpoll\w*|\bvot\w*|\bn\s*=")),
     **dict.fromkeys(_vocabulary("wet wetter wettest dry drier driest"),
@@ -126,6 +124,9 @@ pounds"""), _MONEY),
     **dict.fromkeys(_vocabulary("score scores scored scoring"), re.compile(r"\bgoals?\b|\bpoints?\b|\bscores?\b")),
     **dict.fromkeys(_vocabulary("emit emits emitted"), re.compile(r"\bemission|\bco2\b|\bcarbon")),
 }
+#: Units of two letters, which are words of the question like any other ("how many mm of rain" over rainy days);
+#: other words of two letters are not looked up.
+_SHORT_UNITS = frozenset(_vocabulary("mm cm km kg mg ml lb oz gb mb tb kw mw hp"))
 _WORD = re.compile(r"[a-z][a-z'’-]*[a-z]|[a-z]")
 #: Nouns for people by what they do ("stylist", "driver", "employee"): "which stylist did the most bookings" over a
 #: pie of services asks for a person the chart does not show, unless it prints the word ("Bookings by stylist").
@@ -152,13 +153,13 @@ def unexplained_words(chart: ChartResult, question: str) -> list[str]:
     asked = re.sub(r"\bpercentage points?\b|\b[xy][- ]axis\b", " ", question.lower())
     words = _words(asked)
     for i, word in enumerate(words):
-        if len(word) < 3 or word in _ANY_CHART or _ORDINAL_TIMES.match(word) or word in found:
+        if (len(word) < 3 and word not in _SHORT_UNITS) or word in _ANY_CHART or _ORDINAL_TIMES.match(word) or word in found:
             continue
         if word in _WHEN_IN and _a_time([w for w in words[i + 1:i + 4] if w not in ("in", "the", "of")][:1]):
             continue  # "late 2023", "early in the year": a time; "came back late", "early bookings": a status
         if any(word in spellings(c) for c in CALENDAR) or word in names or unit_printed(word, signs):
             continue
-        if (full := _ABBREVIATED.get(word)) is not None and printed_word(full, text):
+        if (full := ABBREVIATED.get(word)) is not None and printed_word(full, text):
             continue  # "hrs" over "Battery life (hours)"
         if word in initials or (word.endswith("s") and word[:-1] in initials):
             continue  # "MAU" for "monthly active users", "EVs" for "electric vehicles"

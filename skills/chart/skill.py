@@ -19,6 +19,23 @@ from PIL import Image
 
 from skills.answer_form import AnswerForm, answer_form
 from skills.base import SkillContext, SkillResult
+from skills.chart.asking import (
+    ASKS_VALUE,
+    ASKS_WHICH,
+    BY_RANK,
+    CHANGE_FROM_TO,
+    DIFFERENCE,
+    HIGH,
+    HOW_MANY,
+    HOW_MANY_MARKS,
+    HOW_MANY_SHOWN,
+    LOW,
+    RANK,
+    RANKS,
+    SUPERLATIVE_FIRST,
+    THAN_WAY,
+)
+from skills.chart.axis_titles import axis_title_answer
 from skills.chart.category_groups import asks_who, spell_out_day_groups, within_named
 from skills.chart.changes import which_changed
 from skills.chart.choices import MIN_CONFIDENCE, decide
@@ -31,7 +48,7 @@ from skills.chart.confidence import (
     ranked,
     values_confidence,
 )
-from skills.chart.directions import FALL, RISE, is_rise
+from skills.chart.directions import is_rise
 from skills.chart.limits import VOIDS_VALUES, limits_seen
 from skills.chart.measure import (
     asks_a_change,
@@ -72,45 +89,6 @@ from vision_tools.charts import ChartResult, chart_likeness, parse_chart
 #: What is missing when no chart was found: said about the image, in a user's words.
 NO_CHART = "no chart with readable values was found in the image"
 _KIND_FOR_LEVEL2 = {"bar": None, "line": "line", "pie": "pie"}
-_HIGH_WORDS = ("highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak|warmest|hottest|busiest|"
-               "wettest|heaviest|fastest")
-_LOW_WORDS = "lowest|smallest|least|minimum|min|fewest|shortest|coldest|coolest|cheapest|driest|lightest|slowest|quietest"
-_HIGH = re.compile(rf"\b({_HIGH_WORDS})\b", re.I)
-_LOW = re.compile(rf"\b({_LOW_WORDS})\b", re.I)
-#: A bare superlative and a noun: "smallest country on this chart?"
-_SUPERLATIVE_FIRST = re.compile(rf"(?:the )?(?:{_HIGH_WORDS}|{_LOW_WORDS}) (?!value|number|amount)(?P<noun>\w+)")
-#: A rank other than the first: "second lowest", "3rd most", "runner-up".
-_RANK = re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b")
-_RANKS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
-#: A name asked for by its rank, without "which": "2nd most common way to commute?", "reason with the 3rd highest
-#: share?", "the country ranked 4th by sessions".
-_BY_RANK = re.compile(rf"\b(?:second|third|fourth|fifth|[2-5](?:nd|rd|th))[- ](?:{_HIGH_WORDS}|{_LOW_WORDS})\b|"
-                      r"\branked (?:#|no\.? |number )?(?:second|third|fourth|fifth|[2-5](?:nd|rd|th))\b")
-#: "Which …" / "What's the biggest category?" / "When was it lowest?": the question asks for a category, not a value.
-_ASKS_WHICH = re.compile(r"\bwhich\b|\bwhen (?:was|were|is|are|did|does|do)\b|\bwhat(?:s| s| is| was| are| were)?(?: the)?(?: \w+)? (?:category|categories|slice|"
-                         r"bar|month|day|year|item|country|city|product|group|segment|region|team|brand|company|"
-                         r"sector|department|quarter|week|person|fruit|type|kind)\b(?! s\b)")  # not "the west region's"
-#: "What is the difference between …", "How much bigger is France than Poland?", "By how much …"
-_DIFFERENCE = re.compile(r"\bdiff(?:erence)?\b|\bhow (?:much|many) (?:more|less|fewer|bigger|smaller|higher|lower|larger|"
-                         r"greater|taller|shorter|longer|extra)\b|\bby how (?:much|many)\b|\bgap between\b|"
-                         r"\bcompared (?:to|with)\b")
-#: "how much more … A … than B": which way the question says A differs from B.
-_THAN_WAY = re.compile(r"\bhow (?:much|many) (?:(?P<more>more|bigger|higher|larger|greater|taller|longer|extra)|"
-                       r"less|fewer|smaller|lower|shorter)\b.*\bthan\b")
-#: "What's the value of the tallest bar?", "how high was the peak?": a value, not a category's name.
-_ASKS_VALUE = re.compile(r"\b(?:value|amount|figure|level|reading|score|number)\b|^how (?:much|many|high|low|big|large)\b")
-#: "How many bars are there?", "how many data points are plotted": the number of marks, not "how many points
-#: higher was English than Maths".
-_HOW_MANY_MARKS = re.compile(r"\bhow many (?:data )?(?:categories|bars|slices|points|groups|items)(?: (?:are|is))?"
-                             r"(?: (?:there|shown|plotted|displayed|drawn))?(?: (?:in|on) (?:the|this) (?:chart|graph|"
-                             r"plot|figure|pie))?$")
-#: "How much did users increase from Jan to Aug?": the later value less the earlier, in the direction the verb says.
-_CHANGE_FROM_TO = re.compile(rf"\bhow (?:much|many)\b(?: \w+){{0,6}}? (?P<verb>{RISE}|{FALL})\b.*?\b(?:from|between)\b")
-#: "How many fruits are compared?", "How many countries are shown?": the number of categories the chart names.
-_HOW_MANY = re.compile(r"\bhow many\b")
-_HOW_MANY_SHOWN = re.compile(r"\bhow many (?!people|persons|users|students|customers|visitors|votes|respondents|"
-                             r"units|times)(?P<noun>[a-z]+s) (?:are |were )?(?:compared|shown|listed|included|represented|"
-                             r"displayed|plotted|in (?:the|this) (?:chart|graph|plot)|on (?:the|this) (?:chart|graph))\b")
 
 
 def image_prior(image: Image.Image) -> tuple[float, str]:
@@ -162,6 +140,9 @@ def run(ctx: SkillContext) -> SkillResult:
         # The parser's reason stays in the observation: on a photograph of a sign it is jargon to a user.
         result.missing = LEVEL_STACKS if chart.reason == LEVEL_STACKS else NO_CHART
         return result
+    if (axis_title := axis_title_answer(chart, ctx.question)) is not None:
+        # "What does the y axis say?": the axis title as printed, not a value of the table.
+        return conclude(ctx, [chart], axis_title, note=f"The value axis is titled {axis_title!r}.", confidence=0.9)
     void = next((limit for limit in limits_seen(ctx.question, {}, chart, None) if limit.kind in VOIDS_VALUES), None)
     if void is not None:
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
@@ -256,8 +237,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if any(re.search(rf"\b(?:less|more|fewer) than {re.escape(norm(c))}\b|\b(?:under|over|up to|at least|at most)"
                      rf" {re.escape(norm(c))}\b", text) for c in categories if norm(c).replace(".", "").isdigit()):
         return None, None  # "parking less than 1 hour": a range of the axis, not the mark at its tick "1"
-    shown = _HOW_MANY_SHOWN.search(text)
-    if _HOW_MANY_MARKS.search(text) or \
+    shown = HOW_MANY_SHOWN.search(text)
+    if HOW_MANY_MARKS.search(text) or \
             (shown and not categories and not series and names_the_categories(shown.group("noun"), chart)):
         return str(len(chart.categories)), count_confidence(chart)
     compared = compare_values(chart, text, categories, series)
@@ -266,32 +247,32 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if compared is not None:
         return compared
     # "Which …", "What's the biggest category?", or a bare "smallest country on this chart?"
-    superlative = _SUPERLATIVE_FIRST.match(text)
+    superlative = SUPERLATIVE_FIRST.match(text)
     if superlative and counted_by_the_values(superlative.group("noun"), chart):
         superlative = None  # "peak viewers on the final?" over "Peak concurrent viewers": a value, not a category
-    asks_which = _ASKS_WHICH.search(text) or superlative or asks_who(chart, text) or (
-        _BY_RANK.search(text) and not _ASKS_VALUE.search(text))
+    asks_which = ASKS_WHICH.search(text) or superlative or asks_who(chart, text) or (
+        BY_RANK.search(text) and not ASKS_VALUE.search(text))
     if asks_which and (changed := which_changed(chart, text)) is not None:
         return changed  # "which region grew the most from 2022 to 2024?": the change between two named points
     if asks_which and asks_a_change(chart, text):
         return None, None  # the extreme of a change, which the table's values do not name by themselves
-    if (rank := _RANK.search(text)) is not None:
+    if (rank := RANK.search(text)) is not None:
         # "the second biggest slice", "the team with the 3rd most goals": that rank, when clear on both sides
-        k = _RANKS.get(rank.group(0).replace("-", " "), 0)
+        k = RANKS.get(rank.group(0).replace("-", " "), 0)
         # "ranked 4th" counts from the top, as a ranking does, unless the question says from the bottom.
-        by_ranking = re.search(r"\branked\b", text) is not None and not _LOW.search(text)
-        if not (asks_which and k and (_HIGH.search(text) or _LOW.search(text) or by_ranking)):
+        by_ranking = re.search(r"\branked\b", text) is not None and not LOW.search(text)
+        if not (asks_which and k and (HIGH.search(text) or LOW.search(text) or by_ranking)):
             return None, None
-        at_rank = ranked(chart, k, highest=bool(_HIGH.search(text)) or by_ranking, series=one_series)
+        at_rank = ranked(chart, k, highest=bool(HIGH.search(text)) or by_ranking, series=one_series)
         return (None, None) if at_rank is None else at_rank
     if asks_which and asks_for_another_kind(text, chart):
         return None, None  # "which docking station was the most popular?" over months: the chart has no stations
-    if asks_which and (_HIGH.search(text) or _LOW.search(text)) and unprinted_extreme_noun(chart, text):
+    if asks_which and (HIGH.search(text) or LOW.search(text)) and unprinted_extreme_noun(chart, text):
         return None, None  # "which route carried the most cars?" over passengers: counted in something else
-    if asks_which and (_HIGH.search(text) or _LOW.search(text)):
+    if asks_which and (HIGH.search(text) or LOW.search(text)):
         if (ranked_over := within_named(chart, categories, text)) is None:
             return None, None  # one category named ("in June"), or a named one's label read clipped
-        highest = bool(_HIGH.search(text))
+        highest = bool(HIGH.search(text))
         found = ranked_over.extreme(highest=highest, series=one_series)
         if found is None or not clear_extreme(ranked_over, highest, one_series if len(chart.series) > 1 else None):
             return None, None  # two marks nearly level: which is the highest is a guess
@@ -304,7 +285,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     value: float | None = None
     average = False
     sure: float | None = 1.0  # how sure the categories used are the ones asked (an extreme may be too close to tell)
-    change = _CHANGE_FROM_TO.search(text)
+    change = CHANGE_FROM_TO.search(text)
     if change and len(categories) != 2:
         return None, None  # "how much did it grow from January to December" with one of the two not read
     if change:
@@ -315,20 +296,21 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         if a is None or b is None or (b - a) * (1 if is_rise(change.group("verb")) else -1) <= 0:
             return None, None  # "how much did it increase" where it fell: the question's premise is not the chart's
         value = abs(b - a)
-    elif _DIFFERENCE.search(text) and len(categories) >= 2:
+    elif DIFFERENCE.search(text) and len(categories) >= 2:
         used = categories[:2]
         a, b = (read_value(chart, c, one_series) for c in used)
         value = None if a is None or b is None else abs(a - b)
-        if a is not None and b is not None and (way := _THAN_WAY.search(text)) is not None and \
-                (a - b) * (1 if way.group("more") else -1) < 0:
-            return None, None  # "how much longer is spag bol than lasagne" where it is shorter: a false premise
-    elif _DIFFERENCE.search(text) and len(categories) == 1 and len(series) >= 2:
+        if _false_premise(text, a, b):
+            return None, None
+    elif DIFFERENCE.search(text) and len(categories) == 1 and len(series) >= 2:
         # "By how much did 2023 beat 2022 in Q2?": two series in one category.
         used = categories
         a, b = (read_value(chart, categories[0], s) for s in series[:2])
         value = None if a is None or b is None else abs(a - b)
         named_series = None
-    elif _DIFFERENCE.search(text) and not categories and _HIGH.search(text) and _LOW.search(text):
+        if _false_premise(text, a, b):
+            return None, None
+    elif DIFFERENCE.search(text) and not categories and HIGH.search(text) and LOW.search(text):
         # "the difference between the largest and smallest budget": the gap between the two extremes
         used = [c for c in (chart.extreme(True, one_series), chart.extreme(False, one_series)) if c is not None]
         if len(used) != 2:
@@ -337,7 +319,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         value = None if a is None or b is None else abs(a - b)
         ends = (extreme_confidence(chart, True, named_series), extreme_confidence(chart, False, named_series))
         sure = None if None in ends else min(e for e in ends if e is not None)
-    elif _DIFFERENCE.search(text):
+    elif DIFFERENCE.search(text):
         return None, None  # a difference with one side the table does not name: never the one value it has
     elif re.search(r"\b(sum|total|combined|altogether|together)\b", text):
         if len(categories) == 1 and re.search(r"\b(sum|combined|altogether|together|and|or|plus)\b", text):
@@ -351,7 +333,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
         value = None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
-    elif re.search(r"\b(average|mean)\b", text) and len(categories) != 1 and not _HOW_MANY.search(text) \
+    elif re.search(r"\b(average|mean)\b", text) and len(categories) != 1 and not HOW_MANY.search(text) \
             and not any(re.search(r"\b(average|mean|avg)\b", norm(t)) for t in chart.texts):
         # Not "the average temperature in April", nor "how many months have an average temperature below zero?"
         # on a chart of average temperatures: there "average" names what is plotted, not a mean to take.
@@ -362,12 +344,14 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         average = True
         value = None if not values or any(v is None for v in values) else \
             sum(v for v in values if v is not None) / len(values)
+    elif len(categories) == 1 and len(series) >= 2:
+        return None, None  # two series named in one category: one of their values answers no question about both
     elif len(categories) == 1:
         used = categories
         value = read_value(chart, categories[0], one_series)
-    elif not categories and _ASKS_VALUE.search(text) and (_HIGH.search(text) or _LOW.search(text)):
+    elif not categories and ASKS_VALUE.search(text) and (HIGH.search(text) or LOW.search(text)):
         # "What's the value of the longest bar?": the extreme's value, as sure as both the extreme and its reading
-        highest = bool(_HIGH.search(text))
+        highest = bool(HIGH.search(text))
         found = chart.extreme(highest=highest, series=one_series)
         used = [] if found is None else [found]
         value = None if found is None else read_value(chart, found, one_series)
@@ -399,3 +383,10 @@ def _measured(chart: ChartResult, categories: list[str]) -> bool:
     """Whether any value of ``categories`` was measured (against the axis or an angle) rather than printed."""
     wanted = {c.casefold() for c in categories}
     return any(m.source in ("axis", "angle") for m in chart.marks if m.category.casefold() in wanted)
+
+
+def _false_premise(text: str, a: float | None, b: float | None) -> bool:
+    """Whether "how much longer is A than B" (``a`` named first) has A the shorter: the question's premise is not
+    the chart's, and no difference answers it."""
+    way = THAN_WAY.search(text)
+    return way is not None and a is not None and b is not None and (a - b) * (1 if way.group("more") else -1) < 0

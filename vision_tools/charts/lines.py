@@ -28,7 +28,7 @@ from vision_tools.charts.axes import (
 )
 from vision_tools.charts.legend import find_legend, legend_region
 from vision_tools.charts.pixels import Palette, chroma_map, colour_mask
-from vision_tools.charts.result import DEFAULT_SERIES, AxisFit, ChartMark
+from vision_tools.charts.result import DEFAULT_SERIES, LEVEL_LINES, AxisFit, ChartMark
 from vision_tools.charts.slanted import anchor_slanted, text_height
 from vision_tools.image.boxes import Box
 
@@ -141,6 +141,20 @@ def _runs_of(index: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
 
+def _level_line(trace: _Trace) -> bool:
+    """Whether ``trace`` is a dashed horizontal line, drawn level across the plot to mark a goal or an average
+    ("Goal: 10,000"): no series of values, which would not be drawn dashed and dead flat."""
+    if trace.area:
+        return False
+    span = trace.centre[trace.x0:trace.x1 + 1]
+    drawn = ~np.isnan(span)
+    if drawn.sum() < 10:
+        return False
+    # Most of it within 2 px of one row: text of the line's colour printed on it ("Goal: 10,000") moves a few columns.
+    level = float(np.mean(np.abs(span[drawn] - np.median(span[drawn])) <= 2.0))
+    return level >= 0.8 and float(drawn.mean()) < 0.85
+
+
 def _merge_same_line(traces: list[_Trace]) -> list[_Trace]:
     """One line drawn in two colours (dots a darker red than the line; an area's fill and its outline) gives two
     traces along the same path: they are one series. Two traces are one when their centre lines coincide (within
@@ -201,13 +215,19 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
         legend = find_legend(texts, rgb, palette)
         keys = [Box(t.box.x0 - 5 * t.height, t.box.y0, t.box.x0, t.box.y1) for t, _ in legend]
         traces = trace_lines(rgb, palette, keys)
+    warnings: list[str] = []
+    if len(legend) < len(traces):
+        kept = [t for t in traces if not _level_line(t)]
+        if kept and len(kept) < len(traces):
+            warnings.append(f"{LEVEL_LINES}: {len(traces) - len(kept)} across the plot (a goal, a target, an "
+                            "average), not read as a series")
+            traces = kept
     if not traces:
         return None
     if sum(t.area for t in traces) >= 2 or any(t.area and not t.on_base for t in traces):
         # Each fill's top edge is a running total of the ones below it, or hides part of another.
         return LineParse([], [], {}, [], None, set(), 0.0,
                          ["stacked or overlapping areas (fills of several colours) are not read by the tools"])
-    warnings: list[str] = []
     h_img, w_img = rgb.shape[:2]
     text_h = text_height(texts)
     left = min(t.x0 for t in traces)

@@ -25,6 +25,8 @@ DEFAULT_SERIES = "value"
 #: The start of the warning a parser gives when it matched one label to several marks (a donut's ring read as extra
 #: slices, one legend colour for two slices); the label follows it.
 SEVERAL_MARKS = "one label was matched to several marks: "
+#: The start of a warning that doubts no reading: a dashed goal or average line left out of the series.
+LEVEL_LINES = "dashed level line(s) left out"
 
 
 @dataclass
@@ -119,6 +121,11 @@ class ChartResult:
     @property
     def found(self) -> bool:
         return self.kind is not None and bool(self.table)
+
+    @property
+    def doubts(self) -> list[str]:
+        """The warnings that put readings in doubt (all but the ones that only say what was left out)."""
+        return [w for w in self.warnings if not w.startswith(LEVEL_LINES)]
 
     @property
     def label_on_several_marks(self) -> str | None:
