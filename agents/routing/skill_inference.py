@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from skills.chat import chat_spelled
 from skills.question_text import task_text
 from skills.spec import SkillSpec
 
@@ -38,6 +39,7 @@ class SkillGuess:
 def infer_skills(question: str, specs: list[SkillSpec]) -> list[SkillGuess]:
     """All skills ranked for ``question``, best first (keyword score, then description overlap, then order)."""
     stem, options = task_text(question)
+    stem = chat_spelled(stem)  # "r there fewer circles", "hw many": the keywords as written out
     stem = _CONTRACTED.sub(lambda m: f"{_SPELLED.get(m.group(1), m.group(1))} is", stem.lower().replace("’", "'"))
     fired_in = {spec.name: [kw for kw in spec.keywords if _phrase_in(kw.lower(), stem)] for spec in specs}
     if options and not any(fired_in.values()):  # the stem names nothing: the options are all there is

@@ -14,6 +14,7 @@ What is counted comes from the question ("how many red circles", "count the peop
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -22,6 +23,7 @@ from PIL import Image, ImageDraw
 from skills.answer_form import answer_form
 from skills.base import SkillContext, SkillResult
 from skills.common import conclude
+from skills.counting.compare import CountPair, compare, compared_counts
 from skills.counting.doubts import (
     may_be_the_kind,
     merged_circles,
@@ -92,6 +94,8 @@ def run(ctx: SkillContext) -> SkillResult:
         return conclude(ctx, [], None, missing=(
             "'how many times' asks how often something happens (lines crossing, a pattern repeating), not how many "
             "things there are: the Counting tools count things"))
+    if (pair := compared_counts(question)) is not None:
+        return _two_counts(ctx, pair)
     target = counted(question)
     if target.names_object or (target.shape is None and target.colour is None and target.noun is None):
         # "How many cups" (or "red cars"): no drawn shape or colour blob stands for a cup.
@@ -129,6 +133,24 @@ def run(ctx: SkillContext) -> SkillResult:
     if kind.is_photo:
         return conclude(ctx, [kind], None, missing=photo_missing("shape-counting tools", kind))
     return _as_asked(ctx, _count_drawn(ctx, target, kind, image))
+
+
+def _two_counts(ctx: SkillContext, pair: CountPair) -> SkillResult:
+    """"More blue circles than green ones?": each side counted as a question of its own, then compared."""
+    sides = [run(replace(ctx, question=q, query=q)) for q in (pair.first, pair.second)]
+    counts = [int(r.answer) if r.answer is not None and r.answer.isdigit() else None for r in sides]
+    note = "\n".join(f"{q}: {r.answer if r.answer is not None else 'not counted (' + (r.missing or '') + ')'}"
+                     for q, r in zip((pair.first, pair.second), sides, strict=True))
+    if counts[0] is None or counts[1] is None:
+        missing = next(f"'{q}' could not be counted: {r.missing}" for q, r, n in
+                       zip((pair.first, pair.second), sides, counts, strict=True) if n is None)
+        return conclude(ctx, [], None, note=note, missing=missing)
+    answer = compare(ctx.question, pair, counts[0], counts[1])
+    sure = [r.confidence for r in sides if r.confidence is not None]
+    result = conclude(ctx, [], answer, note=note, confidence=min(sure) if len(sure) == 2 else None,
+                      missing=None if answer is not None else "the two counts are equal, and no option says so")
+    result.evidence = {"tools": [t for r in sides for t in r.evidence.get("tools", [])]}
+    return result
 
 
 #: "how many people can go in", "maximum number of guests", "how many are allowed": a stated limit.
