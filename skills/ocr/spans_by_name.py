@@ -13,6 +13,7 @@ import re
 from PIL import Image
 
 from skills.ocr.spans import DISTANCE, PRICE, STOP_WORDS, PrintedAnswer, chosen, fuzzy_in, words_of
+from skills.question_text import written_out
 from vision_tools.documents.patterns import QUANTITY as _QUANTITY
 from vision_tools.text import OcrLine
 
@@ -20,6 +21,18 @@ from vision_tools.text import OcrLine
 #: the receipt's "TOTAL" line is not theirs.
 ASKING = frozenset(["did", "was", "were", "will", "would", "paid", "pay", "spent", "spend", "total", "altogether",
                      "overall", "get", "got", "buy", "bought"])
+
+
+#: Units of time a question counts in ("for 3 hours", "2 days"), written out.
+_TIME_UNITS = frozenset(["minute", "minutes", "hour", "hours", "day", "days", "week", "weeks", "night", "nights",
+                         "month", "months"])
+
+
+def _prints_count(counted: str, text: str) -> bool:
+    """Whether ``text`` prints the number and unit ``counted`` ("2 hours": "Up to 2 hours", "2hrs", "2 hour")."""
+    number, unit = counted.split()
+    stem = re.escape(unit.removesuffix("s")[:3])
+    return re.search(rf"(?<![\d.]){number}\s*{stem}", text.lower()) is not None
 
 
 def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str],
@@ -33,7 +46,17 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
         return PrintedAnswer(None, 0.0, what, missing=f"the question names {', '.join(unprinted)}, which is printed "
                                                       "nowhere in the image")
     hits = [(m.group(0).strip(), line) for line in lines for m in pattern.finditer(line.text)]
-    named = [w for w in words_of(question) if w not in STOP_WORDS and w not in ASKING and len(w) > 2]
+    # "for 2 hrs" names "2 hours" as a sign prints it.
+    named = [written_out(w) for w in words_of(question) if w not in STOP_WORDS and w not in ASKING and len(w) > 2]
+    # "for 2 hrs": the number and its unit together, which only the line printing both names ("Up to 2 hours").
+    counted = [f"{n} {written_out(w)}" for n, w in re.findall(r"\b(\d+)\s*([a-z]+)\b", question.lower())
+               if written_out(w) != w or w in _TIME_UNITS]
+    if counted and hits:
+        holding = [(span, line) for span, line in hits if all(_prints_count(c, line.text) for c in counted)]
+        if not holding:
+            return PrintedAnswer(None, 0.0, what, missing=f"the question names {', '.join(counted)}, which no line "
+                                                          f"with a {what} prints")
+        hits = holding
     if named and hits:
         matched = {id(line): sum(fuzzy_in(w, line.text) for w in named) for _, line in hits}
         most = max(matched.values(), default=0)
