@@ -189,7 +189,7 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         noun = named.group("noun")
         hits = _numbers_after(noun, lines, pieces)
         if hits:
-            return chosen(hits, image, f"the number after '{noun}'")
+            return _after(noun, hits, image)
         if re.search(rf"\b{re.escape(noun)}\b", text, re.I) is None and not _WHICH_NUMBER.search(question):
             return None  # the noun is not printed: perhaps a document label read elsewhere
     if _PRICE_Q.search(question) and not asks_a_difference(question):
@@ -204,8 +204,21 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
         noun = which.group("noun")
         hits = _numbers_after(noun, lines, pieces)
         if hits:
-            return chosen(hits, image, f"the number after '{noun}'")
+            return _after(noun, hits, image)
     return None
+
+
+def _after(noun: str, hits: list[tuple[str, OcrLine]], image: Image.Image | None) -> PrintedAnswer:
+    """The number printed after ``noun``; never a range of times for "what time" ("Till what time is it closed?"
+    over "Time: 11.30-17.00" asks for one of its ends)."""
+    if noun.lower() == "time" and all(_TIME_RANGE.search(span) for span, _ in hits):
+        return PrintedAnswer(None, 0.0, "time", missing="a range of times is printed, and the question asks for one "
+                                                        "time")
+    return chosen(hits, image, f"the number after '{noun}'")
+
+
+#: "11.30-17.00", "9:00 – 15:30": two times joined into a range.
+_TIME_RANGE = re.compile(r"\d[.:]?\d*\s*(?:[ap]\.?m\.?)?\s*(?:-|–|—|to)\s*\d", re.I)
 
 
 def _numbers_after(noun: str, lines: list[OcrLine], pieces: list[OcrLine]) -> list[tuple[str, OcrLine]]:

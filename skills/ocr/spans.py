@@ -24,7 +24,9 @@ from vision_tools.text.ocr import order_lines
 STOP_WORDS = frozenset(["a", "an", "the", "is", "are", "to", "of", "for", "on", "in", "at", "it", "this", "that", "what",
                    "which", "how", "far", "away", "does", "do", "sign", "says", "say", "according", "distance",
                    "many", "km", "kilometres", "kilometers", "miles", "mile", "give", "gives", "shown", "written",
-                   "printed", "there", "from", "me", "tell", "please", "board", "much", "cost", "costs", "price"])
+                   "printed", "there", "from", "me", "tell", "please", "board", "much", "cost", "costs", "price",
+                   # chat: "how far is it to the castle pls", "whats the price", "hw much"
+                   "pls", "plz", "whats", "what's", "wat", "hw", "thanks", "thx", "u", "get", "got"])
 
 DISTANCE = re.compile(r"(?<![\w.,/])(\d+(?:[.,/]\d+)?)\s?(km|kilomet(?:re|er)s?|mi|miles?|m|ft|yds?)\b", re.I)
 

@@ -23,6 +23,10 @@ ASKING = frozenset(["did", "was", "were", "will", "would", "paid", "pay", "spent
                      "overall", "get", "got", "buy", "bought"])
 
 
+#: Words for the price or distance itself ("the hourly rate", "the entry fee"), not for a thing it belongs to.
+_WHAT_IT_IS = frozenset(["rate", "rates", "fee", "fees", "fare", "fares", "charge", "charges", "tariff", "amount",
+                         "value", "walk", "drive", "ride"])
+
 #: Units of time a question counts in ("for 3 hours", "2 days"), written out.
 _TIME_UNITS = frozenset(["minute", "minutes", "hour", "hours", "day", "days", "week", "weeks", "night", "nights",
                          "month", "months"])
@@ -70,6 +74,12 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
         # is printed, but not with that price.
         elsewhere += [m for m in _months_named(question)
                       if not any(re.search(rf"\b{m[:3]}", line.text.lower()) for _, line in lined)]
+        # "the bus station" over "Railway Station 10 km": the line names one of the words, and the other ("bus") is
+        # printed nowhere, so its distance may be another place's.
+        nowhere = [w for w in named if w not in _WHAT_IT_IS and not any(fuzzy_in(w, line.text) for line in lines)]
+        if lined and nowhere and most < len(named):
+            return PrintedAnswer(None, 0.0, what, missing=f"the question names {' '.join(nowhere)}, printed nowhere, so "
+                                                          f"the {what} beside the other words may be another's")
         if lined and elsewhere:
             return PrintedAnswer(None, 0.0, what, missing=f"the question names {' '.join(elsewhere)}, printed on "
                                                           f"another line than the {what} found beside the rest")

@@ -13,6 +13,7 @@ Large inputs are not downscaled for recognition; only the detector sees a size-c
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -180,13 +181,24 @@ def result_of(lines: list[OcrLine], backend: str, region: Box, image_size: tuple
 
 
 def order_lines(lines: list[OcrLine]) -> list[list[OcrLine]]:
-    """Group ``lines`` into visual rows (by vertical overlap) and sort: rows top to bottom, left to right inside."""
+    """Group ``lines`` into visual rows (by vertical overlap) and sort: rows top to bottom, left to right inside.
+
+    On a photo taken at a tilt the rows slope: a price list's prices sit a row lower at the right than their names
+    at the left (round 38's bakery board paired each item with the next one's price). Rows are therefore compared
+    with the page levelled by its skew (``text_skew``)."""
+    slope = math.tan(math.radians(text_skew(lines)))
+
+    def span(line: OcrLine) -> tuple[float, float]:
+        shift = slope * line.box.center[0]
+        return line.box.y0 - shift, line.box.y1 - shift
+
     rows: list[list[OcrLine]] = []
     spans: list[tuple[float, float]] = []
-    for line in sorted(lines, key=lambda item: (item.box.center[1], item.box.x0)):
+    for line in sorted(lines, key=lambda item: (sum(span(item)) / 2, item.box.x0)):
+        top_of, bottom_of = span(line)
         placed = False
         for i, (top, bottom) in enumerate(spans):
-            overlap = min(bottom, line.box.y1) - max(top, line.box.y0)
+            overlap = min(bottom, bottom_of) - max(top, top_of)
             # Half the smaller height: neighbours on one row overlap nearly fully, stacked lines barely at all.
             if overlap >= 0.5 * min(bottom - top, line.box.height):
                 rows[i].append(line)  # the row keeps its first line's span so that rows cannot creep downwards
@@ -194,9 +206,27 @@ def order_lines(lines: list[OcrLine]) -> list[list[OcrLine]]:
                 break
         if not placed:
             rows.append([line])
-            spans.append((line.box.y0, line.box.y1))
-    ordered = sorted(rows, key=lambda row: min(item.box.y0 for item in row) + max(item.box.y1 for item in row))
+            spans.append((top_of, bottom_of))
+    ordered = sorted(rows, key=lambda row: min(span(item)[0] for item in row) + max(span(item)[1] for item in row))
     return [sorted(row, key=lambda item: item.box.x0) for row in ordered]
+
+
+#: Skews smaller than this are left alone (a scan's fraction of a degree moves no line into another row); larger
+#: than ``MAX_SKEW`` is a rotated image, which the reader's own angle fix handles, not a tilt.
+MIN_SKEW, MAX_SKEW = 1.0, 12.0
+
+
+def text_skew(lines: list[OcrLine]) -> float:
+    """The page's tilt in degrees: the median slope of the lines long enough to measure one (at least three times
+    as wide as tall), when at least three agree within a degree and a half of it; else 0."""
+    slopes = sorted(line.angle for line in lines if line.box.width >= 3 * line.box.height)
+    if len(slopes) < 3:
+        return 0.0
+    median = slopes[len(slopes) // 2]
+    agreeing = [a for a in slopes if abs(a - median) <= 1.5]
+    if len(agreeing) < max(3, 0.6 * len(slopes)) or not MIN_SKEW <= abs(median) <= MAX_SKEW:
+        return 0.0
+    return median
 
 
 def find_text(
