@@ -77,6 +77,26 @@ HIDDEN_SOLIDITY = 0.95
 _HIDDEN_HEART_KINDS = ("pentagon", "hexagon", "heptagon", "octagon")
 
 
+#: Kinds told by their corners, which a shape drawn over one of them adds or removes.
+_POLYGONS = ("triangle", "square", "rectangle", "quadrilateral", "pentagon", "hexagon", "heptagon", "octagon")
+
+
+def _partly_under(shape: detection.Detection, others: list[detection.Detection]) -> bool:
+    """Whether filled ``shape`` overlaps a filled shape of another colour, neither inside the other's box: one of
+    the two hides part of the other."""
+    if not shape.extra.get("filled", True):
+        return False
+    for other in others:
+        if other is shape or other.colour == shape.colour or not other.extra.get("filled", True):
+            continue
+        ix = min(shape.box.x1, other.box.x1) - max(shape.box.x0, other.box.x0)
+        iy = min(shape.box.y1, other.box.y1) - max(shape.box.y0, other.box.y0)
+        nested = ix * iy >= 0.9 * min(shape.box.area, other.box.area)  # one drawn inside the other (a star on a disc)
+        if ix > 0 and iy > 0 and ix * iy >= 0.02 * min(shape.box.area, other.box.area) and not nested:
+            return True
+    return False
+
+
 def may_be_the_kind(question: str, shape: str, every: detection.CountResult) -> str | None:
     """Why a count of ``shape`` is unsure because of other shapes that may be of that kind: a notched polygon may
     be a heart partly hidden (round 37: "how many hearts" was 2 beside a "heptagon", a heart under another heart),
@@ -87,6 +107,12 @@ def may_be_the_kind(question: str, shape: str, every: detection.CountResult) -> 
         if notched:
             return (f"{len(notched)} notched {notched[0].label}(s) may be hearts partly hidden by another shape; "
                     "how many hearts there are cannot be told")
+    if shape in _POLYGONS and (hidden := [d for d in every.detections if d.label in _POLYGONS
+                                          and _partly_under(d, every.detections)]):
+        # Round 39: "how many pentagons" was 3 beside a square with a circle over its corner, read as a pentagon.
+        return (f"{len(hidden)} {hidden[0].label}(s) overlap a shape of another colour, so may be another kind "
+                f"partly hidden (a square under a circle reads as a pentagon); how many {shape}s there are cannot "
+                "be told")
     if shape == "square" and re.search(r"\bdiamonds?\b", question, re.I):
         rhombi = [d for d in every.detections if d.label == "quadrilateral"]
         if rhombi:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
@@ -37,7 +36,7 @@ from skills.evidence import EXPERTS_DOC, check_kind, drawing_view, photo_missing
 from skills.question_text import asks_about_relation, names_a_part, task_text
 from skills.targets import Counted, counted
 from vision_tools import detection, diagrams
-from vision_tools.diagrams import as_rgb_array, ink_strength, stretch_faint_ink
+from vision_tools.diagrams import is_line_drawing
 from vision_tools.image import CLEAR_DRAWING, ImageKind
 from vision_tools.text import read_text_cached
 
@@ -341,15 +340,5 @@ def _overlapping(traced: diagrams.CountResult, size: tuple[int, int]) -> bool:
     return any(int((masks[i] & masks[j]).sum()) >= 0.01 * max(1, min(areas[i], areas[j]))
                for i in range(len(masks)) for j in range(i + 1, len(masks)))
 
-
-def is_line_drawing(image: Image.Image) -> bool:
-    """Whether the image is thin outlines on a plain background (drawn shapes, not filled ones)."""
-    rgb = as_rgb_array(image)
-    ink = stretch_faint_ink(ink_strength(rgb)) > 0.25  # faint strokes (0.5 px, light gray) are outlines too
-    inked = int(ink.sum())
-    if inked == 0 or inked > 0.35 * ink.size:
-        return False
-    core = cv2.erode(ink.astype(np.uint8), np.ones((9, 9), np.uint8))
-    return int(core.sum()) < 0.15 * inked
 
 

@@ -29,6 +29,7 @@ from vision_tools.diagrams import (
     count_overlapping_shapes,
     grid_shape,
     highlighted_letter,
+    is_line_drawing,
     line_colours,
 )
 
@@ -113,6 +114,9 @@ def _measure(ctx: SkillContext, level2: str) -> tuple[_DiagramResult, str | None
         # "How many blue pentagons?": the tracer follows outlines of every colour, and had counted a grey one too.
         raise ValueError(f"the question counts {colours[0]} {shape}s; the outline tracer counts outlines of any "
                          "colour")
+    if not trace.call("image.is_line_drawing", is_line_drawing, image):
+        # Round 39: "how many pentagons" was 5 over filled shapes, their edges traced as outlines.
+        raise ValueError("the outline tracer counts shapes drawn as outlines, and these shapes are filled")
     if shape in ("square", "rectangle"):
         counted = trace.call("diagram.count_nested_squares", count_nested_squares, image)
     else:

@@ -207,3 +207,14 @@ def annotate(
         draw.rectangle((0, 0, canvas.size[0], font_size + 8), fill=(255, 255, 255))
         draw.text((4, 2), caption, fill=(0, 0, 0), font=font)
     return canvas
+
+
+def is_line_drawing(image: Image.Image) -> bool:
+    """Whether the image is thin outlines on a plain background (drawn shapes, not filled ones)."""
+    rgb = as_rgb_array(image)
+    ink = stretch_faint_ink(ink_strength(rgb)) > 0.25  # faint strokes (0.5 px, light gray) are outlines too
+    inked = int(ink.sum())
+    if inked == 0 or inked > 0.35 * ink.size:
+        return False
+    core = cv2.erode(ink.astype(np.uint8), np.ones((9, 9), np.uint8))
+    return int(core.sum()) < 0.15 * inked

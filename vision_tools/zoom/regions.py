@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
+from vision_tools.detection.hearts import is_heart
 from vision_tools.image.boxes import Box, BoxFrame, tile_boxes, to_pixels
 from vision_tools.image.colour import ALIASES, CHROMATIC, PALETTE, canonical_name, classify_pixels
 from vision_tools.image.loading import require_rgb, shrink
@@ -364,10 +365,12 @@ def classify_contour(contour: np.ndarray) -> tuple[str, float]:
         if 4 <= deep <= 8 and 0.3 <= solidity <= 0.75:
             return "star", max(0.0, 1.0 - abs(solidity - 0.55))
         return "other", 0.3
+    if is_heart(contour):
+        return "heart", solidity  # round 39: a heart's hull has four corners, and it had been named a square
     vertices = len(cv2.approxPolyDP(hull, 0.04 * hull_perimeter, True))
     if vertices == 3:
         return "triangle", solidity
-    if vertices == 4 and solidity > 0.88:
+    if vertices == 4 and solidity > 0.93:
         return ("square", aspect) if aspect > 0.8 else ("rectangle", solidity)
     if circularity > 0.88 and vertices > 4 and solidity > 0.9:
         return "circle", circularity
