@@ -77,3 +77,10 @@ def test_one_time_asked_over_a_range_printed(maestro: Maestro) -> None:
     draw.text((60, 240), "Time: 10.15-16.45", font=body, fill=(20, 20, 20))
     run = maestro.ask(notice, "till what time is it closed?")
     assert run.status != "done", run.answer
+
+
+def test_a_word_for_what_the_thing_is_need_not_be_printed(maestro: Maestro) -> None:
+    # "ticket" after "student" says what is bought; the board prints the kinds of visitor only.
+    prices = board("ADMISSION", [("Adult", "€14.00"), ("Student", "€9.50"), ("Under 6", "Free")])
+    run = maestro.ask(prices, "how much is a student ticket")
+    assert (run.status, run.answer) == ("done", "€9.50"), run.reason

@@ -76,7 +76,11 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
                       if not any(re.search(rf"\b{m[:3]}", line.text.lower()) for _, line in lined)]
         # "the bus station" over "Railway Station 10 km": the line names one of the words, and the other ("bus") is
         # printed nowhere, so its distance may be another place's.
-        nowhere = [w for w in named if w not in _WHAT_IT_IS and not any(fuzzy_in(w, line.text) for line in lines)]
+        # A word after the last one printed is what the thing is ("a student ticket" over "Student €9.50"): it
+        # names no other thing.
+        last = max((i for i, w in enumerate(named) if any(fuzzy_in(w, line.text) for _, line in lined)), default=-1)
+        nowhere = [w for i, w in enumerate(named) if i < last and w not in _WHAT_IT_IS
+                   and not any(fuzzy_in(w, line.text) for line in lines)]
         if lined and nowhere and most < len(named):
             return PrintedAnswer(None, 0.0, what, missing=f"the question names {' '.join(nowhere)}, printed nowhere, so "
                                                           f"the {what} beside the other words may be another's")
