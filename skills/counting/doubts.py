@@ -81,10 +81,19 @@ _HIDDEN_HEART_KINDS = ("pentagon", "hexagon", "heptagon", "octagon")
 _POLYGONS = ("triangle", "square", "rectangle", "quadrilateral", "pentagon", "hexagon", "heptagon", "octagon")
 
 
+#: How much of its hull a polygon may miss, beyond its pixel staircase, and still be drawn whole.
+_DENT = 0.02
+
+
 def _partly_under(shape: detection.Detection, others: list[detection.Detection]) -> bool:
-    """Whether filled ``shape`` overlaps a filled shape of another colour, neither inside the other's box: one of
-    the two hides part of the other."""
-    if not shape.extra.get("filled", True):
+    """Whether filled ``shape`` has a dent and overlaps a filled shape of another colour, neither inside the other's
+    box: the other hides part of it."""
+    # A shape with part of its outline hidden has a dent where the other lies over it; one only touching a
+    # neighbour is as solid as a drawn polygon, whose pixel staircase costs about 1.5 / sqrt(area) (0.03 at 50 px
+    # across, 0.004 at 360 px).
+    area = float(shape.extra.get("area", shape.box.area))
+    dent = 1.0 - float(shape.extra.get("solidity", 1.0)) - 1.5 / max(1.0, area) ** 0.5
+    if not shape.extra.get("filled", True) or dent <= _DENT:
         return False
     for other in others:
         if other is shape or other.colour == shape.colour or not other.extra.get("filled", True):
