@@ -151,3 +151,30 @@ def test_the_y_axis_of_a_horizontal_bar_chart_holds_no_value_title(maestro: Maes
 
     run = maestro.ask(render(draw), "what does the y axis say")
     assert run.answer != "Trees planted"
+
+
+def clinic() -> Image.Image:
+    def draw(ax) -> None:  # noqa: ANN001
+        bars = ax.bar(["Jan", "Feb", "Mar", "Apr"], [132, 118, 150, 140], color="#577590")
+        ax.bar_label(bars)
+        ax.set_ylabel("Surgeries")
+        ax.set_title("Surgeries per month")
+
+    return render(draw)
+
+
+@pytest.mark.parametrize(("question", "wrong"), [
+    ("did surgeries go down from mar to apr?", "No"),  # "surgeries" is no verb of rising
+    ("how many surgeries were done from feb to mar", "32"),  # a count over two months, not a change
+])
+def test_a_noun_is_not_read_as_a_rise(maestro: Maestro, question: str, wrong: str) -> None:
+    assert maestro.ask(clinic(), question).answer != wrong
+
+
+def test_what_revenue_asks_for_a_value_not_a_region(maestro: Maestro) -> None:
+    def draw(ax) -> None:  # noqa: ANN001
+        bars = ax.bar(["North", "South", "East"], [410, 655, 380], color="#90be6d")
+        ax.bar_label(bars)
+        ax.set_title("Revenue by region ($k)")
+
+    assert maestro.ask(render(draw), "what revenue did the biggest region have").answer != "South"

@@ -67,3 +67,8 @@ def test_what_is_compared() -> None:
     pair = compared_counts("are there more red squares than green ones?")
     assert pair is not None and (pair.first, pair.second) == ("how many red squares", "how many green squares")
     assert compared_counts("how many circles are there?") is None
+
+
+def test_how_many_more_is_no_yes_or_no(maestro: Maestro, board: Image.Image) -> None:
+    run = maestro.ask(board, "how many more orange circles than green circles are there?")
+    assert run.answer not in ("Yes", "No")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from skills.chart.directions import FALL, RISE
+from skills.chart.directions import FALL, GAIN, RISE
 
 HIGH_WORDS = ("highest|largest|biggest|most|maximum|max|greatest|tallest|longest|peak|warmest|hottest|busiest|"
                "wettest|heaviest|fastest")
@@ -26,7 +26,9 @@ BY_RANK = re.compile(rf"\b(?:second|third|fourth|fifth|[2-5](?:nd|rd|th))[- ](?:
 #: "Which …" / "What's the biggest category?" / "When was it lowest?": the question asks for a category, not a value.
 #: "what game did i play the most": "what" and a noun other than a value's ("what percentage did …") is "which".
 ASKS_WHICH = re.compile(r"\bwhich\b|\bwhat (?!(?:value|number|amount|percent|percentage|share|total|score|figure|"
-                         r"level|price|cost|rate|proportion|fraction|portion|time)s?\b|(?:it|they|we|i|you|he|she|"
+                         r"level|price|cost|rate|proportion|fraction|portion|time|revenue|sale|profit|income|spend|"
+                         r"spending|temperature|rainfall|distance|weight|height|speed|population|growth|attendance|"
+                         r"balance|budget|usage|volume|count|size|length|duration|salary|wage|return|loss|gain)s?\b|(?:it|they|we|i|you|he|she|"
                          r"this|that|else)\b)[a-z]+ (?:did|do|does|was|were|had|has|got)\b|"
                          r"\bwhen (?:was|were|is|are|did|does|do)\b|"
                          r"\bwhat(?:s| s| is| was| are| were)?(?: the)?(?: \w+)? (?:category|categories|slice|"
@@ -51,7 +53,7 @@ HOW_MANY_MARKS = re.compile(r"\bhow many (?:data )?(?:categories|bars|slices|poi
                              r"(?: (?:there|shown|plotted|displayed|drawn))?(?: (?:in|on) (?:the|this) (?:chart|graph|"
                              r"plot|figure|pie))?$")
 #: "How much did users increase from Jan to Aug?": the later value less the earlier, in the direction the verb says.
-CHANGE_FROM_TO = re.compile(rf"\bhow (?:much|many)\b(?: \w+){{0,6}}? (?P<verb>{RISE}|{FALL})\b.*?\b(?:from|between)\b")
+CHANGE_FROM_TO = re.compile(rf"\bhow (?:much|many)\b(?: \w+){{0,6}}? (?P<verb>{RISE}|{GAIN}|{FALL})\b.*?\b(?:from|between)\b")
 #: "How many fruits are compared?", "How many countries are shown?": the number of categories the chart names.
 HOW_MANY = re.compile(r"\bhow many\b")
 HOW_MANY_SHOWN = re.compile(r"\bhow many (?!people|persons|users|students|customers|visitors|votes|respondents|"

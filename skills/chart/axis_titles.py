@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from skills.chart.names import mentioned, norm
 from vision_tools.charts import ChartResult
 
 _VALUE_AXIS = r"(?:y|vertical|left)[- ]?axis"
@@ -24,4 +25,6 @@ def axis_title_answer(chart: ChartResult, question: str) -> str | None:
     """The vertical value axis's title when ``question`` asks what that axis says, else None."""
     if not _ASKS.search(question) or _OTHER.search(question) or chart.kind not in ("bar", "line", "grouped_bar"):
         return None
+    if mentioned([*chart.categories, *chart.series], norm(question)):
+        return None  # "what does the y axis show for March": a value, not the title
     return chart.value_title.strip() or None

@@ -16,15 +16,15 @@ from __future__ import annotations
 import re
 
 from skills.chart.confidence import CLEAR_GAP_SHARE, largest_value, values_confidence
-from skills.chart.directions import FALL, RISE
+from skills.chart.directions import FALL, GAIN, LOSS, RISE
 from skills.chart.names import mentioned
 from skills.chart.precision import read_value
 from vision_tools.charts import ChartResult
 
 Answer = tuple[str | None, float | None]
 
-_UP = re.compile(rf"\b(?:{RISE})\b")
-_DOWN = re.compile(rf"\b(?:{FALL})\b")
+_UP = re.compile(rf"\b(?:{RISE}|{GAIN})\b")
+_DOWN = re.compile(rf"\b(?:{FALL}|{LOSS})\b")
 _MOST = re.compile(r"\b(?:most|biggest|largest|greatest|highest|strongest|sharpest|steepest)\b")
 _LEAST = re.compile(r"\b(?:least|smallest|fewest|lowest|weakest)\b")
 _RELATIVE = re.compile(r"\bpercent|%|\brelative|\bproportion|\bin percentage terms\b")

@@ -112,7 +112,7 @@ pounds bill bills"""), _MONEY),
                     re.compile(SPEED_MEASURE.pattern + r"|\b(?:time|times|minutes?|mins?|hours?|seconds?|days?)\b")),
     **dict.fromkeys(_vocabulary("far farther further furthest farthest drive drives drove driven driving travel "
                                  "travels travelled traveled walk walks walked cycle cycled ride rides rode run ran"),
-                    re.compile(r"\b(?:km|kilomet\w*|mi|miles?|metres?|meters?|distance\w*|steps?)\b")),
+                    re.compile(r"\b(?:km|kilomet\w*|mi|miles?|metres?|meters?|distance\w*)\b")),
     **dict.fromkeys(_vocabulary("answered asked surveyed polled responded respond voted survey surveys poll polls questionnaire"),
                     re.compile(r"\brespond\w*|\bsurvey\w*|\bpoll\w*|\bvot\w*|\bn\s*=")),
     **dict.fromkeys(_vocabulary("wet wetter wettest dry drier driest"),

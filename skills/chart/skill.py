@@ -140,6 +140,11 @@ def run(ctx: SkillContext) -> SkillResult:
         # The parser's reason stays in the observation: on a photograph of a sign it is jargon to a user.
         result.missing = LEVEL_STACKS if chart.reason == LEVEL_STACKS else NO_CHART
         return result
+    if chart.axis is not None and not chart.axis.stepped:
+        # Numbers printed down a price list taken for an axis's ticks: the "chart" is a board of text.
+        result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
+        result.missing = NO_CHART
+        return result
     if (axis_title := axis_title_answer(chart, ctx.question)) is not None:
         # "What does the y axis say?": the axis title as printed, not a value of the table.
         return conclude(ctx, [chart], axis_title, note=f"The value axis is titled {axis_title!r}.", confidence=0.9)

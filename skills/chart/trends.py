@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from skills.chart.directions import FALL, RISE
+from skills.chart.directions import FALL, GAIN, LOSS, RISE, SLUMP, SURGE
 from skills.chart.facts import Reading
 from skills.chart.verdict import Verdict
 
-_UP = rf"\b(?:{RISE})\b"
-_DOWN = rf"\b(?:{FALL})\b"
+_UP = rf"\b(?:{RISE}|{GAIN}|{SURGE})\b"
+_DOWN = rf"\b(?:{FALL}|{LOSS}|{SLUMP})\b"
 _FLAT = r"constant|stable|flat|unchanged|the same|similar"
 _WAVY = r"fluctuat\w*|volatil\w*|no clear|without a (?:consistent|clear)|random|erratic|up[- ](?:and[- ])?down"
 _BIG = r"\b(?:major|significant\w*|dramatic\w*|sharp\w*|steep\w*|huge|massive|large|big|substantial\w*|rapid\w*)\b"

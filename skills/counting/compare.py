@@ -15,7 +15,7 @@ from skills.answer_form import answer_form
 
 _SIDE = r"(?:[a-z]+\s+){0,2}?[a-z]+"
 _MORE = re.compile(rf"\b(?P<way>more|fewer|less)\s+(?P<a>{_SIDE})\s+(?P<join>than|or)\s+(?:the\s+)?(?P<b>{_SIDE})"
-                   r"\s*(?=[?.,(]|$|\s+(?:in|on|here|there|drawn|shown)\b)", re.I)
+                   r"\s*(?=[?.,(]|$|\s+(?:here|there|drawn|shown)\b)", re.I)
 #: An option that says the two counts are equal.
 _SAME = re.compile(r"\b(?:same|equal|neither|tie|as many)\b", re.I)
 
@@ -33,8 +33,9 @@ class CountPair:
 def compared_counts(question: str) -> CountPair | None:
     """The pair of counts ``question`` compares, or None when it compares none."""
     match = _MORE.search(question)
-    if match is None:
-        return None
+    if match is None or re.match(r"^\W*how\s+(?:many|much)\b", question, re.I) or match.group("b").lower().split()[-1] \
+            in ("left", "right", "top", "bottom", "middle"):
+        return None  # "how many more circles than squares": a difference, not Yes or No
     a, b = match.group("a").lower(), match.group("b").lower()
     if b.split()[-1] in ("one", "ones") and len(a.split()) >= 2:
         b = f"{' '.join(b.split()[:-1])} {a.split()[-1]}"  # "more red squares than green ones"

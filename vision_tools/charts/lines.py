@@ -217,7 +217,8 @@ def parse_lines(rgb: np.ndarray, palette: Palette, texts: list[Text],
         traces = trace_lines(rgb, palette, keys)
     warnings: list[str] = []
     if len(legend) < len(traces):
-        kept = [t for t in traces if not _level_line(t)]
+        level = [t for t in traces if _level_line(t)][:len(traces) - len(legend)]
+        kept = [t for t in traces if not any(t is other for other in level)]
         if kept and len(kept) < len(traces):
             warnings.append(f"{LEVEL_LINES}: {len(traces) - len(kept)} across the plot (a goal, a target, an "
                             "average), not read as a series")

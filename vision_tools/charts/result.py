@@ -70,6 +70,21 @@ class AxisFit:
         return self.slope * pixel + self.intercept
 
     @property
+    def stepped(self) -> bool:
+        """Whether the tick values look like an axis's: each gap a whole number of the smallest (a tick OCR missed
+        leaves a double gap), and written no finer than a thousandth of their range. Numbers printed down a price
+        list or a nutrition label ("45.0g", "26.6g", "9.5g"; "£41.35", "£17.35") had been taken for ticks, and the
+        board for a bar chart."""
+        values = sorted(v for _, v in self.ticks)
+        if len(values) < 2 or values[-1] == values[0]:
+            return True
+        if min(_granularity(v) for v in values if v != 0) < (values[-1] - values[0]) / 1000:
+            return False
+        gaps = [b - a for a, b in zip(values, values[1:], strict=False)]
+        step = min(gaps)
+        return step > 0 and all(abs(g / step - round(g / step)) <= 0.03 for g in gaps)
+
+    @property
     def span(self) -> float:
         """The range of the tick values calibrated from (0 with fewer than two)."""
         values = [v for _, v in self.ticks]
@@ -216,6 +231,17 @@ class ChartResult:
             "legend": list(self.legend), "value_title": self.value_title,
             "stack_totals": [m.to_dict() for m in self.stack_totals],
         }
+
+
+def _granularity(value: float) -> float:
+    """The largest power of ten ``value`` is a whole multiple of: 1000 for 14000, 0.01 for 41.35 (1 for 0)."""
+    if value == 0:
+        return 1.0
+    for power in range(6, -7, -1):
+        unit = 10.0 ** power
+        if abs(value / unit - round(value / unit)) <= 1e-6 * max(1.0, abs(value / unit)):
+            return unit
+    return 10.0 ** -7
 
 
 def normalise_name(text: str) -> str:
