@@ -44,6 +44,11 @@ _HOURS_Q = re.compile(r"\b(?:what|which)\s+(?:are\s+the\s+)?(?:\w+\s+)?hours\b|\
 _DAY_Q = re.compile(r"\b(?:which|what)\s+days?\b", re.I)
 #: "Is the shop open on Sunday?", "Are they open Saturdays?"
 _OPEN_YESNO = re.compile(r"^\W*(?:is|are)\b.{0,40}\bopen\b", re.I)
+#: Days whose hours a board of weekdays does not give: a holiday falls on a weekday and often keeps other hours.
+_HOLIDAY = re.compile(r"\b(?:(?:bank|public|national|federal|school)\s+holidays?|holidays?|easter(?:\s+(?:sunday|"
+                      r"monday))?|christmas(?:\s+(?:eve|day))?|x-?mas|boxing\s+day|new\s+year'?s?(?:\s+(?:eve|day))?|"
+                      r"good\s+friday|thanksgiving|labou?r\s+day|memorial\s+day|independence\s+day|"
+                      r"whit\s+monday|may\s+day)\b", re.I)
 #: "Does the 2 hour limit apply on Sundays?": a sign's rule holds on the days its rows name, and on no other.
 _APPLIES_YESNO = re.compile(r"^\W*(?:does|do|is|are)\b.{0,60}\b(?:apply|applies|valid|in force|enforced|operate|"
                             r"operates|in effect)\b", re.I)
@@ -144,6 +149,8 @@ def hours_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
         return None if _DAY_Q.search(stem) and not yesno else PrintedAnswer(None, 0.0, what, missing=apart)
     if _DAY_Q.search(stem) and not yesno:
         return _days_answer(stem, entries, image)
+    if (holiday := _HOLIDAY.search(stem)) is not None:
+        return _holiday_answer(holiday.group(0), lines, image, yesno)
     asked, asked_text = _days_of(stem)
     if yesno and (unsure := _yes_no_unsure(stem, asked)) is not None:
         return PrintedAnswer(None, 0.0, what, missing=unsure)
@@ -212,6 +219,28 @@ def _about_subject(stem: str, lines: list[OcrLine], entries: list[Hours]) -> tup
                 (re.search(_CLOCK, row.text, re.I) or DAY_SPANS.search(row.text)):
             return [], f"{row.text!r} names the {' '.join(subject)} apart from the rows of hours"
     return entries, None
+
+
+#: Words of a holiday's name that name no holiday alone ("Easter Monday" is printed "Easter").
+_WEEKDAY_WORDS = frozenset(["day", "eve", "monday", "sunday", "friday", "new", "s", "x"])
+
+
+def _holiday_answer(holiday: str, lines: list[OcrLine], image: Image.Image | None,
+                    yesno: bool) -> PrintedAnswer:
+    """A holiday's hours only from a row printing that holiday ("Closed on Bank Holidays": No to "open on bank
+    holiday mondays?"); the weekday it falls on is no answer, as holidays often keep other hours."""
+    what = "opening hours"
+    keys = [re.sub(r"s$", "", w) for w in re.findall(r"[a-z]+", holiday.lower()) if w not in _WEEKDAY_WORDS]
+    printing = [row for row in row_lines(lines) if keys and all(fuzzy_in(k, row.text) for k in keys)]
+    if not printing:
+        return PrintedAnswer(None, 0.0, what, missing=f"the sign prints no hours for {holiday}: the usual hours of "
+                                                      "the weekday it falls on may not hold on a holiday")
+    closed = [row for row in printing if _CLOSED.search(row.text) and not _RANGE.search(row.text)]
+    if yesno and len(closed) == len(printing):
+        return chosen([("No", closed[0])], image, f"the sign says {closed[0].text!r}")
+    said = "; ".join(repr(row.text) for row in printing[:2])
+    return PrintedAnswer(None, 0.0, what, missing=f"the sign says {said} of {holiday}, and no time for it is read "
+                                                  "by this rule")
 
 
 def _yes_no_unsure(stem: str, asked: frozenset[int] | None) -> str | None:

@@ -73,6 +73,10 @@ _NAME_Q = re.compile(r"\bname\s+of\s+(?:the\s+|this\s+|that\s+)?(?P<a>[a-z]{3,})
 _NOT_A_PLACE = frozenset(["chart", "graph", "plot", "figure", "diagram", "table", "image", "picture", "photo",
                           "product", "item", "brand", "company", "shop", "store", "seller", "person", "colour",
                           "color", "shape", "day", "month", "year", "time", "number", "one", "way", "kind", "type"])
+#: Beings whose name is no line ending in the noun, as a shop's is ("Hartley's Bakery").
+_BEINGS = frozenset(["cat", "kitten", "dog", "puppy", "pet", "horse", "pony", "bird", "parrot", "rabbit", "bunny",
+                     "tortoise", "hamster", "baby", "child", "kid", "boy", "girl", "man", "woman", "owner", "patient",
+                     "doctor", "teacher", "driver", "author", "artist", "speaker", "winner", "guest", "customer"])
 _DAY_Q = re.compile(r"\b(?:which|what)\s+days?\b", re.I)
 _WHEN_Q = re.compile(r"^\W*when\b|\bwhat\s+time\b", re.I)
 #: Question words that name no printed thing ("When will they be back?" names "back").
@@ -85,7 +89,7 @@ _SUPERLATIVE = re.compile(r"\b(?:most|least|highest|lowest|fewest|busiest|quiete
 _SIGN_WORDS = frozenset(["closed", "open", "ahead", "only", "no", "entrance", "exit", "works", "diversion", "sale",
                          "welcome", "this", "way", "next", "left", "right", "private", "keep", "clear", "parking",
                          "hours", "opening", "times", "menu", "specials", "today", "info", "information", "toilets",
-                         "staff", "reception", "car", "park"])
+                         "staff", "reception", "car", "park", "lost", "missing", "found", "stolen", "wanted", "reward"])
 #: The words a street's name ends in: one kind of place for "What's the name of this street/road?".
 _STREET_WORDS = frozenset(["street", "road", "lane", "avenue", "way", "drive", "close", "crescent", "terrace",
                            "boulevard", "place", "row", "st", "rd", "ave"])
@@ -209,8 +213,8 @@ def _person(stem: str, rows: list[OcrLine], image: Image.Image | None) -> Printe
 def _called(stem: str, rows: list[OcrLine], image: Image.Image | None) -> PrintedAnswer | None:
     match = _NAME_Q.search(stem)
     noun = next((g for g in match.groups() if g), "").lower() if match else ""
-    if not noun or noun in _NOT_A_PLACE:
-        return None
+    if not noun or noun in _NOT_A_PLACE or noun in _BEINGS:
+        return None  # a cat's or a person's name never ends in "cat" or "person": "LOST CAT" is a heading
     # A street's name ends in any of a street's words ("Harrow Lane" for "the name of the street").
     kinds = _STREET_WORDS if noun in _STREET_WORDS else {noun}
     spelled = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in sorted(kinds)) + r")(?:s|es|'s)?\.?(?!\w)", re.I)
