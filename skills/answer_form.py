@@ -60,7 +60,8 @@ _WHICH_BY_NUMBER = re.compile(r"\b(?:which|what)\s+(?!is\b|was\b|are\b|were\b|s\
 _MEASURED_ASK = re.compile(r"\bhow many (?:more |fewer |less |extra |additional )?(?:hours?|hrs|minutes?|mins|seconds?|"
                            r"km|kilomet(?:re|er)s?|miles?|metres?|meters?|feet|kg|kilograms?|grams?|pounds?|lbs?|"
                            r"litres?|liters?|gallons?|dollars?|euros?|percent|percentage points?|points?|degrees?|"
-                           r"tonnes?|tons?|calories|kcal|mg|ml|twh|gwh|mwh|kwh|"
+                           r"tonnes?|tons?|calories|kcal|mg|ml|twh|gwh|mwh|kwh|kw|gb|mb|tb|gigabytes?|megabytes?|"
+                           r"cm|mm|centimet(?:re|er)s?|millimet(?:re|er)s?|inch(?:es)?|ounces?|oz|pints?|cups?|"
                            # "how many thousand visitors": a count in thousands may be 34.8 of them
                            r"thousands?|millions?|billions?|k|m|bn)\b(?!-)", re.IGNORECASE)
 _NUMBER_ASK = re.compile(r"\bhow much\b|\bwhat (?:is|was|are) the (?:\w+\s+){0,3}?(?:value|total|price|amount|"
@@ -208,7 +209,9 @@ def named_alternatives(question: str) -> tuple[str, ...]:
     if _ASKING_WORD.search(last) and not kept and len(after.split()) >= 2 and \
             not _ASKING_WORD.search(last.split()[-1]):
         # "in the left or right half?": one word before "or" shares the noun after it ("left half", "right half").
-        last = " ".join([last.split()[-1], *after.split()[1:]])
+        # "on the left or the right side?": the noun after the article and the side.
+        shared = after.split()[2:] if _ARTICLE.match(after) else after.split()[1:]
+        last = " ".join([last.split()[-1], *shared])
     alternatives = (*kept, last, after)
     if any(a.lower() in ("no", "not", "yes", "neither", "both") for a in alternatives) or _ASKING_WORD.search(last):
         return ()
@@ -295,11 +298,16 @@ def _one_of(alternatives: tuple[str, ...], text: str) -> str | None:
     gives, as the question spells it ("It is a square" → "square"), or None: "B7" answers no "circle, square or
     triangle?"."""
     plain = _plain(text)
-    if any(_plain(a) == plain for a in alternatives):
-        return text.strip().rstrip(".!")
+    if any(_plain(a) == plain or _ARTICLE.sub("", _plain(a)) == _ARTICLE.sub("", plain) for a in alternatives):
+        return text.strip().rstrip(".!")  # "Pothos" for "the basil or the pothos?": the name as the tool read it
     within = [a for a in alternatives if re.search(rf"(?<![a-z0-9]){re.escape(_plain(a))}(?![a-z0-9])", plain)]
     if len(within) == 1 and len(text) <= 40:
         return within[0]
+    # "filled" for "is the heart filled in or just an outline?": the one alternative holding the answer's word.
+    holding = [a for a in alternatives if len(plain) >= 4 and re.search(rf"(?<![a-z0-9]){re.escape(plain)}(?![a-z0-9])",
+                                                                        _plain(a))]
+    if len(holding) == 1:
+        return text.strip().rstrip(".!")
     return _side_of(alternatives, plain) if len(text) <= 40 else None
 
 
@@ -378,6 +386,10 @@ def normalise_text(text: str) -> str:
 
 
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation.replace("%", ""))
+
+
+#: A leading article, which an alternative may carry and the thing's own name not ("the pothos", "Pothos").
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
 
 def _plain(text: str) -> str:

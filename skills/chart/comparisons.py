@@ -20,12 +20,12 @@ import re
 from skills.chart.confidence import too_close, values_confidence
 from skills.chart.directions import FALL, RISE, is_rise
 from skills.chart.mismatch import SPEED_MEASURE
-from skills.chart.names import mentioned, norm
+from skills.chart.names import all_of_kind, mentioned, norm
 from skills.chart.precision import read_value
 from vision_tools.charts import ChartResult
 
 _COMPARATIVE = re.compile(r"\b(?:higher|more|greater|larger|bigger|above|exceed\w*|beat|outperform\w*|outsold|"
-                          r"lower|less|fewer|smaller|below)\b")
+                          r"taller|heavier|longer|lower|less|fewer|smaller|below|shorter|lighter)\b")
 #: "Did sales go up from March to April?": a move between two values named after "from" (or "between").
 _MOVED = re.compile(rf"\b(?:(?P<up>{RISE})|(?P<down>{FALL}))\b.*\b(?:from|between)\b")
 #: "go up or down", "increase or decrease", "rise or fall": the question asks for the direction, in its own words.
@@ -38,7 +38,7 @@ _FACTORS = {"double": 2.0, "twice": 2.0, "triple": 3.0, "thrice": 3.0, "quadrupl
             "three": 3.0, "four": 4.0, "five": 5.0, "ten": 10.0}
 #: "Were expenses ever higher than revenue?", "was 2024 above 2023 in every month?": over all the categories.
 _QUANTIFIER = re.compile(r"\b(?:ever|at any (?:point|time|stage)|(?P<every>always|every|each|all))\b")
-_LOWER = re.compile(r"\b(?:lower|less|fewer|smaller|below)\b")
+_LOWER = re.compile(r"\b(?:lower|less|fewer|smaller|below|shorter|lighter)\b")
 _YESNO = re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had)\b")
 _WHICH = re.compile(r"\b(?:which|what)\b")
 _HOW_MANY = re.compile(r"\bhow many\b")
@@ -175,6 +175,30 @@ def _pick(chart: ChartResult, sides: dict[str, tuple[str, str | None]], lower: b
     categories = list(dict.fromkeys(category for category, _ in sides.values()))
     same_series = {series for _, series in sides.values()}
     return ranked[0], values_confidence(chart, categories, same_series.pop() if len(same_series) == 1 else None)
+
+
+#: "which carrier", "which one": the noun a "which" question asks for.
+_WHICH_NOUN = re.compile(r"\b(?:which|what)\s+(?P<noun>[a-z]+)")
+_ANY_SERIES = frozenset(["one", "series", "line", "lines", "bar", "bars", "group", "had", "has", "was", "is", "did"])
+
+
+def asks_for_a_series(chart: ChartResult, text: str) -> bool:
+    """Whether "which …" asks for one of the chart's series: by no noun ("which had the most"), a word for any
+    series, or a noun the chart prints as what its series are ("which carrier" over "…, by carrier"); never a
+    time, which the categories are."""
+    match = _WHICH_NOUN.search(text)
+    if match is None or match.group("noun") in _ANY_SERIES:
+        return True
+    printed = norm(" ".join([chart.title, *chart.texts, *chart.legend]))
+    return not any(all_of_kind(kind, [match.group("noun")]) for kind in ("months", "days", "years")) and \
+        match.group("noun") not in ("day", "week", "month", "year", "quarter", "date", "time") and \
+        re.search(rf"\b{re.escape(match.group('noun'))}s?\b", printed) is not None
+
+
+def series_at(chart: ChartResult, category: str, lower: bool) -> Answer:
+    """The series with the highest (lowest) value in one category, when it is clearly so: "On Thursday, which
+    carrier handled the most parcels?" over grouped bars of carriers."""
+    return _pick(chart, {s: (category, s) for s in chart.series}, lower)
 
 
 def _ever_or_always(chart: ChartResult, series: list[str], lower: bool, every: bool) -> Answer:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from skills.chart.names import norm, spellings, typed_slip
+from skills.chart.names import counts_the_categories, norm, spellings, typed_slip
 from skills.question_text import written_out
 from vision_tools.charts import ChartResult
 
@@ -50,8 +50,11 @@ _COUNTS_PEOPLE = re.compile(r"\b(?:visitors?|customers?|users?|students?|passeng
 _DURATION_OR_LENGTH = re.compile(r"\b(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|days?|weeks?|time|times|duration|"
                                  r"wait|waits|length|distance|km|miles?|metres?|meters?|cm|mm)\b")
 #: Words naming a share: "what share of sessions came from social media" over a donut of traffic sources.
+#: "over 40 km", "less than $5": a count of the categories past a number (``thresholds.count_against``).
+_PAST_A_NUMBER = re.compile(r"\b(?:above|over|more than|greater than|higher than|exceed\w*|at least|below|under|"
+                            r"less than|fewer than|lower than|at most)\s+[$€£¥]?\d")
 _SHARE_WORDS = {"share", "shares", "proportion", "proportions", "portion", "fraction", "percent", "percentage",
-                "percentages", "part"}
+                "percentages", "part", "rate", "rates"}  # "occupancy rate", "success rate": a share in percent
 #: "How much did rent cost?", "how many were sold": an amount, unless it is "how much of" the whole or a gap.
 _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many)\b(?! of\b| more\b| less\b| fewer\b| higher\b| lower\b| bigger\b|"
                           r" smaller\b| larger\b| greater\b)|"
@@ -148,6 +151,9 @@ def unprinted_measure(chart: ChartResult, question: str) -> str | None:
     # "how many thousand ppl visited" over "Trail visitors (thousands)": the chart counts people.
     lasting |= _PEOPLE if _COUNTS_PEOPLE.search(printed) else set()
     counted = [w for w in _counted_words(question) if w not in names and w not in lasting]
+    if counted and _PAST_A_NUMBER.search(question) and counts_the_categories(counted[-1], chart):
+        # "how many training weeks were over 40 km" over weeks 1-12: the categories are counted, not measured.
+        counted = []
     if counted and in_percent(chart):
         return f"{' '.join(counted)} as a number (the chart gives shares in percent)"
     if in_percent(chart) and _ASKS_AMOUNT.search(question) and not _NAMES_A_SHARE.search(question):
@@ -235,10 +241,10 @@ def _value_unit(chart: ChartResult) -> str | None:
 
 
 def in_percent(chart: ChartResult) -> bool:
-    """Whether the chart's values are percentages: a pie, or numbers printed with "%" (ticks or labels) for at least
-    half of those printed."""
-    if chart.kind == "pie":
-        return True
+    """Whether the chart's values are percentages: a pie, a value axis titled in percent, or numbers printed with "%"
+    (ticks or labels) for at least half of those printed."""
+    if chart.kind == "pie" or re.search(r"\(\s*%\s*\)|\bin\s+%|\bper ?cent\b", chart.value_title or "", re.I):
+        return True  # "Occupancy (%)": ticks printed without the sign
     numbers = [t for t in chart.texts if re.search(r"\d", t)]
     shares = [t for t in numbers if re.search(r"\d\s*%", t)]
     return len(shares) >= 2 and 2 * len(shares) >= len(numbers)

@@ -28,6 +28,9 @@ _THAN = re.compile(r"\b(?P<word>larger|higher|greater|bigger|more|taller|longer|
                    r"(?P<ref>[^?]+)")
 #: A rank before the superlative: "the second-highest", "3rd largest", "runner-up".
 _RANK = re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b[- ]*(?:\w+[- ]*)?$")
+#: "Which of these days …", "among the following": the extreme among the options, whatever else the chart shows.
+_AMONG_OFFERED = re.compile(r"\b(?:of|among|from|between)\s+(?:these|those|the\s+following|the\s+options|the\s+choices|"
+                            r"the\s+ones\s+(?:listed|given|below))\b", re.I)
 _BEFORE = re.compile(r"\b(?:before|previous|preceding|prior)\b")
 _HIGH_WORDS = {"highest", "largest", "biggest", "greatest", "most", "maximum", "peak", "top", "tallest", "longest",
                "larger", "higher", "greater", "bigger", "more", "taller", "longer"}
@@ -215,7 +218,8 @@ def _judge_entities(q: str, options: dict[str, str], facts: ChartFacts,
                     for k in options}
     mentions = [m for text in options.values() for m in find_mentions(_plain_option(text), facts)]
     singles = all(len(find_mentions(_plain_option(text), facts)) <= 1 for text in options.values())
-    if singles and len(facts.series) < 2 and mentions and all(m.kind == "category" for m in mentions):
+    if singles and len(facts.series) < 2 and mentions and all(m.kind == "category" for m in mentions) and \
+            not _AMONG_OFFERED.search(q):
         # "Which region had the lowest sales? A) North B) Central C) East D) West" where South, offered by no option,
         # is lower still: the lowest of the options is not the lowest region. (Options naming periods, "1990-1992",
         # are changes, not values of one category.)

@@ -110,9 +110,19 @@ pounds bill bills"""), _MONEY),
                     _TEMPERATURE),
     **dict.fromkeys(_vocabulary("fast faster fastest quick quicker quickest slow slower slowest"),
                     re.compile(SPEED_MEASURE.pattern + r"|\b(?:time|times|minutes?|mins?|hours?|seconds?|days?)\b")),
-    **dict.fromkeys(_vocabulary("far farther further furthest farthest drive drives drove driven driving travel "
-                                 "travels travelled traveled walk walks walked cycle cycled ride rides rode run ran"),
+    **dict.fromkeys(_vocabulary("far farther further furthest farthest drive drives drove driven driving walk walks "
+                                 "walked cycle cycled ride rides rode run ran"),
                     re.compile(r"\b(?:km|kilomet\w*|mi|miles?|metres?|meters?|distance\w*)\b")),
+    # "how many passengers travelled": a distance, or the people carried.
+    **dict.fromkeys(_vocabulary("travel travels travelled traveled travelling traveling"),
+                    re.compile(r"\b(?:km|kilomet\w*|mi|miles?|metres?|meters?|distance\w*|passengers?|riders?|"
+                               r"travell?ers?|trips?|journeys?)\b")),
+    # "which variety produced the most", "how much did the field yield": a harvest, an output, a weight grown.
+    **dict.fromkeys(_vocabulary("produce produces produced producing yield yields yielded yielding"),
+                    re.compile(r"\b(?:harvest\w*|yield\w*|produc\w*|output|crops?|kg|kilo\w*|tonnes?|tons?|lbs?)\b")),
+    # "which carrier handled the most parcels": the verb says nothing of a measure; the noun asked is checked.
+    **dict.fromkeys(_vocabulary("handle handles handled handling process processes processed processing"),
+                    re.compile(r".")),
     **dict.fromkeys(_vocabulary("answered asked surveyed polled responded respond voted survey surveys poll polls questionnaire"),
                     re.compile(r"\brespond\w*|\bsurvey\w*|\bpoll\w*|\bvot\w*|\bn\s*=")),
     **dict.fromkeys(_vocabulary("wet wetter wettest dry drier driest"),
@@ -168,10 +178,20 @@ def unexplained_words(chart: ChartResult, question: str) -> list[str]:
         if word in kind_asked and not _PERSON_NOUN.search(word) or \
                 (kinds and any(s in CATEGORY_NOUNS for s in spellings(word))):
             continue  # "which country", "how many departments": the kind of the categories, checked elsewhere
-        if printed_word(word, text) or any(_same_word(word, token) for token in tokens):
+        if printed_word(word, text) or any(_same_word(word, token) for token in tokens) or _noun_of_printed(word, text):
             continue
         found.append(word)
     return found
+
+
+def _noun_of_printed(word: str, text: str) -> bool:
+    """Whether ``word`` is the noun "-age" makes of a verb ``text`` prints: "usage" over "Data used", "mileage" over
+    "Miles driven"."""
+    if not word.endswith("age") or len(word) < 5:
+        return False
+    base = word[:-3]
+    endings = "e|es|ed|ing" + ("|s" if len(base) >= 4 else "")
+    return re.search(rf"\b{re.escape(base)}(?:{endings})\b", text) is not None
 
 
 def _a_time(words: list[str]) -> bool:

@@ -39,7 +39,7 @@ from skills.chart.axis_titles import axis_title_answer
 from skills.chart.category_groups import asks_who, spell_out_day_groups, within_named
 from skills.chart.changes import which_changed
 from skills.chart.choices import MIN_CONFIDENCE, decide
-from skills.chart.comparisons import compare_values
+from skills.chart.comparisons import asks_for_a_series, compare_values, series_at
 from skills.chart.confidence import (
     clear_extreme,
     contested,
@@ -270,6 +270,10 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
             return None, None
         at_rank = ranked(chart, k, highest=bool(HIGH.search(text)) or by_ranking, series=one_series)
         return (None, None) if at_rank is None else at_rank
+    if asks_which and (HIGH.search(text) or LOW.search(text)) and len(categories) == 1 and not series and \
+            len(chart.series) > 1 and asks_for_a_series(chart, text):
+        # "which podcast had the most listeners in June": the series within the one category named.
+        return series_at(chart, categories[0], lower=not HIGH.search(text))
     if asks_which and asks_for_another_kind(text, chart):
         return None, None  # "which docking station was the most popular?" over months: the chart has no stations
     if asks_which and (HIGH.search(text) or LOW.search(text)) and unprinted_extreme_noun(chart, text):
@@ -337,6 +341,9 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
             return None, None  # "all the Eastbay routes combined": some of the routes, which are not summed here
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
+        if len(categories) == 1 and len(chart.series) > 1 and not series:
+            # "total parcels sent monday (all carriers)": the series' values in that one category.
+            values, named_series = [read_value(chart, categories[0], s) for s in chart.series], None
         value = None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
     elif re.search(r"\b(average|mean)\b", text) and len(categories) != 1 and not HOW_MANY.search(text) \
             and not any(re.search(r"\b(average|mean|avg)\b", norm(t)) for t in chart.texts):

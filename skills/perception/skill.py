@@ -30,6 +30,7 @@ from skills.perception.candidates import (
 from skills.perception.marked_shapes import asks_about_marks, marked_shape_answer
 from skills.perception.panels import PART_OF_PANEL, names_a_panel, panel_colour_answer, whole_image_colour
 from skills.perception.relative import asks_relative_position, relative_answer
+from skills.perception.shape_facts import asks_shape_fact, shape_fact
 from skills.perception.sizes import asks_about_size, size_answer
 from skills.perception.sweep import SWEEP_SCORE, sweep_colours
 from skills.perception.zones import name_place, named_zone
@@ -103,6 +104,11 @@ def run(ctx: SkillContext) -> SkillResult:
         placed = relative_answer(question, image, ctx.trace)
         return conclude(ctx, list(placed.found), placed.answer, missing=placed.missing,
                         confidence=None if placed.answer is None else weighed(placed.confidence, kind))
+    if asks_shape_fact(question):
+        kind, image = drawing_view(ctx)
+        fact = shape_fact(question, image, ctx.trace)
+        return conclude(ctx, list(fact.found), fact.answer, missing=fact.missing,
+                        confidence=None if fact.answer is None else weighed(fact.confidence, kind))
     if asks_about_size(question):
         kind, image = drawing_view(ctx)
         sized = size_answer(question, image, ctx.trace)

@@ -84,6 +84,10 @@ def background_model(lab: np.ndarray) -> np.ndarray:
     return (coef[0] + ramp_x) + ramp_y
 
 
+#: How far (RGB) from an ink's mixing line with the background a pixel may lie and still be that ink.
+_ASSIGNED = 30.0
+
+
 def _colour_clusters(
     rgb: np.ndarray, lab: np.ndarray, bg_rgb: np.ndarray, fg: np.ndarray, min_pixels: int
 ) -> list[np.ndarray]:
@@ -112,14 +116,26 @@ def _colour_clusters(
             continue
         # The exact colour is the median of the modal bin's pixels (Lab bins are coarse in RGB terms for blues).
         centres.append((np.median(pix[inverse == i].astype(np.float32), axis=0), total))
-    # Near-identical colours (ringing/halo overshoot at edges) are one ink: fold each into a bigger near one.
+    # Near-identical colours (ringing/halo overshoot at edges, a thin stroke's blend with the ground) are one ink:
+    # fold each into a bigger near one. Only one whose pixels ``_assign`` then gives to that ink: a purple near a
+    # blue in Lab, but off the blue's line from the ground, would be folded and assigned to neither, and its shapes
+    # would vanish.
+    ground = bg_rgb.reshape(-1, 3).mean(axis=0)
     kept: list[tuple[np.ndarray, int]] = []
     for centre, total in sorted(centres, key=lambda c: -c[1]):
         lab_c = _lab(np.clip(centre, 0, 255).astype(np.uint8).reshape(1, 1, 3))[0, 0]
         if not any(np.linalg.norm(lab_c - _lab(np.clip(o, 0, 255).astype(np.uint8).reshape(1, 1, 3))[0, 0]) < 22.0
-                   for o, _ in kept):
+                   and _off_mixing_line(centre, o, ground) < _ASSIGNED for o, _ in kept):
             kept.append((centre, total))
     return [c for c, _ in kept]
+
+
+def _off_mixing_line(colour: np.ndarray, ink: np.ndarray, ground: np.ndarray) -> float:
+    """How far (RGB) ``colour`` lies from the line mixing ``ground`` into ``ink``, as ``_assign`` measures it."""
+    v = ink.astype(np.float32) - ground
+    d = colour.astype(np.float32) - ground
+    a = float(np.clip(np.dot(d, v) / max(float(np.dot(v, v)), 1e-6), 0.0, 1.2))
+    return float(np.linalg.norm(d - a * v))
 
 
 def _assign(rgb: np.ndarray, bg_rgb: np.ndarray, fg: np.ndarray, centres: list[np.ndarray]) -> np.ndarray:
@@ -140,7 +156,7 @@ def _assign(rgb: np.ndarray, bg_rgb: np.ndarray, fg: np.ndarray, centres: list[n
         resid[a < 0.4] = np.inf  # too faint to say which colour it belongs to
         # A pixel that is the colour itself beats one that is merely on its way from the background.
         cost = resid + 0.15 * (1.0 - np.minimum(a, 1.0)) * np.linalg.norm(v, axis=1)
-        better = (cost < best) & (resid < 30.0)
+        better = (cost < best) & (resid < _ASSIGNED)
         best[better], best_k[better] = cost[better], k
     labels[ys, xs] = best_k
     return _absorb_edges(labels, centres, bg_rgb.reshape(-1, 3).mean(axis=0), fg)
