@@ -32,7 +32,8 @@ ANY_SHAPE = frozenset(["shape", "figure", "polygon", "object", "item", "thing", 
 _ATTRIBUTE_OF = re.compile(
     r"\b(?:colou?r|shade|hue)\s+(?:is|are|was|were|of|does)\s+(?:the\s+|this\s+|that\s+|these\s+|those\s+|a\s+|an\s+)?"
     r"(?P<object>[a-z][a-z' -]{0,60}?)\s*(?:\?|$|\.|,|\bin\b|\bon\b|\bat\b|\bnear\b|\bnext\b|\bhave\b|\bhas\b|"
-    r"\bappear|\blook)", re.IGNORECASE)
+    # "the small shape hidden in the clutter", "the circle drawn at the top": what it is ends before how it is placed
+    r"\bappear|\blook|\b(?:hidden|drawn|shown|placed|located|sitting|lying|somewhere|that|which)\b)", re.IGNORECASE)
 #: Words that name the image as a whole rather than something in it.
 _WHOLE_IMAGE = re.compile(r"\b(?:image|picture|photo(?:graph)?|scene|background|overall|whole|entire|dominant|"
                           r"predominant|prevalent|main|most common|common)\b", re.IGNORECASE)

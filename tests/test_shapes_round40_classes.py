@@ -8,6 +8,11 @@ measured all along and never answered (``skills/perception/shape_facts.py``).
 - "which is bigger, the red circle or the diamond?": the areas of the two named shapes, clearly apart.
 
 Each shape named must be the only one of its kind and colour, and the reading clear, or there is no answer.
+
+And on busy pictures: "how many coloured shapes are hidden in this?" counts what stands out of the clutter
+(``skills/counting/standouts.py``); "what colour is the small shape hidden in the clutter?" names the shape, not
+"shape hidden". On drawings: "Which circle is the largest? (A) red (B) green" asks for its colour, and a square on
+its corner is a "diamond" when its shape is asked.
 """
 
 from __future__ import annotations
@@ -92,3 +97,62 @@ def test_the_alternatives_of_a_side_share_their_noun() -> None:
     form = answer_form("is the orange rectangle on the left or the right side?")
     assert form.alternatives == ("left side", "the right side")
     assert conform(answer_form("is the heart filled in or just an outline"), "filled") == "filled"
+
+
+def _needles(shapes: list[tuple[str, tuple[int, int], int, tuple[int, int, int]]], seed: int = 2) -> Image.Image:
+    image = grey_gravel(seed)
+    draw = ImageDraw.Draw(image)
+    for kind, (x, y), r, colour in shapes:
+        if kind == "circle":
+            draw.ellipse([x - r, y - r, x + r, y + r], fill=colour)
+        elif kind == "star":
+            _star(draw, x, y, r, fill=colour)
+        else:
+            draw.polygon([(x, y - r), (x + r, y), (x, y + r), (x - r, y)], fill=colour)
+    return image
+
+
+@pytest.mark.parametrize(("shapes", "question", "answer"), [
+    ([("circle", (900, 400), 50, (220, 30, 200)), ("star", (2500, 1500), 60, (20, 200, 220)),
+      ("diamond", (3300, 300), 45, (40, 170, 60))], "count the colored shapes hidden in the clutter", "3"),
+    ([("circle", (2000, 1000), 25, (200, 40, 40))], "theres some coloured shapes hidden in this, how many are there",
+     "1"),
+])
+def test_coloured_shapes_that_stand_out_of_clutter_are_counted(maestro: Maestro, shapes, question: str,
+                                                               answer: str) -> None:
+    run = maestro.ask(_needles(shapes), question)
+    assert (run.status, run.answer) == ("done", answer), run.reason
+
+
+def test_no_count_where_nothing_stands_out(maestro: Maestro) -> None:
+    run = maestro.ask(grey_gravel(3), "how many brightly coloured shapes are in this image?")
+    assert run.status == "abstained" and run.answer is None, run.answer
+
+
+def test_the_colour_of_a_shape_hidden_in_clutter(maestro: Maestro) -> None:
+    image = _needles([("star", (2500, 1500), 60, (20, 60, 210))])
+    run = maestro.ask(image, "What colour is the small coloured shape hidden in the clutter?")
+    assert (run.status, run.answer) == ("done", "blue"), run.reason
+
+
+@pytest.fixture(scope="module")
+def circles() -> Image.Image:
+    image = Image.new("RGB", (1000, 700), (250, 250, 250))
+    draw = ImageDraw.Draw(image)
+    for x, y, r, colour in [(200, 200, 60, (220, 30, 30)), (500, 350, 140, (30, 160, 60)),
+                            (800, 200, 70, (240, 200, 20)), (300, 550, 30, (140, 50, 170))]:
+        draw.ellipse([x - r, y - r, x + r, y + r], fill=colour)
+    draw.polygon([(820, 470), (890, 540), (820, 610), (750, 540)], fill=(20, 200, 220))
+    return image
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("Which circle is the largest? (A) red (B) green (C) yellow (D) purple", "B"),
+    ("which circle is the smallest", "purple"),
+    ("what shape is the cyan one", "diamond"),
+    ("Which shape is cyan? (A) circle (B) diamond (C) star", "B"),
+])
+def test_which_circle_and_a_diamond_named_as_people_do(maestro: Maestro, circles: Image.Image, question: str,
+                                                       answer: str) -> None:
+    run = maestro.ask(circles, question)
+    assert (run.status, run.answer) == ("done", answer), run.reason

@@ -32,6 +32,7 @@ from skills.counting.doubts import (
     touching_alike,
 )
 from skills.counting.fill import asks_by_fill, picks_by_fill
+from skills.counting.standouts import asks_for_standouts, count_standouts
 from skills.evidence import EXPERTS_DOC, check_kind, drawing_view, photo_missing, weighed
 from skills.question_text import asks_about_relation, names_a_part, task_text
 from skills.targets import Counted, counted
@@ -95,6 +96,11 @@ def run(ctx: SkillContext) -> SkillResult:
             "things there are: the Counting tools count things"))
     if (pair := compared_counts(question)) is not None:
         return _two_counts(ctx, pair)
+    if asks_for_standouts(question) and (kind := check_kind(ctx)).drawing < CLEAR_DRAWING:
+        # "how many coloured shapes are hidden in this": on a busy picture, those that stand out of it.
+        found = count_standouts(image, trace)
+        return conclude(ctx, [kind, found.search], None if found.count is None else str(found.count),
+                        missing=found.missing, confidence=None if found.count is None else weighed(found.confidence, kind))
     target = counted(question)
     if target.names_object or (target.shape is None and target.colour is None and target.noun is None):
         # "How many cups" (or "red cars"): no drawn shape or colour blob stands for a cup.

@@ -30,6 +30,8 @@ _SIZE = re.compile(r"\b(?:(?P<big>biggest|largest|hugest)|(?P<small>smallest|tin
 _ASKS_KIND = re.compile(r"\b(?:which|what)\s+(?:kind of |type of |sort of )?shape\b|\bwhich (?:one|is)\b|"
                         r"\bwhat(?:'s|s|\s+is)\s+the (?:biggest|largest|smallest|tiniest)\b", re.I)
 _ASKS_COLOUR = re.compile(r"\bcolou?r\b", re.I)
+_WHICH_ONE = re.compile(r"\bwhich\s+(?P<noun>[a-z]+?)s?\s+(?:is|was|looks)\s+(?:the\s+)?(?:biggest|largest|hugest|"
+                        r"smallest|tiniest|littlest)\b", re.I)
 #: Shape names that are no answer to "which shape": the classifier's names for what it could not tell apart.
 _NO_KIND = {"quadrilateral", "polygon", "other", "line", "shape"}
 _FOUR_SIDED = {"square", "rectangle", "quadrilateral"}
@@ -52,14 +54,17 @@ def asks_about_size(question: str) -> bool:
     size = _SIZE.search(question)
     if size is None:
         return False
+    if (which := _WHICH_ONE.search(question)) is not None and shape_in(which.group("noun")) is not None:
+        return True  # "Which circle is the largest?": one of the circles, by its colour or its place
     after = question[size.end():size.end() + 30].lower().split()
     named = bool(after) and (after[0].strip("?.,!") in _GENERIC or shape_in(after[0]) is not None)
     return bool(_ASKS_KIND.search(question) or _ASKS_COLOUR.search(question)) and (
         named or re.search(r"\b(?:shape|one)\b", question, re.I) is not None)
 
 
-def size_answer(question: str, image: Image.Image, trace: ToolTrace) -> SizeAnswer:
-    """The biggest (smallest) shape's kind, colour, or both, as ``question`` asks; or why not."""
+def size_answer(question: str, image: Image.Image, trace: ToolTrace, by_colour: bool = False) -> SizeAnswer:
+    """The biggest (smallest) shape's kind, colour, or both, as ``question`` asks (``by_colour``: its colour, which
+    the options offer); or why not."""
     size = _SIZE.search(question)
     if size is None:
         return SizeAnswer(None, 0.0, "the question asks for no size", None)
@@ -83,7 +88,10 @@ def size_answer(question: str, image: Image.Image, trace: ToolTrace) -> SizeAnsw
     if biggest and found.largest_other >= _area(first) / CLEAR_RATIO:
         return SizeAnswer(None, 0.0, "a piece of the drawing that the tools cannot name is about as large, and "
                                      "may be the shape meant", found)
-    asks_colour = bool(_ASKS_COLOUR.search(question))
+    # "Which circle is the largest?" names the kind: which one is told by its colour.
+    which = _WHICH_ONE.search(question)
+    asks_colour = by_colour or bool(_ASKS_COLOUR.search(question)) or (
+        which is not None and shape_in(which.group("noun")) is not None)
     asks_kind = bool(_ASKS_KIND.search(question)) and kind is None
     if asks_colour and first.colour is None:
         return SizeAnswer(None, 0.0, f"the {word} shape's colour has no name in the palette", found)

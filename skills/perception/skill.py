@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from skills.answer_form import answer_form
 from skills.base import SkillContext, SkillResult
 from skills.coloured_words import coloured_word_answer, coloured_word_question
 from skills.common import COLOUR_WORDS, colours_in, conclude, shape_in
@@ -111,7 +112,10 @@ def run(ctx: SkillContext) -> SkillResult:
                         confidence=None if fact.answer is None else weighed(fact.confidence, kind))
     if asks_about_size(question):
         kind, image = drawing_view(ctx)
-        sized = size_answer(question, image, ctx.trace)
+        # "Which circle is the largest? (A) red (B) green": options of colours ask for its colour.
+        offered = answer_form(ctx.question).options.values()
+        sized = size_answer(question, image, ctx.trace,
+                            by_colour=bool(offered) and all(colours_in(o) for o in offered))
         return conclude(ctx, [sized.result] if sized.result else [], sized.answer, missing=sized.missing,
                         confidence=None if sized.answer is None else weighed(sized.confidence, kind))
     named = _named_object(question)
@@ -246,7 +250,7 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
         # "What shape is the red object?": the shape of the best blob, unless a close rival has another one.
         label = found.matches[0].label.split()[-1]
         rivals = [m for m in found.matches[1:] if m.score >= RIVAL_SHARE * score and m.label.split()[-1] != label]
-        if not rivals and label in ("circle", "ellipse"):
+        if not rivals and label in ("circle", "ellipse", "square"):
             # The tiled search knows few shapes and calls any round-ish blob a circle: a hexagon or an octagon is
             # named by the shape classifier, on the blob's surroundings.
             blob_colour = found.matches[0].label.split()[0]
@@ -255,6 +259,9 @@ def _look_at(ctx: SkillContext, target: str, question: str) -> SkillResult:
             results.append(named_here)
             kinds = {d.label for d in named_here.detections}
             label = kinds.pop() if len(kinds) == 1 else "region"
+            if label == "square" and all(float(d.extra.get("tilt", 0.0)) >= DIAMOND_TILT
+                                         for d in named_here.detections):
+                label = "diamond"  # a square on its corner, as a person names it
         # "other", "region", "concave shape": no name of a shape anyone would give.
         answer = label if not rivals and shape_in(label) is not None else None
         confidence = min(0.95, 0.5 + 0.45 * score)
