@@ -30,6 +30,7 @@ from skills.ocr.opening_hours import hours_answer
 from skills.ocr.printed import PRESENT, TITLE_QUESTION, best_match, printed_answer
 from skills.ocr.scene_facts import scene_fact
 from skills.ocr.spans import PrintedAnswer, own_record, span_score
+from skills.ocr.spans_by_name import CHEAPER_Q
 from skills.question_text import task_text
 from vision_tools.image import Box
 from vision_tools.text import OcrLine
@@ -65,7 +66,10 @@ def choose_printed_option(question: str, lines: list[OcrLine], image: Image.Imag
     when ``question`` offers no options or is not about the printed text."""
     options = parse_options(question)
     task = task_text(question)[0] or question
-    if not options or not lines or _NEGATES.search(task) or (_DATA.search(task) and not TITLE_QUESTION.search(task)):
+    # "Which is cheaper: the honey or the bread?" compares the two prices read, which no matching of words settles.
+    compared = CHEAPER_Q.search(task) is not None
+    if not options or not lines or (_NEGATES.search(task) and not compared) or (
+            _DATA.search(task) and not TITLE_QUESTION.search(task)):
         return None
     span = printed_answer(question, lines, image)
     if span is None or span.answer is None:

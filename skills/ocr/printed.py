@@ -31,7 +31,7 @@ from skills.ocr.spans import (
     span_score,
     words_of,
 )
-from skills.ocr.spans_by_name import named_beside, near_named
+from skills.ocr.spans_by_name import CHEAPER_Q, compare_prices, named_beside, near_named
 from skills.question_text import task_text
 from vision_tools.documents.patterns import QUANTITY as _QUANTITY
 from vision_tools.image.boxes import Box
@@ -128,7 +128,7 @@ def asks_for_span(question: str, yesno: bool = False) -> bool:
     if yesno:
         return bool(_PRINTED_YESNO.search(question))
     return any(p.search(question) for p in (TITLE_QUESTION, DISTANCE_Q, _QUANTITY_Q, _PERCENT_Q, _YEAR_Q, _PHONE_Q,
-                                            _NAMED_NUMBER, _PRICE_Q, _WHICH_NUMBER, _WHICH_NOUN))
+                                            _NAMED_NUMBER, _PRICE_Q, _WHICH_NUMBER, _WHICH_NOUN, CHEAPER_Q))
 
 
 def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
@@ -155,6 +155,8 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     beside = named_beside(question, lines, image)
     if beside is not None:
         return beside
+    if (cheaper := CHEAPER_Q.search(question)) is not None:
+        return compare_prices(cheaper, lines, image, pieces)
     if DISTANCE_Q.search(question):
         return near_named(question, lines, image, DISTANCE, "distance")
     if _QUANTITY_Q.search(question):
@@ -194,7 +196,7 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
             return None  # the noun is not printed: perhaps a document label read elsewhere
     if _PRICE_Q.search(question) and not asks_a_difference(question):
         # "by how much did the fare rise?" asks a difference of prices, not one printed
-        return near_named(question, lines, image, PRICE, "price")
+        return near_named(question, lines, image, PRICE, "price", pieces)
     if _WHICH_NUMBER.search(question) or named:
         return _unique(lines, image, _NUMBER, "number", lambda s: True)
     # "Which exit does this sign point to?": a printed word the question names, followed by a number or code.

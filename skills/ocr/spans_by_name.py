@@ -40,9 +40,10 @@ def _prints_count(counted: str, text: str) -> bool:
 
 
 def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, pattern: re.Pattern[str],
-                what: str) -> PrintedAnswer | None:
-    """The ``pattern`` span on the line naming what the question names ("how far is the airport"), or the only
-    such span when the question names nothing printed."""
+                what: str, pieces: list[OcrLine] | None = None) -> PrintedAnswer | None:
+    """The ``pattern`` span on the line naming what the question names ("how far is the airport"), or right under
+    it in its column (``pieces``: the reader's own lines, before rows were joined), or the only such span when the
+    question names nothing printed."""
     if pattern.search(question):
         return None  # the question quotes such a span itself ("What would 3 coffees at $3.00 cost?"): not a look-up
     if unprinted := _unprinted_periods(question, lines):
@@ -94,6 +95,12 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
             # Every named word printed, and between the naming line and the span's own line nothing but other
             # bare values ("NET WT 500 g"): no other name the span could belong to ("AIRPORT / HOTEL / 500 m").
             every = all(any(fuzzy_in(w, line.text) for line in lines) for w in named)
+            columns = pieces or lines
+            under = under_a_name(named, columns, [(m.group(0).strip(), line) for line in columns
+                                                  for m in pattern.finditer(line.text)])
+            if every and len(under) == 1:
+                # A price tag, a column of a price board: the name, and its price printed right under it.
+                return chosen(under, image, f"the {what} printed under {' '.join(named)}")
             bare = [(span, line) for span, line in hits if _bare(line.text, span)
                     and _only_values_between(lines, naming[-1], lines.index(line))]
             if every and len({span for span, _ in hits}) == 1 and bare and not _share_beside(lines, naming):
@@ -214,3 +221,104 @@ def _bare(text: str, span: str) -> bool:
     """Whether ``text`` prints ``span`` with no other word than a label of it."""
     rest = text.replace(span, " ") if span else text
     return all(word in _SPAN_LABELS for word in words_of(rest) if not word.isdigit())
+
+
+#: How far under a name (in the name's own line heights) its value may be printed.
+_UNDER_GAP = 3.0
+
+
+def under_a_name(named: list[str], lines: list[OcrLine], hits: list[tuple[str, OcrLine]]) -> list[tuple[str, OcrLine]]:
+    """The spans printed right under a line that names the most of ``named``: the next line down in that line's
+    column, holding one span and at most two other words ("£3.20", "£2.40 per kg"). One per naming line that has
+    one; the caller wants exactly one."""
+    counts = [sum(fuzzy_in(w, line.text) for w in named) for line in lines]
+    most = max(counts, default=0)
+    found: list[tuple[str, OcrLine]] = []
+    for i, line in enumerate(lines):
+        if not most or counts[i] != most:
+            continue
+        below = _next_in_column(lines, line)
+        spans = [(span, hit) for span, hit in hits if hit is below]
+        if below is not None and len(spans) == 1 and _price_alone(below.text, spans[0][0]):
+            found.append(spans[0])
+    return found
+
+
+#: Words a price may carry on its own line and still be the price alone ("£2.40 per kg", "only £3", "£5 each").
+_WITH_A_PRICE = frozenset(["per", "each", "ea", "only", "now", "from", "just", "dozen", "half", "kg", "g", "lb",
+                           "lbs", "oz", "jar", "pack", "bunch", "bag", "box", "punnet", "bottle", "loaf", "pot", "tray",
+                           "litre", "liter", "l", "ml", "item", "piece", "pc", "pcs", "price"])
+
+
+def _price_alone(text: str, span: str) -> bool:
+    """Whether ``text`` prints ``span`` with nothing else but what a price says of itself: no other number ("3 @
+    1.20" is a quantity's line) and no word naming something else ("PEARS $2.49")."""
+    rest = text.replace(span, " ", 1)
+    return not re.search(r"\d|@", rest) and all(w in _WITH_A_PRICE for w in words_of(rest))
+
+
+def _next_in_column(lines: list[OcrLine], line: OcrLine) -> OcrLine | None:
+    """The nearest line under ``line`` that shares its column (half the narrower box's width across), within
+    ``_UNDER_GAP`` of its height."""
+    box = line.box
+    height = max(1.0, box.y1 - box.y0)
+    best: OcrLine | None = None
+    for other in lines:
+        gap = other.box.y0 - box.y1
+        overlap = min(box.x1, other.box.x1) - max(box.x0, other.box.x0)
+        narrower = min(box.x1 - box.x0, other.box.x1 - other.box.x0)
+        if other is line or gap < -0.3 * height or gap > _UNDER_GAP * height or overlap < 0.5 * narrower:
+            continue
+        if best is None or other.box.y0 < best.box.y0:
+            best = other
+    return best
+
+
+#: "Which is cheaper: the Flat White or the Banana Bread?", "what costs more, apples or pears"
+CHEAPER_Q = re.compile(r"\b(?:which|what)\b[^?]{0,30}?\b(?P<how>cheaper|cheapest|less expensive|more expensive|"
+                       r"pricier|dearer|costs? (?:more|less))\b[,:]?\s+(?:the\s+)?(?P<a>[^?,]+?)\s+or\s+"
+                       r"(?:the\s+)?(?P<b>[^?,]+?)\s*\??\s*$", re.I)
+#: What a price is for, as printed beside it: "per kg", "/dozen", "each".
+_PER = re.compile(r"\bper\s+([a-z]+)|/\s*([a-z]+)|\b(each|ea)\b", re.I)
+
+
+def compare_prices(match: re.Match[str], lines: list[OcrLine], image: Image.Image | None,
+                   pieces: list[OcrLine]) -> PrintedAnswer:
+    """Which of two named things costs less (more), from the price printed beside or under each, in the
+    question's own words; none when either price is not read, they are for different amounts ("per kg" and
+    "each"), in different currencies, or equal."""
+    names = [match.group("a").strip(" '\""), match.group("b").strip(" '\"")]
+    what = f"the prices of {names[0]} and {names[1]}"
+    read = [near_named(f"how much is {name}", lines, image, PRICE, "price", pieces) for name in names]
+    if any(r is None or r.answer is None for r in read):
+        gone = next(n for n, r in zip(names, read, strict=True) if r is None or r.answer is None)
+        return PrintedAnswer(None, 0.0, what, missing=f"no one price is read for {gone}")
+    spans = [r.answer or "" for r in read]
+    amounts = [_amount(span) for span in spans]
+    currencies = {re.sub(r"[\d.,\s]", "", span) for span in spans}
+    units = {_unit_of(span, pieces or lines) for span in spans}
+    if None in amounts or len(currencies) > 1 or len(units) > 1 or amounts[0] == amounts[1]:
+        return PrintedAnswer(None, 0.0, what, missing=f"the prices read ({spans[0]}, {spans[1]}) are not two "
+                                                      "amounts of one currency for the same quantity")
+    dearer = match.group("how").lower() in ("more expensive", "pricier", "dearer", "cost more", "costs more")
+    first = (amounts[0] > amounts[1]) == dearer  # type: ignore[operator]
+    return PrintedAnswer(names[0] if first else names[1], round(min(r.confidence for r in read if r), 3),
+                         f"{what}: {spans[0]} and {spans[1]}", features={"span_candidates": 1.0})
+
+
+def _amount(span: str) -> float | None:
+    number = re.search(r"\d+(?:[.,]\d{1,2})?", span)
+    return float(number.group(0).replace(",", ".")) if number else None
+
+
+def _unit_of(span: str, lines: list[OcrLine]) -> str | None:
+    """What the price ``span`` is for, as its line prints it after it or the short line under it ("per kg"), or
+    None when neither says."""
+    line = next((line for line in lines if span in line.text), None)
+    if line is None:
+        return None
+    per = _PER.search(line.text.split(span, 1)[1])
+    under = _next_in_column(lines, line)
+    if per is None and under is not None and len(under.text.split()) <= 3:
+        per = _PER.match(under.text.strip())
+    return next((g.lower() for g in per.groups() if g), None) if per else None
