@@ -289,9 +289,10 @@ def compare_prices(match: re.Match[str], lines: list[OcrLine], image: Image.Imag
     "each"), in different currencies, or equal."""
     names = [match.group("a").strip(" '\""), match.group("b").strip(" '\"")]
     what = f"the prices of {names[0]} and {names[1]}"
-    read = [near_named(f"how much is {name}", lines, image, PRICE, "price", pieces) for name in names]
-    if any(r is None or r.answer is None for r in read):
-        gone = next(n for n, r in zip(names, read, strict=True) if r is None or r.answer is None)
+    found = [near_named(f"how much is {name}", lines, image, PRICE, "price", pieces) for name in names]
+    read = [r for r in found if r is not None and r.answer is not None]
+    if len(read) < 2:
+        gone = next(n for n, r in zip(names, found, strict=True) if r is None or r.answer is None)
         return PrintedAnswer(None, 0.0, what, missing=f"no one price is read for {gone}")
     spans = [r.answer or "" for r in read]
     amounts = [_amount(span) for span in spans]
@@ -302,7 +303,7 @@ def compare_prices(match: re.Match[str], lines: list[OcrLine], image: Image.Imag
                                                       "amounts of one currency for the same quantity")
     dearer = match.group("how").lower() in ("more expensive", "pricier", "dearer", "cost more", "costs more")
     first = (amounts[0] > amounts[1]) == dearer  # type: ignore[operator]
-    return PrintedAnswer(names[0] if first else names[1], round(min(r.confidence for r in read if r), 3),
+    return PrintedAnswer(names[0] if first else names[1], round(min(r.confidence for r in read), 3),
                          f"{what}: {spans[0]} and {spans[1]}", features={"span_candidates": 1.0})
 
 
