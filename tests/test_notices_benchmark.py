@@ -26,3 +26,12 @@ def test_a_seed_draws_the_same_items(tmp_path: Path) -> None:
     second = generate(tmp_path / "b", 5, seed=7)
     assert first == second
     assert (tmp_path / "a" / first[0]["image"]).read_bytes() == (tmp_path / "b" / first[0]["image"]).read_bytes()
+
+
+def test_a_coded_place_and_a_dated_day_list_their_other_right_forms() -> None:
+    from benchmarks.synthetic.notices import alternatives
+
+    assert alternatives("what platform is closed", "Platform 5") == ["5"]
+    assert alternatives("which day is the work on", "Tue 27 May 2025") == ["27 May 2025", "Tue"]
+    assert alternatives("what date pls", "Monday 2 June") == ["2 June"]
+    assert alternatives("how much is a scone", "£2.60") == []

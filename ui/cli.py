@@ -79,7 +79,7 @@ def ask(image: Annotated[Path, typer.Argument(help="Image file (PNG, JPEG, WebP.
 @friendly_errors
 def eval_command(out: Annotated[Path, typer.Option("--out", help="Folder for results.jsonl and summary.json.")],
                  dataset: Annotated[Path | None, typer.Argument(help="JSONL: {id, image, question, answer, "
-                                                                     "category}.")] = None,
+                                                                     "category, alternatives?}.")] = None,
                  concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=64)] = 1,
                  limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
                  resume: Annotated[bool, typer.Option("--resume", help="Go on with an interrupted evaluation in "

@@ -59,6 +59,13 @@ class Item:
     category: str
     skill: str | None = None
     match: str | None = None  # the dataset's answer kind, when it declares one
+    #: Other forms of the answer that are right too ("5" for "Platform 5"), as a dataset may list them.
+    alternatives: tuple[str, ...] = ()
+
+    def accepts(self, prediction: str | None) -> bool:
+        """Whether ``prediction`` is the expected answer or one of its alternatives, by the dataset's rule."""
+        return any(match_answer(prediction, expected, match_kind(self.match))
+                   for expected in (self.answer, *self.alternatives))
 
 
 def load_items(path: str | Path, limit: int | None = None) -> list[Item]:
@@ -101,8 +108,11 @@ def _item(path: Path, row: Any) -> Item:
         raise ValueError("image must be a file name")
     if not row["question"].strip():
         raise ValueError("question is empty")
+    alternatives = row.get("alternatives") or []
+    if not isinstance(alternatives, list) or not all(isinstance(a, str) for a in alternatives):
+        raise ValueError("alternatives must be a list of strings")
     return Item(str(row["id"]), (path.parent / row["image"]).resolve(), row["question"], str(row["answer"]),
-                row.get("category") or "all", row.get("skill"), row.get("match"))
+                row.get("category") or "all", row.get("skill"), row.get("match"), tuple(alternatives))
 
 
 def evaluate(maestro: Maestro, dataset: str | Path, out_dir: str | Path, *, concurrency: int = 1,
@@ -203,7 +213,7 @@ def item_row(maestro: Maestro, item: Item, dataset_name: str, *, cache: StoredTo
     return {"id": item.id, "category": item.category, "question": item.question, "expected": item.answer,
             "status": result.status, "answer": result.answer if answered else None,
             "reason": None if answered else result.reason, "confidence": result.confidence,
-            "correct": answered and match_answer(result.answer, item.answer, match_kind(item.match)),
+            "correct": answered and item.accepts(result.answer),
             "run_id": result.id, "latency_ms": round(result.latency_ms, 1), "pairs": pairs,
             "skill_expected": item.skill, "tool_calls": len(calls),
             "reused_tool_calls": sum(1 for c in calls if c.reused), "rerun_of": source.id if source else None,
@@ -211,8 +221,7 @@ def item_row(maestro: Maestro, item: Item, dataset_name: str, *, cache: StoredTo
             **({"option_order": provenance["option_order"]} if provenance else {}),
             # Every candidate is a labelled example for ``maestro calibrate``, also one withheld.
             "candidate": candidate, "evidence": trust.get("evidence"),
-            "candidate_correct": None if candidate is None else
-            match_answer(candidate, item.answer, match_kind(item.match)),
+            "candidate_correct": None if candidate is None else item.accepts(candidate),
             "calibration": trust.get("calibration")}
 
 

@@ -37,7 +37,7 @@ def split_of(image: str) -> str:
 
 def from_eval_folder(folder: str | Path, store: Store | None = None) -> list[Labelled]:
     """The labelled candidates of one evaluation folder (``results.jsonl`` and ``eval.json``)."""
-    from agents.evaluation.harness import load_items, match_kind
+    from agents.evaluation.harness import load_items
 
     folder = Path(folder)
     rows = read_rows(folder)
@@ -58,7 +58,7 @@ def from_eval_folder(folder: str | Path, store: Store | None = None) -> list[Lab
             out.append(Labelled(None, False, split_of(image), name, item.id))
             continue
         if correct is None:
-            correct = match_answer(evidence.answer, item.answer, match_kind(item.match))
+            correct = item.accepts(evidence.answer)
         out.append(Labelled(evidence, bool(correct), split_of(image), name, item.id))
     return out
 

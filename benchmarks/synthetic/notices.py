@@ -23,6 +23,7 @@ import datetime as dt
 import math
 import pathlib
 import random
+import re
 from typing import Any
 
 import numpy as np
@@ -360,8 +361,25 @@ def render_dataset(out_dir: pathlib.Path, n: int, seed: int = 0) -> tuple[list[d
         chosen = rng.sample(spec["qa"], 4 - n_un) + [(q, UNANS) for q in rng.sample(sorted(set(spec["un"])), n_un)]
         rng.shuffle(chosen)
         items += [{"id": f"{kind}_{i:04d}_q{j}", "image": rel, "question": _casual(q, rng), "answer": a,
-                   "category": kind} for j, (q, a) in enumerate(chosen, 1)]
+                   "category": kind, **({"alternatives": also} if (also := alternatives(q, a)) else {})}
+                  for j, (q, a) in enumerate(chosen, 1)]
     return items, texts
+
+
+#: A place named by its kind and its code ("Platform 5"): the code alone answers "which platform?" too.
+_CODED_PLACE = re.compile(r"^(?:Block|Level|Platform|Car Park)\s+(?P<code>\w+)$")
+#: A date led by its weekday ("Mon 2 Jun 2025", "Monday 2nd June").
+_DAY_FIRST = re.compile(r"^(?P<day>(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*)\s+(?P<date>\d.*)$")
+
+
+def alternatives(question: str, answer: str) -> list[str]:
+    """Other forms of ``answer`` that answer ``question`` as well: the code of a coded place, a date without its
+    weekday, and the weekday alone when the question asks which day."""
+    if (place := _CODED_PLACE.match(answer)) is not None:
+        return [place.group("code")]
+    if (dated := _DAY_FIRST.match(answer)) is not None:
+        return [dated.group("date")] + ([dated.group("day")] if re.search(r"\bwhich day\b", question, re.I) else [])
+    return []
 
 
 def generate(out_dir: pathlib.Path, n: int, seed: int = 0) -> list[dict]:
