@@ -61,7 +61,7 @@ _MEASURED_ASK = re.compile(r"\bhow many (?:more |fewer |less |extra |additional 
                            r"km|kilomet(?:re|er)s?|miles?|metres?|meters?|feet|kg|kilograms?|grams?|pounds?|lbs?|"
                            r"litres?|liters?|gallons?|dollars?|euros?|percent|percentage points?|points?|degrees?|"
                            r"tonnes?|tons?|calories|kcal|mg|ml|twh|gwh|mwh|kwh|kw|gb|mb|tb|gigabytes?|megabytes?|"
-                           r"cm|mm|centimet(?:re|er)s?|millimet(?:re|er)s?|inch(?:es)?|ounces?|oz|pints?|cups?|"
+                           r"cm|mm|centimet(?:re|er)s?|millimet(?:re|er)s?|inch(?:es)?|ounces?|oz|pints?|"
                            # "how many thousand visitors": a count in thousands may be 34.8 of them
                            r"thousands?|millions?|billions?|k|m|bn)\b(?!-)", re.IGNORECASE)
 _NUMBER_ASK = re.compile(r"\bhow much\b|\bwhat (?:is|was|are) the (?:\w+\s+){0,3}?(?:value|total|price|amount|"
@@ -304,8 +304,8 @@ def _one_of(alternatives: tuple[str, ...], text: str) -> str | None:
     if len(within) == 1 and len(text) <= 40:
         return within[0]
     # "filled" for "is the heart filled in or just an outline?": the one alternative holding the answer's word.
-    holding = [a for a in alternatives if len(plain) >= 4 and re.search(rf"(?<![a-z0-9]){re.escape(plain)}(?![a-z0-9])",
-                                                                        _plain(a))]
+    holding = [a for a in alternatives if plain in _HOW_DRAWN and re.search(rf"(?<![a-z0-9]){re.escape(plain)}"
+                                                                            r"(?![a-z0-9])", _plain(a))]
     if len(holding) == 1:
         return text.strip().rstrip(".!")
     return _side_of(alternatives, plain) if len(text) <= 40 else None
@@ -388,6 +388,8 @@ def normalise_text(text: str) -> str:
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation.replace("%", ""))
 
 
+#: How a shape is drawn, the words an alternative may hold with others ("heart filled in", "just an outline").
+_HOW_DRAWN = frozenset(["filled", "outline", "outlined", "hollow", "solid", "shaded", "unfilled"])
 #: A leading article, which an alternative may carry and the thing's own name not ("the pothos", "Pothos").
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 

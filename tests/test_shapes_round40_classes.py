@@ -59,7 +59,7 @@ def drawing() -> Image.Image:
     ("is the pentagon filled in or just an outline?", "outline"),
     ("Is the orange star filled or outline? (A) filled (B) outline", "B"),
     ("is the hexagon solid or hollow", "solid"),
-    ("is the red circle on the left or the right side?", "right"),
+    ("is the red circle on the left or the right side?", "the right side"),  # the alternative as offered
     ("is the blue hexagon in the top half or the bottom half of the picture", "bottom"),
     ("which is bigger, the red circle or the diamond?", "the red circle"),
     ("which one is smaller: the diamond or the orange star", "the diamond"),
@@ -72,6 +72,10 @@ def test_a_named_shapes_fill_half_and_size(maestro: Maestro, drawing: Image.Imag
 
 @pytest.mark.parametrize("question", [
     "is the teal square on the left or the right?",  # two teal squares: which one is not said
+    "is the red circle on the left or the right of the diamond?",  # beside another shape, not a half of the image
+    "is the blue hexagon in the upper right or the lower left corner?",  # corners, not halves
+    "is the red circle filled with red or blue?",  # the colour of its fill, not whether it is filled
+    "is the green pentagon empty or does it have a dot in it?",  # what is inside, not how it is drawn
     "is the diamond in the left half or the right half?",  # it sits on the middle
     "which is bigger, the green pentagon or the blue hexagon?",  # areas 1.4 times apart: too near to call
     "is the yellow triangle filled in or just an outline?",  # there is none

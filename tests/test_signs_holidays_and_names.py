@@ -32,6 +32,7 @@ def bakery() -> object:
 
 
 @pytest.mark.parametrize("question", ["what time do they open on easter monday",
+                                      "what time do they open on esater monday",  # typed with a slip
                                       "When do they close on Christmas Eve?",
                                       "are they open on boxing day",
                                       "is it open on bank holiday mondays?"])
@@ -74,3 +75,14 @@ def test_a_posters_heading_is_no_pets_name(maestro, lines, question: str) -> Non
 def test_a_shops_name_is_still_read_with_its_noun(maestro) -> None:
     run = maestro.ask(card([("Hartley's Bakery", 48), ("Fresh bread daily", 30)]), "what's the bakery called")
     assert (run.status, run.answer) == ("done", "Hartley's Bakery"), run.reason
+
+
+@pytest.mark.parametrize("question", [
+    "Are you open on Christmas Eve?",  # the sign says Christmas Day
+    "are you open over the christmas holidays?",  # a period of days
+    "Is the shop closed on Christmas Day?",  # closed, not open, is asked: "No" would say the opposite
+])
+def test_a_holiday_is_read_word_for_word(maestro, question: str) -> None:
+    sign = card([("Open Daily 9:00 - 17:00", 32), ("Closed Christmas Day", 32)])
+    run = maestro.ask(sign, question)
+    assert run.answer != "No", run.reason

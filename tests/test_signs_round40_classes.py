@@ -81,3 +81,36 @@ def test_a_price_board_of_columns(maestro: Maestro) -> None:
     for question, answer in [("how much is the deluxe wash", "£10"), ("price of ultimate?", "£15")]:
         run = maestro.ask(image, question)
         assert (run.status, run.answer) == ("done", answer), (question, run.reason)
+
+
+def test_a_grid_of_sizes_is_no_column_of_one_items_prices(maestro: Maestro) -> None:
+    """"a large latte" over a board with sizes across and drinks down: under "Large" is the Americano's price."""
+    image = Image.new("RGB", (1300, 620), (30, 30, 30))
+    draw = ImageDraw.Draw(image)
+    for k, size in enumerate(("Small", "Medium", "Large")):
+        _centred(draw, 600 + 240 * k, 60, size, BOLD, 40, (250, 250, 250))
+    for r, (drink, prices) in enumerate([("Americano", ("£2.50", "£2.90", "£3.20")),
+                                         ("Latte", ("£2.80", "£3.10", "£3.40")),
+                                         ("Mocha", ("£3.00", "£3.30", "£3.60"))]):
+        y = 160 + 130 * r
+        draw.text((60, y), drink, font=ImageFont.truetype(SERIF, 44), fill=(250, 250, 250))
+        for k, price in enumerate(prices):
+            _centred(draw, 600 + 240 * k, y, price, SERIF, 44, (250, 220, 120))
+    run = maestro.ask(image, "how much is a large latte?")
+    assert run.answer != "£3.20", run.reason
+
+
+@pytest.mark.parametrize(("rows", "question", "answer"), [
+    ([("MacBook Air", "$1,299"), ("Dell XPS", "$899")], "which is cheaper, the macbook air or the dell xps?",
+     "dell xps"),
+    ([("Adult", "£15"), ("Family", "£25")], "which is cheaper: 2 adult tickets or a family ticket?", None),
+    ([("Tea", "£2.20"), ("Coffee", "£2.90")], "which is not cheaper, tea or coffee?", None),
+])
+def test_two_prices_compared_as_amounts_of_one_thing(maestro: Maestro, rows, question: str, answer: str | None) -> None:
+    image = Image.new("RGB", (900, 140 + 110 * len(rows)), (250, 248, 240))
+    draw = ImageDraw.Draw(image)
+    for k, (name, price) in enumerate(rows):
+        draw.text((60, 60 + 110 * k), name, font=ImageFont.truetype(SERIF, 48), fill=(20, 20, 20))
+        draw.text((600, 60 + 110 * k), price, font=ImageFont.truetype(BOLD, 48), fill=(20, 20, 20))
+    run = maestro.ask(image, question)
+    assert run.answer == answer, run.reason

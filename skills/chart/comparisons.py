@@ -25,7 +25,7 @@ from skills.chart.precision import read_value
 from vision_tools.charts import ChartResult
 
 _COMPARATIVE = re.compile(r"\b(?:higher|more|greater|larger|bigger|above|exceed\w*|beat|outperform\w*|outsold|"
-                          r"taller|heavier|longer|lower|less|fewer|smaller|below|shorter|lighter)\b")
+                          r"taller|heavier|longer|lower|less|fewer|smaller|below|shorter)\b")
 #: "Did sales go up from March to April?": a move between two values named after "from" (or "between").
 _MOVED = re.compile(rf"\b(?:(?P<up>{RISE})|(?P<down>{FALL}))\b.*\b(?:from|between)\b")
 #: "go up or down", "increase or decrease", "rise or fall": the question asks for the direction, in its own words.
@@ -38,7 +38,7 @@ _FACTORS = {"double": 2.0, "twice": 2.0, "triple": 3.0, "thrice": 3.0, "quadrupl
             "three": 3.0, "four": 4.0, "five": 5.0, "ten": 10.0}
 #: "Were expenses ever higher than revenue?", "was 2024 above 2023 in every month?": over all the categories.
 _QUANTIFIER = re.compile(r"\b(?:ever|at any (?:point|time|stage)|(?P<every>always|every|each|all))\b")
-_LOWER = re.compile(r"\b(?:lower|less|fewer|smaller|below|shorter|lighter)\b")
+_LOWER = re.compile(r"\b(?:lower|less|fewer|smaller|below|shorter)\b")
 _YESNO = re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had)\b")
 _WHICH = re.compile(r"\b(?:which|what)\b")
 _HOW_MANY = re.compile(r"\bhow many\b")
@@ -177,9 +177,16 @@ def _pick(chart: ChartResult, sides: dict[str, tuple[str, str | None]], lower: b
     return ranked[0], values_confidence(chart, categories, same_series.pop() if len(same_series) == 1 else None)
 
 
-#: "which carrier", "which one": the noun a "which" question asks for.
-_WHICH_NOUN = re.compile(r"\b(?:which|what)\s+(?P<noun>[a-z]+)")
-_ANY_SERIES = frozenset(["one", "series", "line", "lines", "bar", "bars", "group", "had", "has", "was", "is", "did"])
+#: "which carrier", "which one": the noun a "which" question asks for (never "what": "what was the highest …"
+#: asks a value).
+_WHICH_NOUN = re.compile(r"\bwhich\s+(?P<noun>[a-z]+)")
+_ANY_SERIES = frozenset(["one", "series", "line", "lines", "bar", "bars", "group"])
+#: Words after "which" that are the asking, not a noun: "which had the most …", "which sold the least …".
+_VERB_AFTER_WHICH = frozenset(["had", "has", "have", "was", "were", "is", "are", "did", "does", "sold", "got", "made",
+                               "received", "scored", "saw", "recorded", "took"])
+#: A change or a span of time ("grew the most in 2021", "after March"): no one category's values answer it.
+_NOT_ONE_POINT = re.compile(r"\b(?:gr[eo]w\w*|increas\w*|decreas\w*|rose|rise\w*|fell|fall\w*|drop\w*|gain\w*|"
+                            r"declin\w*|chang\w*|improv\w*|before|after|since|until|till|between|from|during)\b")
 
 
 def asks_for_a_series(chart: ChartResult, text: str) -> bool:
@@ -187,12 +194,28 @@ def asks_for_a_series(chart: ChartResult, text: str) -> bool:
     series, or a noun the chart prints as what its series are ("which carrier" over "…, by carrier"); never a
     time, which the categories are."""
     match = _WHICH_NOUN.search(text)
-    if match is None or match.group("noun") in _ANY_SERIES:
+    if match is None or _NOT_ONE_POINT.search(text):
+        return False
+    if match.group("noun") in _ANY_SERIES or match.group("noun") in _VERB_AFTER_WHICH:
         return True
     printed = norm(" ".join([chart.title, *chart.texts, *chart.legend]))
     return not any(all_of_kind(kind, [match.group("noun")]) for kind in ("months", "days", "years")) and \
         match.group("noun") not in ("day", "week", "month", "year", "quarter", "date", "time") and \
         re.search(rf"\b{re.escape(match.group('noun'))}s?\b", printed) is not None
+
+
+#: "all carriers", "combined", "together": a total over the series, said in words.
+_ALL_SERIES = re.compile(r"\b(?:all|combined|together|altogether|every|both|across)\b")
+#: Series that are no part of a whole: a plan, a mean, a forecast, or a year beside another year.
+_NO_PART = re.compile(r"\b(?:budget\w*|target\w*|plan\w*|goal\w*|forecast\w*|estimat\w*|average|avg|mean|"
+                      r"expected|projected|last year|this year)\b|^(?:19|20)\d\d$")
+
+
+def summed_series(chart: ChartResult, text: str) -> bool:
+    """Whether "the total in March" over several series is their sum: the question says all of them (or the bars
+    are stacked), and every series is a part of a whole (no budget beside the actual, no year beside another)."""
+    return (bool(_ALL_SERIES.search(text)) or "stack" in (chart.kind or "")) and \
+        not any(_NO_PART.search(norm(name)) for name in chart.series)
 
 
 def series_at(chart: ChartResult, category: str, lower: bool) -> Answer:

@@ -29,8 +29,8 @@ _THAN = re.compile(r"\b(?P<word>larger|higher|greater|bigger|more|taller|longer|
 #: A rank before the superlative: "the second-highest", "3rd largest", "runner-up".
 _RANK = re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|runner[- ]up|next)\b[- ]*(?:\w+[- ]*)?$")
 #: "Which of these days …", "among the following": the extreme among the options, whatever else the chart shows.
-_AMONG_OFFERED = re.compile(r"\b(?:of|among|from|between)\s+(?:these|those|the\s+following|the\s+options|the\s+choices|"
-                            r"the\s+ones\s+(?:listed|given|below))\b", re.I)
+_AMONG_OFFERED = re.compile(r"\b(?:of|among)\s+(?:these|the\s+following|the\s+options|the\s+choices|"
+                            r"the\s+ones\s+(?:listed|given|below)|those\s+(?:listed|given|below))\b", re.I)
 _BEFORE = re.compile(r"\b(?:before|previous|preceding|prior)\b")
 _HIGH_WORDS = {"highest", "largest", "biggest", "greatest", "most", "maximum", "peak", "top", "tallest", "longest",
                "larger", "higher", "greater", "bigger", "more", "taller", "longer"}

@@ -117,12 +117,9 @@ pounds bill bills"""), _MONEY),
     **dict.fromkeys(_vocabulary("travel travels travelled traveled travelling traveling"),
                     re.compile(r"\b(?:km|kilomet\w*|mi|miles?|metres?|meters?|distance\w*|passengers?|riders?|"
                                r"travell?ers?|trips?|journeys?)\b")),
-    # "which variety produced the most", "how much did the field yield": a harvest, an output, a weight grown.
+    # "which variety produced the most", "how much did the field yield": a harvest or an output, printed.
     **dict.fromkeys(_vocabulary("produce produces produced producing yield yields yielded yielding"),
-                    re.compile(r"\b(?:harvest\w*|yield\w*|produc\w*|output|crops?|kg|kilo\w*|tonnes?|tons?|lbs?)\b")),
-    # "which carrier handled the most parcels": the verb says nothing of a measure; the noun asked is checked.
-    **dict.fromkeys(_vocabulary("handle handles handled handling process processes processed processing"),
-                    re.compile(r".")),
+                    re.compile(r"\b(?:harvest\w*|yield\w*|produc\w*|output|crops?)\b")),
     **dict.fromkeys(_vocabulary("answered asked surveyed polled responded respond voted survey surveys poll polls questionnaire"),
                     re.compile(r"\brespond\w*|\bsurvey\w*|\bpoll\w*|\bvot\w*|\bn\s*=")),
     **dict.fromkeys(_vocabulary("wet wetter wettest dry drier driest"),

@@ -39,7 +39,7 @@ from skills.chart.axis_titles import axis_title_answer
 from skills.chart.category_groups import asks_who, spell_out_day_groups, within_named
 from skills.chart.changes import which_changed
 from skills.chart.choices import MIN_CONFIDENCE, decide
-from skills.chart.comparisons import asks_for_a_series, compare_values, series_at
+from skills.chart.comparisons import asks_for_a_series, compare_values, series_at, summed_series
 from skills.chart.confidence import (
     clear_extreme,
     contested,
@@ -273,6 +273,8 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
     if asks_which and (HIGH.search(text) or LOW.search(text)) and len(categories) == 1 and not series and \
             len(chart.series) > 1 and asks_for_a_series(chart, text):
         # "which podcast had the most listeners in June": the series within the one category named.
+        if unprinted_extreme_noun(chart, text):
+            return None, None  # "which podcast earned the most revenue in June" over listeners
         return series_at(chart, categories[0], lower=not HIGH.search(text))
     if asks_which and asks_for_another_kind(text, chart):
         return None, None  # "which docking station was the most popular?" over months: the chart has no stations
@@ -341,7 +343,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
             return None, None  # "all the Eastbay routes combined": some of the routes, which are not summed here
         used = categories or chart.categories
         values = [read_value(chart, c, one_series) for c in used]
-        if len(categories) == 1 and len(chart.series) > 1 and not series:
+        if len(categories) == 1 and len(chart.series) > 1 and not series and summed_series(chart, text):
             # "total parcels sent monday (all carriers)": the series' values in that one category.
             values, named_series = [read_value(chart, categories[0], s) for s in chart.series], None
         value = None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)

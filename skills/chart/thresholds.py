@@ -97,7 +97,8 @@ def against_a_number(chart: ChartResult, question: str) -> Answer | None:
 
 #: "In how many months was it below 0 °C?", "number of days over 30": the categories counted, by their noun.
 #: "how many training weeks", "how many tomato varieties": the noun after a word or two that narrow it.
-_COUNTED = re.compile(r"\b(?:how many|number of)\s+(?:(?![a-z]+s\b)[a-z]+\s+){0,2}(?P<noun>[a-z]+s)\b")
+_COUNTED = re.compile(r"\b(?:how many|number of)\s+(?:(?!(?:more|fewer|less|extra|additional|other)\b)"
+                      r"(?![a-z]+s\b)[a-z]+\s+){0,2}(?P<noun>[a-z]+s)\b")
 #: "below zero", "below freezing": a limit said in words.
 _ZERO = re.compile(r"\b(?:(?P<above>above|over)|(?P<below>below|under))\s+(?:zero|freezing)\b", re.I)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from skills.base import ToolTrace
+from skills.common import colours_in, shape_in
 from vision_tools.zoom import SearchResult, find_region
 
 #: The least search score of a counted stand-out (a flat needle on gravel scores 0.93-0.96; clutter up to 0.76).
@@ -28,8 +29,12 @@ MOST = 16
 SURE = 0.9
 
 _STANDOUTS = re.compile(r"\b(?:colou?r(?:ed|ful)|bright(?:ly)?(?:\s+colou?red)?|vivid(?:ly)?(?:\s+colou?red)?)\s+"
-                        r"(?:shapes?|things?|objects?|blobs?|spots?|ones?|bits?)\b"
-                        r"|\b(?:shapes?|things?|objects?)\s+(?:hidden|hiding)\b", re.I)
+                        r"(?:shapes?|blobs?|spots?)\b|\bshapes?\s+(?:hidden|hiding)\b", re.I)
+_IGNORING = re.compile(r"\bignor(?:e|ing)\s+(?:the\s+|all\s+the\s+)?(?:grey|gray|brown|dull|background|clutter)\b"
+                       r"[^.?!)]*", re.I)
+#: What narrows the shapes counted ("… are triangles", "besides the stars", "that are red"): a count of some.
+_NARROWED = re.compile(r"\b(?:besides|except|other than|apart from|not|which|that|are\s+(?:red|blue|green|yellow|"
+                       r"orange|purple|pink)|are\s+\w+s\b)", re.I)
 
 
 @dataclass(frozen=True)
@@ -41,8 +46,13 @@ class StandoutCount:
 
 
 def asks_for_standouts(question: str) -> bool:
-    """Whether ``question`` counts the coloured shapes of a picture, whatever their kind or colour."""
-    return _STANDOUTS.search(question) is not None
+    """Whether ``question`` counts the coloured shapes of a picture, whatever their kind or colour: a count asked,
+    naming no kind, colour or exception."""
+    # "(ignore the grey stuff)": the clutter the stand-outs are counted apart from, which is what they do anyway.
+    rest = _IGNORING.sub(" ", _STANDOUTS.sub(" ", question))
+    return _STANDOUTS.search(question) is not None and re.search(r"\bhow many\b|\bcount\b|\bnumber of\b", question,
+                                                                 re.I) is not None \
+        and shape_in(rest) is None and not colours_in(rest) and not _NARROWED.search(rest)
 
 
 def count_standouts(image: Image.Image, trace: ToolTrace) -> StandoutCount:

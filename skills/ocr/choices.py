@@ -48,6 +48,8 @@ _NEGATES = re.compile(r"\b(?:not|never|no longer|except|isn't|aren't|doesn't|don
                       r"absent|likely|probably|best|worst|most|least|misspelled|misspelt|wrong|incorrect|"
                       r"mean|means|meaning|implies|suggests?|prohibit\w*|allow\w*|warn\w*|cheap\w*|pric(?:ey|iest)|"
                       r"expensive|closest|nearest|farthest|furthest)\b", re.I)
+#: "Which is NOT cheaper": a negation, which a comparison of two prices does not read.
+_NEGATED = re.compile(r"\b(?:not|never|isn't|aren't|doesn't|don't|except)\b", re.I)
 #: Questions about what a chart or diagram shows ask about its data, not its printed words (a chart's title is
 #: still answered as one part of the text).
 _DATA = re.compile(r"\b(?:chart|graph|plot|diagram|map|axis|axes|bars?|lines?|legend|data|values?|trends?|percent\w*|"
@@ -67,7 +69,7 @@ def choose_printed_option(question: str, lines: list[OcrLine], image: Image.Imag
     options = parse_options(question)
     task = task_text(question)[0] or question
     # "Which is cheaper: the honey or the bread?" compares the two prices read, which no matching of words settles.
-    compared = CHEAPER_Q.search(task) is not None
+    compared = CHEAPER_Q.search(task) is not None and not _NEGATED.search(task)
     if not options or not lines or (_NEGATES.search(task) and not compared) or (
             _DATA.search(task) and not TITLE_QUESTION.search(task)):
         return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from PIL import Image
 
@@ -149,8 +150,8 @@ def hours_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
         return None if _DAY_Q.search(stem) and not yesno else PrintedAnswer(None, 0.0, what, missing=apart)
     if _DAY_Q.search(stem) and not yesno:
         return _days_answer(stem, entries, image)
-    if (holiday := _HOLIDAY.search(stem)) is not None:
-        return _holiday_answer(holiday.group(0), lines, image, yesno)
+    if (holiday := _HOLIDAY.search(_holidays_spelled(stem))) is not None:
+        return _holiday_answer(_holidays_spelled(stem), holiday, lines, image, yesno)
     asked, asked_text = _days_of(stem)
     if yesno and (unsure := _yes_no_unsure(stem, asked)) is not None:
         return PrintedAnswer(None, 0.0, what, missing=unsure)
@@ -221,22 +222,40 @@ def _about_subject(stem: str, lines: list[OcrLine], entries: list[Hours]) -> tup
     return entries, None
 
 
-#: Words of a holiday's name that name no holiday alone ("Easter Monday" is printed "Easter").
-_WEEKDAY_WORDS = frozenset(["day", "eve", "monday", "sunday", "friday", "new", "s", "x"])
+#: "the Christmas holidays", "over the Easter break": a period of days, which one day's row does not settle.
+_PERIOD = re.compile(r"\s+(?:holidays?|period|week|weekend|break|season|hols)\b", re.I)
 
 
-def _holiday_answer(holiday: str, lines: list[OcrLine], image: Image.Image | None,
+#: Holiday words as users mistype them ("esater", "christmass", "thanksgivng"): one slip from the word.
+_HOLIDAY_WORDS = ("easter", "christmas", "holiday", "holidays", "thanksgiving", "boxing")
+
+
+def _holidays_spelled(stem: str) -> str:
+    """``stem`` with a holiday word typed with one slip written right, so the holiday rule sees it."""
+    def spelled(match: re.Match[str]) -> str:
+        word = match.group(0)
+        near = [h for h in _HOLIDAY_WORDS if SequenceMatcher(None, word.lower(), h).ratio() >= 0.8]
+        return near[0] if near and word.lower() not in _HOLIDAY_WORDS else word
+
+    return re.sub(r"[A-Za-z]{5,}", spelled, stem)
+
+
+def _holiday_answer(stem: str, found: re.Match[str], lines: list[OcrLine], image: Image.Image | None,
                     yesno: bool) -> PrintedAnswer:
-    """A holiday's hours only from a row printing that holiday ("Closed on Bank Holidays": No to "open on bank
-    holiday mondays?"); the weekday it falls on is no answer, as holidays often keep other hours."""
-    what = "opening hours"
-    keys = [re.sub(r"s$", "", w) for w in re.findall(r"[a-z]+", holiday.lower()) if w not in _WEEKDAY_WORDS]
+    """A holiday's hours only from a row printing that holiday, every word of it ("Closed on Bank Holidays": No to
+    "open on bank holiday mondays?"; "Closed Christmas Day" says nothing of Christmas Eve); the weekday it falls on
+    is no answer, as holidays often keep other hours."""
+    what, holiday = "opening hours", found.group(0)
+    if _PERIOD.match(stem[found.end():]):
+        return PrintedAnswer(None, 0.0, what, missing=f"the question asks about a period ({holiday} and after), "
+                                                      "and the sign's rows give single days")
+    keys = [w for w in re.findall(r"[a-z]+", holiday.lower()) if len(w) > 1]
     printing = [row for row in row_lines(lines) if keys and all(fuzzy_in(k, row.text) for k in keys)]
     if not printing:
         return PrintedAnswer(None, 0.0, what, missing=f"the sign prints no hours for {holiday}: the usual hours of "
                                                       "the weekday it falls on may not hold on a holiday")
     closed = [row for row in printing if _CLOSED.search(row.text) and not _RANGE.search(row.text)]
-    if yesno and len(closed) == len(printing):
+    if yesno and len(closed) == len(printing) and _OPEN_YESNO.search(stem):
         return chosen([("No", closed[0])], image, f"the sign says {closed[0].text!r}")
     said = "; ".join(repr(row.text) for row in printing[:2])
     return PrintedAnswer(None, 0.0, what, missing=f"the sign says {said} of {holiday}, and no time for it is read "

@@ -156,6 +156,9 @@ def printed_answer(question: str, lines: list[OcrLine], image: Image.Image | Non
     if beside is not None:
         return beside
     if (cheaper := CHEAPER_Q.search(question)) is not None:
+        if re.search(r"\b(?:not|never|isn't|aren't|doesn't|don't|except)\b", question, re.I):
+            return PrintedAnswer(None, 0.0, "prices", missing="the question asks which is not the cheaper (dearer) "
+                                                              "one, a negation the comparison of prices does not read")
         return compare_prices(cheaper, lines, image, pieces)
     if DISTANCE_Q.search(question):
         return near_named(question, lines, image, DISTANCE, "distance")

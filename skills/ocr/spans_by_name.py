@@ -98,9 +98,16 @@ def near_named(question: str, lines: list[OcrLine], image: Image.Image | None, p
             columns = pieces or lines
             under = under_a_name(named, columns, [(m.group(0).strip(), line) for line in columns
                                                   for m in pattern.finditer(line.text)])
+            # "a large latte" over a grid: "Large" heads a column whose first price is the Americano's, and "Latte"
+            # heads a row of prices. A named word missing from the naming line may be printed only where no such
+            # span is (a board's title, "SPARKLE CAR WASH"), never on a row of its own spans.
+            if under and any(not fuzzy_in(w, naming_line.text) and any(fuzzy_in(w, row.text) and pattern.search(row.text)
+                                                                       for row in lines)
+                             for _, naming_line in under for w in named):
+                under = []
             if every and len(under) == 1:
                 # A price tag, a column of a price board: the name, and its price printed right under it.
-                return chosen(under, image, f"the {what} printed under {' '.join(named)}")
+                return chosen([under[0][0]], image, f"the {what} printed under {' '.join(named)}")
             bare = [(span, line) for span, line in hits if _bare(line.text, span)
                     and _only_values_between(lines, naming[-1], lines.index(line))]
             if every and len({span for span, _ in hits}) == 1 and bare and not _share_beside(lines, naming):
@@ -227,20 +234,21 @@ def _bare(text: str, span: str) -> bool:
 _UNDER_GAP = 3.0
 
 
-def under_a_name(named: list[str], lines: list[OcrLine], hits: list[tuple[str, OcrLine]]) -> list[tuple[str, OcrLine]]:
-    """The spans printed right under a line that names the most of ``named``: the next line down in that line's
-    column, holding one span and at most two other words ("£3.20", "£2.40 per kg"). One per naming line that has
-    one; the caller wants exactly one."""
+def under_a_name(named: list[str], lines: list[OcrLine],
+                 hits: list[tuple[str, OcrLine]]) -> list[tuple[tuple[str, OcrLine], OcrLine]]:
+    """The spans printed right under a line that names the most of ``named``, each with that naming line: the next
+    line down in its column, holding one span and nothing but what a price says of itself ("£3.20", "£2.40 per
+    kg"). One per naming line that has one; the caller wants exactly one."""
     counts = [sum(fuzzy_in(w, line.text) for w in named) for line in lines]
     most = max(counts, default=0)
-    found: list[tuple[str, OcrLine]] = []
+    found: list[tuple[tuple[str, OcrLine], OcrLine]] = []
     for i, line in enumerate(lines):
         if not most or counts[i] != most:
             continue
         below = _next_in_column(lines, line)
         spans = [(span, hit) for span, hit in hits if hit is below]
         if below is not None and len(spans) == 1 and _price_alone(below.text, spans[0][0]):
-            found.append(spans[0])
+            found.append((spans[0], line))
     return found
 
 
@@ -278,6 +286,8 @@ def _next_in_column(lines: list[OcrLine], line: OcrLine) -> OcrLine | None:
 CHEAPER_Q = re.compile(r"\b(?:which|what)\b[^?]{0,30}?\b(?P<how>cheaper|cheapest|less expensive|more expensive|"
                        r"pricier|dearer|costs? (?:more|less))\b[,:]?\s+(?:the\s+)?(?P<a>[^?,]+?)\s+or\s+"
                        r"(?:the\s+)?(?P<b>[^?,]+?)\s*\??\s*$", re.I)
+#: A number of things in a name compared ("2 adult tickets", "a pair of", "three singles").
+_SEVERAL = re.compile(r"\d|\b(?:two|three|four|five|six|pair|couple|dozen|both|several|multiple)\b", re.I)
 #: What a price is for, as printed beside it: "per kg", "/dozen", "each".
 _PER = re.compile(r"\bper\s+([a-z]+)|/\s*([a-z]+)|\b(each|ea)\b", re.I)
 
@@ -289,6 +299,10 @@ def compare_prices(match: re.Match[str], lines: list[OcrLine], image: Image.Imag
     "each"), in different currencies, or equal."""
     names = [match.group("a").strip(" '\""), match.group("b").strip(" '\"")]
     what = f"the prices of {names[0]} and {names[1]}"
+    if any(_SEVERAL.search(name) for name in names):
+        # "2 adult tickets or a family ticket": a price times a number, which no price printed is.
+        return PrintedAnswer(None, 0.0, what, missing="the question counts several of one thing, and the tools "
+                                                      "compare the prices as printed, each for one")
     found = [near_named(f"how much is {name}", lines, image, PRICE, "price", pieces) for name in names]
     read = [r for r in found if r is not None and r.answer is not None]
     if len(read) < 2:
@@ -308,8 +322,20 @@ def compare_prices(match: re.Match[str], lines: list[OcrLine], image: Image.Imag
 
 
 def _amount(span: str) -> float | None:
-    number = re.search(r"\d+(?:[.,]\d{1,2})?", span)
-    return float(number.group(0).replace(",", ".")) if number else None
+    """The amount a price prints: "$1,299" is 1299, "1.299,00 €" 1299.0, "£3.50" 3.5, "9,45 €" 9.45."""
+    number = re.search(r"\d[\d.,]*", span)
+    if number is None:
+        return None
+    digits = number.group(0).rstrip(".,")
+    marks = [i for i, ch in enumerate(digits) if ch in ".,"]
+    if not marks:
+        return float(digits)
+    last = marks[-1]
+    decimals = len(digits) - last - 1
+    whole = re.sub(r"[.,]", "", digits[:last])
+    if decimals in (1, 2):
+        return float(f"{whole}.{digits[last + 1:]}")
+    return float(re.sub(r"[.,]", "", digits)) if decimals == 3 else None
 
 
 def _unit_of(span: str, lines: list[OcrLine]) -> str | None:

@@ -29,8 +29,9 @@ SURE = 0.9
 
 _THING = rf"(?:the\s+)?(?P<{{name}}>(?:(?:{'|'.join(COLOUR_WORDS)})\s+)?[a-z]+)"
 #: "is the heart filled in or just an outline", "Is the blue star filled or outline? (A) filled (B) outline"
-_FILL_Q = re.compile(r"\b(?:is|are)\s+" + _THING.format(name="a") + r"\s+(?:shape\s+)?(?:filled|solid|colou?red\s+in|"
-                     r"hollow|empty|outlined|an?\s+outline|just\s+an?\s+outline)\b.*\bor\b", re.I)
+_FILL_Q = re.compile(r"\b(?:is|are)\s+" + _THING.format(name="a") + r"\s+(?:shape\s+)?(?:filled(?:\s+in)?|solid|"
+                     r"colou?red\s+in|hollow|outlined|an?\s+outline|just\s+an?\s+outline)\s*,?\s+or\s+(?:just\s+|only\s+)?"
+                     r"(?:an?\s+)?(?:filled|solid|hollow|outline|outlined|unfilled|not\s+filled|shaded)\b", re.I)
 _OUTLINE_WORD = re.compile(r"\b(?:outline|outlined|hollow|empty|unfilled)\b", re.I)
 _FILLED_WORD = re.compile(r"\b(?:filled|solid|shaded)\b", re.I)
 #: "is the orange rectangle on the left or the right side?", "in the top half or bottom half of the picture"
@@ -64,7 +65,7 @@ def shape_fact(question: str, image: Image.Image, trace: ToolTrace) -> ShapeFact
     if (fill := _FILL_Q.search(question)) is not None and _names_shapes(fill):
         return _fill(question, fill.group("a"), image, trace)
     if (side := _SIDE_Q.search(question)) is not None and _names_shapes(side):
-        return _side(side, image, trace)
+        return _side(side, question[side.end():], image, trace)
     if (bigger := _BIGGER_Q.search(question)) is not None and _names_shapes(bigger):
         return _bigger(bigger, image, trace)
     return ShapeFact(None, 0.0, "the question asks nothing of a named shape that the tools read", [])
@@ -108,10 +109,14 @@ def _fill(question: str, name: str, image: Image.Image, trace: ToolTrace) -> Sha
     return ShapeFact(_fill_word(question, filled), min(SURE, shape.score), None, [found])
 
 
-def _side(match: re.Match[str], image: Image.Image, trace: ToolTrace) -> ShapeFact:
+def _side(match: re.Match[str], after: str, image: Image.Image, trace: ToolTrace) -> ShapeFact:
+    """Which half the one named shape's centre lies in; ``after`` is the question's rest after the match."""
     name = match.group("a")
     first, second = _SIDES[match.group("first").lower()], _SIDES[match.group("second").lower()]
-    if {first, second} not in ({"left", "right"}, {"top", "bottom"}):
+    offered = re.findall(r"\b(?:left|right|top|bottom|upper|lower)\b", match.group(0) + " " + after[:20], re.I)
+    if {first, second} not in ({"left", "right"}, {"top", "bottom"}) or len(offered) != 2 or \
+            re.match(r"\s*(?:(?:hand\s+)?side\s+)?of\b", after):
+        # "in the upper right or the lower left corner", "on the left or the right of the square": no halves.
         return ShapeFact(None, 0.0, "the two places the question offers are not the two halves of the image", [])
     shape, found, missing = one_shape(name, image, trace)
     if shape is None:
