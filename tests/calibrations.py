@@ -31,9 +31,12 @@ def rated_rules(data_dir: Path) -> Path:
 
     shipped = load(None)
     assert shipped is not None
+    from skills.ocr.spans import READING_RULES
+
+    # Each rule rated on its own: a rule with no labelled answers of its own never answers through the pool.
     examples = [Labelled(Evidence(answer="x", form=form, skill="OCR", level2=None, source="tools", check="verified",
-                                  score=0.95, ocr=0.95, detail=f"{RULE}rated in tests{UNCHECKED}"), True)
-                for form in FORMS for _ in range(60)]
+                                  score=0.95, ocr=0.95, detail=f"{RULE}{rule}{UNCHECKED}"), True)
+                for rule in READING_RULES for form in FORMS for _ in range(60)]
     rules = fit(examples)
     merged = Calibration({**shipped.groups, **rules.groups}, shipped.delta, dict(shipped.meta))
     data_dir.mkdir(parents=True, exist_ok=True)

@@ -228,3 +228,22 @@ def test_ratings_of_a_reading_rule_are_laid_over_the_shipped_calibration() -> No
     printed_text = printed(1)[0].evidence
     assert merged.decide(printed_text, 0.95).answer  # 20 ratings do not override a kind fit on 300 answers
     assert merged.meta["on"] == shipped.version
+
+
+def test_a_reading_rule_without_labelled_answers_of_its_own_borrows_no_other_rules_record() -> None:
+    from agents.trust.evidence import RULE, UNCHECKED
+
+    def ruled(name: str) -> Evidence:
+        return Evidence(answer="x", form="free", skill="OCR", level2="Text Recognition", source="tools",
+                        check="verified", score=0.97, ocr=0.99, detail=f"{RULE}{name}{UNCHECKED}")
+
+    # Sixty clean answers of one rule (opening hours, as the notices benchmark labels them) fill the pool of all rules.
+    calibration = fit([Labelled(ruled("opening hours"), True) for _ in range(60)])
+    assert calibration.decide(ruled("opening hours"), 0.95).answer
+    # A rule no one labelled is not known to read as well: it abstains, though the pool would clear the target.
+    unlabelled = calibration.decide(ruled("a fact a sign states"), 0.95)
+    assert (unlabelled.answer, unlabelled.why) == (False, "too_few")
+    # With labelled answers of its own (too few to certify it alone), it may lean on the pool.
+    some = fit([Labelled(ruled("opening hours"), True) for _ in range(60)]
+               + [Labelled(ruled("a fact a sign states"), True) for _ in range(12)])
+    assert some.decide(ruled("a fact a sign states"), 0.95).answer

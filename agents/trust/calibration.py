@@ -141,7 +141,13 @@ class Calibration:
     def decide(self, evidence: Evidence, target: float) -> Decision:
         if evidence.check == "contradicted":  # the tools read something else: never answered
             return Decision(None, None, None, False, "contradicted")
-        for key in evidence.kinds():
+        kinds = evidence.kinds()
+        if evidence.rule is not None and kinds and kinds[0] not in self.groups:
+            # A reading rule with no labelled answers of its own borrows no other rule's record: the pool of all
+            # rules may be one rule's examples (opening hours, from the notices benchmark), which say nothing of
+            # how another rule reads a sign.
+            return Decision(None, None, None, False, "too_few")
+        for key in kinds:
             group = self.groups.get(key)
             if group is None:
                 continue

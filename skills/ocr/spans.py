@@ -66,6 +66,10 @@ class PrintedAnswer:
 RULE = "rule: "
 
 
+#: The reading rules that keep a record of their own (the names ``own_record`` is called with).
+READING_RULES = ("opening hours", "a fact a sign states", "a quantity of the kind asked", "a value beside its name")
+
+
 def own_record(answer: PrintedAnswer | None, rule: str) -> PrintedAnswer | None:
     """``answer`` marked as a ``rule``'s: it answers only once labelled examples of that rule (rated runs, or an
     evaluation) certify the target precision, never on OCR's pooled record. The rules that read facts off signs and
