@@ -59,3 +59,10 @@ HOW_MANY = re.compile(r"\bhow many\b")
 HOW_MANY_SHOWN = re.compile(r"\bhow many (?!people|persons|users|students|customers|visitors|votes|respondents|"
                              r"units|times)(?P<noun>[a-z]+s) (?:are |were )?(?:compared|shown|listed|included|represented|"
                              r"displayed|plotted|in (?:the|this) (?:chart|graph|plot)|on (?:the|this) (?:chart|graph))\b")
+
+
+def false_premise(text: str, a: float | None, b: float | None) -> bool:
+    """Whether "how much longer is A than B" (``a`` named first) has A the shorter: the question's premise is not
+    the chart's, and no difference answers it."""
+    way = THAN_WAY.search(text)
+    return way is not None and a is not None and b is not None and (a - b) * (1 if way.group("more") else -1) < 0

@@ -33,7 +33,7 @@ from skills.chart.asking import (
     RANK,
     RANKS,
     SUPERLATIVE_FIRST,
-    THAN_WAY,
+    false_premise,
 )
 from skills.chart.axis_titles import axis_title_answer
 from skills.chart.category_groups import asks_who, spell_out_day_groups, within_named
@@ -311,7 +311,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         used = categories[:2]
         a, b = (read_value(chart, c, one_series) for c in used)
         value = None if a is None or b is None else abs(a - b)
-        if _false_premise(text, a, b):
+        if false_premise(text, a, b):
             return None, None
     elif DIFFERENCE.search(text) and len(categories) == 1 and len(series) >= 2:
         # "By how much did 2023 beat 2022 in Q2?": two series in one category.
@@ -319,7 +319,7 @@ def _from_table(chart: ChartResult, question: str) -> tuple[str | None, float | 
         a, b = (read_value(chart, categories[0], s) for s in series[:2])
         value = None if a is None or b is None else abs(a - b)
         named_series = None
-        if _false_premise(text, a, b):
+        if false_premise(text, a, b):
             return None, None
     elif DIFFERENCE.search(text) and not categories and HIGH.search(text) and LOW.search(text):
         # "the difference between the largest and smallest budget": the gap between the two extremes
@@ -398,9 +398,3 @@ def _measured(chart: ChartResult, categories: list[str]) -> bool:
     wanted = {c.casefold() for c in categories}
     return any(m.source in ("axis", "angle") for m in chart.marks if m.category.casefold() in wanted)
 
-
-def _false_premise(text: str, a: float | None, b: float | None) -> bool:
-    """Whether "how much longer is A than B" (``a`` named first) has A the shorter: the question's premise is not
-    the chart's, and no difference answers it."""
-    way = THAN_WAY.search(text)
-    return way is not None and a is not None and b is not None and (a - b) * (1 if way.group("more") else -1) < 0
