@@ -61,6 +61,8 @@ def drawing() -> Image.Image:
     ("is the hexagon solid or hollow", "solid"),
     ("is the red circle on the left or the right side?", "the right side"),  # the alternative as offered
     ("is the blue hexagon in the top half or the bottom half of the picture", "bottom"),
+    ("Is the red circle on the left or the right side of the picture?", "right"),  # round 41: "side of the picture"
+    ("is the hexagon at the top or bottom of the image?", "bottom"),
     ("which is bigger, the red circle or the diamond?", "the red circle"),
     ("which one is smaller: the diamond or the orange star", "the diamond"),
 ])
@@ -93,6 +95,10 @@ def test_on_a_busy_4k_scene_the_coloured_shapes_are_placed_and_compared(maestro:
     draw.rectangle([500, 1500, 640, 1640], fill=(30, 80, 210))
     half = maestro.ask(image, "is the yellow triangle in the left half or the right half of the pic")
     assert (half.status, half.answer) == ("done", "right"), half.reason
+    thing = maestro.ask(image, "is the yellow thing in the left or right half of the pic")  # round 41: by its colour
+    assert (thing.status, thing.answer) == ("done", "right"), thing.reason
+    needles = maestro.ask(image, "how many colored needles r hidden in the clutter")
+    assert (needles.status, needles.answer) == ("done", "2"), needles.reason
     bigger = maestro.ask(image, "which is bigger, the blue square or the yellow triangle?")
     assert (bigger.status, bigger.answer) == ("done", "the blue square"), bigger.reason
 

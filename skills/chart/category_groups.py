@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 
 from skills.chart.facts import time_key
-from skills.chart.names import all_of_kind, norm, spellings
+from skills.chart.names import all_of_kind, in_time_order, mentioned, norm, spellings
 from vision_tools.charts import ChartResult
 
 _GROUPS = {
@@ -36,6 +36,32 @@ def spell_out_day_groups(chart: ChartResult, question: str) -> str:
                                                     for day in days)]
         if len(names) == len(days):
             question = pattern.sub(", ".join(names[:-1]) + " and " + names[-1], question)
+    return question
+
+
+#: "mon-sat", "Jan to Jun", "weeks 3 through 7": a span of categories named by its ends.
+_SPAN = re.compile(r"\b(?P<a>[A-Za-z0-9]+)\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\btill\b|\buntil\b)\s*"
+                   r"(?P<b>[A-Za-z0-9]+)\b", re.I)
+#: A total or a mean over what the question names: the only questions whose span is every category in it.
+_TOTAL = re.compile(r"\b(?:total|sum|altogether|combined|in all|overall|together|average|mean|avg)\b", re.I)
+#: A change between two points ("grow from Jan to Jun"): its ends are the points, no span to spell out.
+_MOVES = re.compile(r"\b(?:gr[eo]w\w*|increas\w*|decreas\w*|ris\w*|rose|fell|fall\w*|drop\w*|chang\w*|"
+                    r"differ\w*|gain\w*|lost|declin\w*|jump\w*|climb\w*|go\s+(?:up|down)|went)\b", re.I)
+
+
+def spell_out_spans(chart: ChartResult, question: str) -> str:
+    """``question`` with a span of categories in time order ("total … mon-sat") written as every category in it
+    ("Mon, Tue, Wed, Thu, Fri and Sat"), for a total or a mean; unchanged for a change between its two ends."""
+    if not _TOTAL.search(question) or _MOVES.search(question) or not in_time_order(chart.categories):
+        return question
+    for match in reversed(list(_SPAN.finditer(question))):
+        a, b = mentioned(chart.categories, norm(match.group("a"))), mentioned(chart.categories, norm(match.group("b")))
+        if len(a) == 1 and len(b) == 1:
+            i, j = chart.categories.index(a[0]), chart.categories.index(b[0])
+            if i < j:
+                names = chart.categories[i:j + 1]
+                question = question[:match.start()] + ", ".join(names[:-1]) + " and " + names[-1] + \
+                    question[match.end():]
     return question
 
 

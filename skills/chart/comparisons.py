@@ -86,6 +86,9 @@ def compare_values(chart: ChartResult, text: str, categories: list[str], series:
         return _pick(chart, {c: (c, named_series) for c in categories}, lower)
     if _YESNO.match(text) and len(categories) == 2 and len(series) <= 1:
         return _yes_no(chart, [(categories[0], named_series), (categories[1], named_series)], lower)
+    if _YESNO.match(text) and " or " in f" {text} " and len(categories) == 1 and len(series) == 2:
+        # "were there more tenors or basses in October?" asks which of the two, not Yes or No.
+        return _pick(chart, {s: (categories[0], s) for s in series}, lower)
     if _YESNO.match(text) and len(categories) == 1 and len(series) == 2:
         return _yes_no(chart, [(categories[0], series[0]), (categories[0], series[1])], lower)
     if _WHICH.search(text) and len(categories) == 2 and len(series) <= 1 and not _HOW_MANY.search(text):

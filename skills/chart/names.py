@@ -215,6 +215,17 @@ def _calendar_name(text: str) -> bool:
                                                                                            "thurs", "weds"))
 
 
+def unread_legend(chart: ChartResult) -> list[str]:
+    """The legend's entries that name no series read (and no category): "Chocolate fudge" in a legend of three
+    cakes over two lines read. A question over every series, or naming that one, has no answer."""
+    if chart.kind == "pie" or not chart.legend:
+        return []
+    read = {norm(name) for name in [*chart.series, *chart.categories]}
+    # A name, not a tick or a value read into the legend ("$0bn", "2.5k").
+    return [entry for entry in chart.legend if re.match(r"[A-Za-z]", entry.strip()) and
+            len(re.findall(r"[A-Za-z]", entry)) >= 3 and norm(entry) not in read]
+
+
 def unread_series(chart: ChartResult) -> str | None:
     """A legend entry shaped like the one line read ("FY2023" beside "FY2024", "2023" beside "2024") that no line was
     read for: two lines of one colour family read as one."""

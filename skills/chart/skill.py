@@ -36,7 +36,7 @@ from skills.chart.asking import (
     false_premise,
 )
 from skills.chart.axis_titles import axis_title_answer
-from skills.chart.category_groups import asks_who, spell_out_day_groups, within_named
+from skills.chart.category_groups import asks_who, spell_out_day_groups, spell_out_spans, within_named
 from skills.chart.changes import which_changed
 from skills.chart.choices import MIN_CONFIDENCE, decide
 from skills.chart.comparisons import asks_for_a_series, compare_values, series_at, summed_series
@@ -66,6 +66,7 @@ from skills.chart.names import (
     names_some,
     names_the_categories,
     norm,
+    unread_legend,
     unread_series,
 )
 from skills.chart.precision import (
@@ -119,6 +120,12 @@ def run(ctx: SkillContext) -> SkillResult:
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
         result.missing = ("the chart has two value axes, left and right, on different scales, and the tools cannot "
                           "tell which one each mark is read against")
+        return result
+    if chart.found and (unread := unread_legend(chart)) and len(mentioned(chart.series, norm(ctx.question))) != 1:
+        # A series the legend names was not read: an extreme, a total or a choice over the series may be it.
+        result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
+        result.missing = (f"the legend names {', '.join(unread)}, whose marks the tools did not read, so only a "
+                          "question about one series that was read can be answered")
         return result
     if chart.found and (doubled := chart.label_on_several_marks):
         # A donut's ring read as extra slices, or one label taken for two slices: no slice's share can be trusted.
@@ -217,7 +224,7 @@ def answer_from_table(chart: ChartResult, question: str) -> tuple[str | None, fl
     ("Bar 5" for the warmest month)."""
     if asks_another_question(chart, question):
         return None, None
-    answer, confidence = _from_table(chart, spell_out_day_groups(chart, question))
+    answer, confidence = _from_table(chart, spell_out_spans(chart, spell_out_day_groups(chart, question)))
     if answer is not None and _PLACEHOLDER.match(answer):
         return None, None
     return answer, confidence

@@ -29,7 +29,7 @@ MOST = 16
 SURE = 0.9
 
 _STANDOUTS = re.compile(r"\b(?:colou?r(?:ed|ful)|bright(?:ly)?(?:\s+colou?red)?|vivid(?:ly)?(?:\s+colou?red)?)\s+"
-                        r"(?:shapes?|blobs?|spots?)\b|\bshapes?\s+(?:hidden|hiding)\b", re.I)
+                        r"(?:shapes?|blobs?|spots?|needles?)\b|\b(?:shapes?|needles?)\s+(?:hidden|hiding)\b", re.I)
 _IGNORING = re.compile(r"\bignor(?:e|ing)\s+(?:the\s+|all\s+the\s+)?(?:grey|gray|brown|dull|background|clutter)\b"
                        r"[^.?!)]*", re.I)
 #: What narrows the shapes counted ("… are triangles", "besides the stars", "that are red"): a count of some.

@@ -71,9 +71,17 @@ def shape_fact(question: str, image: Image.Image, trace: ToolTrace) -> ShapeFact
     return ShapeFact(None, 0.0, "the question asks nothing of a named shape that the tools read", [])
 
 
+#: Words for a drawn thing of any kind, which its colour alone picks out ("the red thing").
+_ANY_KIND = frozenset(["thing", "shape", "one", "object", "blob"])
+
+
 def _names_shapes(match: re.Match[str] | None) -> bool:
-    return match is not None and all(shape_in(match.group(g)) is not None
-                                     for g in ("a", "b") if g in match.groupdict())
+    return match is not None and all(_a_shape(match.group(g)) for g in ("a", "b") if g in match.groupdict())
+
+
+def _a_shape(name: str) -> bool:
+    """Whether ``name`` picks a drawn shape: by its kind ("the star"), or by its colour ("the red thing")."""
+    return shape_in(name) is not None or (bool(colours_in(name)) and name.split()[-1] in _ANY_KIND)
 
 
 def one_shape(name: str, image: Image.Image, trace: ToolTrace) -> tuple[Detection | None, CountResult, str | None]:
@@ -115,7 +123,8 @@ def _side(match: re.Match[str], after: str, image: Image.Image, trace: ToolTrace
     first, second = _SIDES[match.group("first").lower()], _SIDES[match.group("second").lower()]
     offered = re.findall(r"\b(?:left|right|top|bottom|upper|lower)\b", match.group(0) + " " + after[:20], re.I)
     if {first, second} not in ({"left", "right"}, {"top", "bottom"}) or len(offered) != 2 or \
-            re.match(r"\s*(?:(?:hand\s+)?side\s+)?of\b", after):
+            re.match(r"\s*(?:(?:hand\s+)?side\s+|half\s+)?of\b(?!\s+(?:the|this)\s+(?:picture|image|pic|photo|"
+                     r"drawing|page|screen)\b)", after):
         # "in the upper right or the lower left corner", "on the left or the right of the square": no halves.
         return ShapeFact(None, 0.0, "the two places the question offers are not the two halves of the image", [])
     shape, found, missing = one_shape(name, image, trace)
