@@ -215,9 +215,10 @@ _NO_PART = re.compile(r"\b(?:budget\w*|target\w*|plan\w*|goal\w*|forecast\w*|est
 
 
 def summed_series(chart: ChartResult, text: str) -> bool:
-    """Whether "the total in March" over several series is their sum: the question says all of them (or the bars
-    are stacked), and every series is a part of a whole (no budget beside the actual, no year beside another)."""
-    return (bool(_ALL_SERIES.search(text)) or "stack" in (chart.kind or "")) and \
+    """Whether "the total in March" over several series side by side is their sum: the question says all of them,
+    and every series is a part of a whole (no budget beside the actual, no year beside another). A stacked chart's
+    total is its stack's own reading, not this sum."""
+    return bool(_ALL_SERIES.search(text)) and "stack" not in (chart.kind or "") and \
         not any(_NO_PART.search(norm(name)) for name in chart.series)
 
 

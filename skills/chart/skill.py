@@ -109,6 +109,12 @@ def run(ctx: SkillContext) -> SkillResult:
         chart = ctx.trace.call("chart.parse_chart", parse_chart, ctx.image, kind=kind)
     # "the UK" over a bar "United Kingdom": the question in the chart's own names.
     ctx = replace(ctx, question=names_as_printed(ctx.question, [*chart.categories, *chart.series], chart.series))
+    if chart.found and (unread := unread_legend(chart)) and len(mentioned(chart.series, norm(ctx.question))) != 1:
+        # A series the legend names was not read: an extreme, a total or a choice over the series may be it.
+        result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
+        result.missing = (f"the legend names {', '.join(unread)}, whose marks the tools did not read, so only a "
+                          "question about one series that was read can be answered")
+        return result
     chart = stacked_view(chart, ctx.question, choice=form.kind == "choice")
     if chart.found and (other := unread_series(chart)) is not None:
         # Two lines read as one zig-zag between them: no value of either can be trusted.
@@ -120,12 +126,6 @@ def run(ctx: SkillContext) -> SkillResult:
         result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
         result.missing = ("the chart has two value axes, left and right, on different scales, and the tools cannot "
                           "tell which one each mark is read against")
-        return result
-    if chart.found and (unread := unread_legend(chart)) and len(mentioned(chart.series, norm(ctx.question))) != 1:
-        # A series the legend names was not read: an extreme, a total or a choice over the series may be it.
-        result = conclude(ctx, [chart], None, note="Data table:\n" + chart.markdown())
-        result.missing = (f"the legend names {', '.join(unread)}, whose marks the tools did not read, so only a "
-                          "question about one series that was read can be answered")
         return result
     if chart.found and (doubled := chart.label_on_several_marks):
         # A donut's ring read as extra slices, or one label taken for two slices: no slice's share can be trusted.
