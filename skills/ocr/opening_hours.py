@@ -150,8 +150,9 @@ def hours_answer(question: str, lines: list[OcrLine], image: Image.Image | None,
         return None if _DAY_Q.search(stem) and not yesno else PrintedAnswer(None, 0.0, what, missing=apart)
     if _DAY_Q.search(stem) and not yesno:
         return _days_answer(stem, entries, image)
-    if (holiday := _HOLIDAY.search(_holidays_spelled(stem))) is not None:
-        return _holiday_answer(_holidays_spelled(stem), holiday, lines, image, yesno)
+    spelled = _holidays_spelled(stem)
+    if (holiday := _HOLIDAY.search(spelled)) is not None:
+        return _holiday_answer(spelled, holiday, lines, image, yesno)
     asked, asked_text = _days_of(stem)
     if yesno and (unsure := _yes_no_unsure(stem, asked)) is not None:
         return PrintedAnswer(None, 0.0, what, missing=unsure)
